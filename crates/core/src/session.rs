@@ -1,0 +1,218 @@
+//! One UI session over one port: the handshake, then Ops answered with events.
+//!
+//! The session is a pure state machine (text in, frames out) so every host (service worker,
+//! native, simulation) drives it the same way and tests need no transport.
+
+use panelot_protocol::AgentEvent;
+use panelot_protocol::Budget;
+use panelot_protocol::ClientId;
+use panelot_protocol::DecodeError;
+use panelot_protocol::EventFrame;
+use panelot_protocol::Op;
+use panelot_protocol::SubmissionId;
+use panelot_protocol::engine::CommandRejectedEvent;
+use panelot_protocol::engine::ErrorCode;
+use panelot_protocol::engine::ErrorEvent;
+use panelot_protocol::engine::PongEvent;
+use panelot_protocol::parse_budgeted;
+use serde_json::Value;
+
+use crate::handshake::Handshake;
+use crate::handshake::initialized;
+use crate::handshake::judge_first_message;
+
+/// What the host must do after a message.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Reply {
+    /// Frames to post on the port, in order.
+    pub frames: Vec<EventFrame>,
+    /// Whether to close the port after posting them.
+    pub close: bool,
+}
+
+impl Reply {
+    fn one(event: AgentEvent) -> Self {
+        Reply { frames: vec![EventFrame::new(event)], close: false }
+    }
+}
+
+/// State of one port.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Session {
+    /// Waiting for `initialize`.
+    #[default]
+    AwaitingInitialize,
+    /// Handshake done.
+    Open {
+        /// The client, part of every command receipt key.
+        client_id: ClientId,
+    },
+    /// Refused; the port is being closed.
+    Closed,
+}
+
+impl Session {
+    /// Handles one message received as text.
+    pub fn on_text(&mut self, text: &str) -> Reply {
+        match parse_budgeted(text, &Budget::OP) {
+            Ok(value) => self.on_value(value),
+            Err(err) => self.on_undecodable(None, &err),
+        }
+    }
+
+    /// Handles one parsed message.
+    pub fn on_value(&mut self, raw: Value) -> Reply {
+        match self {
+            Session::AwaitingInitialize => self.handshake(raw),
+            Session::Open { .. } => {
+                let submission_id = submission_id_of(&raw);
+                match panelot_protocol::decode_op(raw) {
+                    Ok(op) => answer_op(op),
+                    Err(err) => self.on_undecodable(submission_id, &err),
+                }
+            }
+            Session::Closed => Reply { frames: Vec::new(), close: true },
+        }
+    }
+
+    fn handshake(&mut self, raw: Value) -> Reply {
+        match judge_first_message(raw) {
+            Handshake::Accepted(params) => {
+                let reply = Reply::one(initialized(&params, None));
+                *self = Session::Open { client_id: params.client_id };
+                reply
+            }
+            Handshake::Refused(event) => {
+                *self = Session::Closed;
+                Reply { frames: vec![EventFrame::new(*event)], close: true }
+            }
+        }
+    }
+
+    fn on_undecodable(&mut self, submission_id: Option<SubmissionId>, err: &DecodeError) -> Reply {
+        if matches!(self, Session::AwaitingInitialize) {
+            *self = Session::Closed;
+            let event = crate::handshake::reload_required_for(err);
+            return Reply { frames: vec![EventFrame::new(event)], close: true };
+        }
+        match submission_id {
+            Some(submission_id) => Reply::one(AgentEvent::CommandRejected(CommandRejectedEvent {
+                submission_id,
+                code: ErrorCode::InvalidCommand,
+                message: err.to_string(),
+            })),
+            None => Reply::one(AgentEvent::Error(ErrorEvent {
+                submission_id: None,
+                thread_id: None,
+                code: ErrorCode::InvalidCommand,
+                message: err.to_string(),
+                retryable: false,
+                error_kind: None,
+                provider_details: None,
+            })),
+        }
+    }
+}
+
+fn submission_id_of(raw: &Value) -> Option<SubmissionId> {
+    let text = raw.get("submissionId")?.as_str()?;
+    SubmissionId::new(text).ok()
+}
+
+/// Answers an Op on an open session. The engine core that owns threads and runs is not part of
+/// this build yet, so every domain command is refused explicitly rather than dropped.
+fn answer_op(op: Op) -> Reply {
+    let submission_id = op.submission_id().clone();
+    match op {
+        Op::Ping(_) => Reply::one(AgentEvent::Pong(PongEvent { submission_id })),
+        Op::Initialize(_) => reject(submission_id, "the session is already initialized".into()),
+        Op::ThreadCreate(_)
+        | Op::ThreadList(_)
+        | Op::ThreadSubscribe(_)
+        | Op::ThreadUpdate(_)
+        | Op::ThreadDelete(_)
+        | Op::ThreadFork(_)
+        | Op::ThreadSelectBranch(_)
+        | Op::TurnSubmit(_)
+        | Op::TurnFork(_)
+        | Op::TurnSteer(_)
+        | Op::TurnEnqueue(_)
+        | Op::TurnInterrupt(_)
+        | Op::QueueUpdate(_)
+        | Op::QueueRemove(_)
+        | Op::RunResume(_)
+        | Op::RunResolveUncertain(_)
+        | Op::ApprovalResponse(_)
+        | Op::InteractionResponse(_) => {
+            let message =
+                format!("`{}` is not available in this engine build", op.kind().wire_name());
+            reject(submission_id, message)
+        }
+    }
+}
+
+fn reject(submission_id: SubmissionId, message: String) -> Reply {
+    Reply::one(AgentEvent::CommandRejected(CommandRejectedEvent {
+        submission_id,
+        code: ErrorCode::InvalidCommand,
+        message,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use panelot_protocol::ENGINE_PROTOCOL;
+    use panelot_protocol::ENGINE_SCHEMA_HASH;
+    use panelot_protocol::EventKind;
+
+    use super::*;
+
+    fn kinds(reply: &Reply) -> Vec<EventKind> {
+        reply.frames.iter().map(|f| f.event.kind()).collect()
+    }
+
+    fn open() -> Session {
+        let mut session = Session::default();
+        let init = format!(
+            r#"{{"type":"initialize","submissionId":"s1","protocol":"{ENGINE_PROTOCOL}","schemaHash":"{ENGINE_SCHEMA_HASH}","clientId":"c1"}}"#
+        );
+        let reply = session.on_text(&init);
+        assert_eq!(kinds(&reply), vec![EventKind::Initialized]);
+        assert!(!reply.close);
+        session
+    }
+
+    #[test]
+    fn ping_after_initialize_gets_pong() {
+        let mut session = open();
+        let reply = session.on_text(r#"{"type":"ping","submissionId":"p1"}"#);
+        assert_eq!(kinds(&reply), vec![EventKind::Pong]);
+    }
+
+    #[test]
+    fn garbage_before_initialize_closes_with_reload_required() {
+        let mut session = Session::default();
+        let reply = session.on_text("not json");
+        assert_eq!(kinds(&reply), vec![EventKind::FatalReloadRequired]);
+        assert!(reply.close);
+        assert_eq!(session, Session::Closed);
+    }
+
+    #[test]
+    fn malformed_op_after_initialize_is_rejected_by_submission_id() {
+        let mut session = open();
+        let reply = session.on_text(r#"{"type":"thread.delete","submissionId":"d1"}"#);
+        let AgentEvent::CommandRejected(event) = &reply.frames[0].event else { panic!() };
+        assert_eq!((event.submission_id.as_str(), event.code), ("d1", ErrorCode::InvalidCommand));
+        assert!(event.message.contains("threadId"), "{}", event.message);
+        let reply = session.on_text(r#"{"type":"ping"}"#);
+        assert_eq!(kinds(&reply), vec![EventKind::Error]);
+    }
+
+    #[test]
+    fn domain_commands_are_refused_explicitly() {
+        let mut session = open();
+        let reply = session.on_text(r#"{"type":"thread.create","submissionId":"c2"}"#);
+        assert_eq!(kinds(&reply), vec![EventKind::CommandRejected]);
+    }
+}

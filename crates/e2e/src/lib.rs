@@ -1,0 +1,68 @@
+//! The end-to-end harness: headless Chromium with the built extension (`cargo xtask build`),
+//! reached over CDP. Tests live in `tests/suite/`.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use anyhow::bail;
+use panelot_testkit::cdp::Cdp;
+use panelot_testkit::cdp::Page;
+use panelot_testkit::chromium::Chromium;
+use panelot_testkit::chromium::Display;
+use panelot_testkit::chromium::LaunchOptions;
+use panelot_testkit::chromium::find_chromium;
+use panelot_testkit::extension_id;
+
+/// A browser with the extension loaded.
+#[derive(Debug)]
+pub struct Browser {
+    /// The CDP connection to the browser target.
+    pub cdp: Cdp,
+    /// `chrome-extension://<id>`.
+    pub extension_origin: String,
+    // Dropped last: kills Chromium and removes its profile.
+    chromium: Chromium,
+}
+
+/// The built extension: `$PANELOT_EXTENSION_DIR`, else `dist/extension` in the workspace.
+pub fn extension_dir() -> anyhow::Result<PathBuf> {
+    let dir = match std::env::var_os("PANELOT_EXTENSION_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../dist/extension"),
+    };
+    if !dir.join("manifest.json").is_file() {
+        bail!(
+            "no built extension at {}: run `cargo xtask build` (or `cargo xtask test`)",
+            dir.display()
+        );
+    }
+    Ok(dir)
+}
+
+impl Browser {
+    /// Launches headless Chromium with the extension on a fresh profile.
+    pub fn launch() -> anyhow::Result<Self> {
+        let extension_dir = extension_dir()?;
+        let id = extension_id(&extension_dir)?;
+        let chromium = Chromium::launch(&LaunchOptions {
+            binary: find_chromium()?,
+            extension_dir: Some(extension_dir),
+            display: Display::Headless,
+        })?;
+        let cdp = chromium.connect()?;
+        Ok(Browser { cdp, extension_origin: format!("chrome-extension://{id}"), chromium })
+    }
+
+    /// Opens an extension page (`sidepanel.html`, `chat.html`, ...) in a new tab.
+    pub fn open_extension_page(&mut self, page: &str) -> anyhow::Result<Page> {
+        let url = format!("{}/{page}", self.extension_origin);
+        self.cdp
+            .open_page(&url)
+            .with_context(|| format!("Chromium log:\n{}", self.chromium.log_tail()))
+    }
+
+    /// Chromium's own log, for failure messages.
+    pub fn log_tail(&self) -> String {
+        self.chromium.log_tail()
+    }
+}

@@ -1,0 +1,3 @@
+//! End-to-end suites.
+
+mod handshake;

@@ -1,0 +1,63 @@
+// Service worker entry: the thinnest possible host around the engine wasm.
+//
+// MV3 rules learned on these machines: a module service worker may not use top-level `await`
+// (it silently fails to register) nor `import()`. So listeners are registered synchronously here,
+// and every port event is queued until the wasm `init()` resolves, then replayed in order.
+
+import init, { EngineHost } from "./wasm/engine.js";
+
+const ports = new Map();
+const pending = [];
+let host = null;
+let nextPortId = 1;
+
+function deliver(event) {
+  switch (event.kind) {
+    case "connect":
+      host.onConnect(event.portId, event.senderUrl);
+      break;
+    case "message":
+      host.onMessage(event.portId, event.message);
+      break;
+    case "disconnect":
+      host.onDisconnect(event.portId);
+      break;
+  }
+}
+
+function dispatch(event) {
+  if (host) deliver(event);
+  else pending.push(event);
+}
+
+chrome.runtime.onConnect.addListener((port) => {
+  const portId = nextPortId++;
+  ports.set(portId, port);
+  port.onMessage.addListener((message) => dispatch({ kind: "message", portId, message }));
+  port.onDisconnect.addListener(() => {
+    ports.delete(portId);
+    dispatch({ kind: "disconnect", portId });
+  });
+  dispatch({ kind: "connect", portId, senderUrl: port.sender?.url ?? "" });
+});
+
+chrome.runtime.onInstalled.addListener(() => {
+  chrome.sidePanel.setPanelBehavior({ openPanelOnActionClick: true }).catch(() => {});
+});
+
+const extensionOrigin = new URL(chrome.runtime.getURL("/")).origin + "/";
+
+init()
+  .then(() => {
+    host = new EngineHost(
+      extensionOrigin,
+      (portId, message) => ports.get(portId)?.postMessage(message),
+      (portId) => {
+        const port = ports.get(portId);
+        ports.delete(portId);
+        port?.disconnect();
+      },
+    );
+    for (const event of pending.splice(0)) deliver(event);
+  })
+  .catch((err) => console.error("panelot: engine failed to start", err));

@@ -1,0 +1,167 @@
+//! The page-executor protocol `panelot/content-v1`: requests from the service worker to the
+//! TypeScript executor injected into a tab, and its results.
+//!
+//! These types are exported to TypeScript (`web/executor/src/generated/protocol.ts`) with ts-rs;
+//! the executor never declares them by hand.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde::Serialize;
+use ts_rs::TS;
+
+use crate::ids::RequestId;
+
+mod tools;
+mod typescript;
+
+pub use tools::*;
+pub use typescript::TYPESCRIPT_PATH;
+pub use typescript::executor_typescript;
+
+/// Protocol name of page-executor messages.
+pub const CONTENT_PROTOCOL: &str = "panelot/content-v1";
+
+/// A request to the page executor.
+#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ContentRequest {
+    /// Must be [`CONTENT_PROTOCOL`].
+    pub protocol: String,
+    /// Must be the executor schema hash.
+    pub schema_hash: String,
+    /// Id of this request; the response echoes it.
+    pub request_id: RequestId,
+    /// Absolute deadline (ms since the Unix epoch); the executor gives up after it.
+    #[ts(type = "number")]
+    pub deadline_at_ms: u64,
+    /// What to do.
+    pub op: ContentOp,
+}
+
+/// Operations of the page executor.
+#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ContentOp {
+    /// Run one tool call.
+    Execute {
+        /// The call.
+        call: ExecutorCall,
+    },
+    /// Cancel a request that is queued or running.
+    Cancel {
+        /// The request to cancel.
+        #[serde(rename = "targetRequestId")]
+        target_request_id: RequestId,
+    },
+    /// Check that the executor is present and speaks this protocol.
+    Ping,
+}
+
+/// A response of the page executor.
+#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ContentResponse {
+    /// The protocol the executor speaks.
+    pub protocol: String,
+    /// The request answered.
+    pub request_id: RequestId,
+    /// What happened.
+    pub outcome: ContentOutcome,
+}
+
+/// Outcome of a request.
+#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, PartialEq)]
+#[serde(tag = "status", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ContentOutcome {
+    /// The call succeeded.
+    Ok {
+        /// Its result.
+        result: ExecutorResult,
+    },
+    /// The call failed in a known way.
+    Failed {
+        /// The failure.
+        failure: ActionFailure,
+    },
+    /// Answer to ping.
+    Pong {
+        /// Identity of the document the executor runs in.
+        #[serde(rename = "documentId")]
+        document_id: String,
+    },
+    /// The request was cancelled before it finished.
+    Cancelled,
+}
+
+/// Why an action failed.
+#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ActionFailure {
+    /// The failure class.
+    pub code: ActionFailureCode,
+    /// Explanation for the model.
+    pub message: String,
+    /// Phase that failed.
+    pub phase: ActionPhase,
+    /// Whether trying again may help.
+    pub retryable: bool,
+    /// Extra facts (the available options of a select, the occluding element).
+    #[ts(type = "unknown")]
+    pub details: Option<serde_json::Value>,
+}
+
+/// Classes of action failure.
+#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[serde(rename_all = "snake_case")]
+pub enum ActionFailureCode {
+    /// The ref belongs to another document or generation, or its element is gone.
+    StaleRef,
+    /// The element left the document.
+    Detached,
+    /// The element is not visible.
+    NotVisible,
+    /// The element keeps moving.
+    NotStable,
+    /// The element is disabled.
+    Disabled,
+    /// The element does not take text.
+    NotEditable,
+    /// Another element covers it.
+    Occluded,
+    /// The target is ambiguous.
+    AmbiguousTarget,
+    /// The element is in a frame the executor cannot reach.
+    UnsupportedFrame,
+    /// The synthetic action had no effect.
+    L1NotEffective,
+    /// A navigation started and its outcome is unknown.
+    NavigationUncertain,
+    /// Dialog protection could not be installed or removed.
+    SafetyBoundaryUnavailable,
+    /// The deadline passed.
+    Timeout,
+    /// The request was cancelled.
+    Aborted,
+    /// The parameters are invalid for this page (no match, empty walk).
+    InvalidTarget,
+    /// Something else failed.
+    Unknown,
+}
+
+/// Phases of an action.
+#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[serde(rename_all = "snake_case")]
+pub enum ActionPhase {
+    /// Finding the element.
+    Resolve,
+    /// Actionability checks.
+    Precheck,
+    /// Doing it.
+    Execute,
+    /// Waiting for the page to settle.
+    Settle,
+    /// Checking the effect.
+    Verify,
+    /// Recovering a stale ref.
+    Recover,
+}

@@ -1,0 +1,490 @@
+//! Per-tool parameters and results of the page executor, with their range checks.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde::Serialize;
+use ts_rs::TS;
+
+use crate::ids::ElementRef;
+use crate::ids::SnapshotId;
+
+/// Default token budget of a snapshot.
+pub const SNAPSHOT_DEFAULT_TOKENS: u32 = 3_000;
+/// Largest token budget of a snapshot.
+pub const SNAPSHOT_MAX_TOKENS: u32 = 6_000;
+/// Most actions in one `batch_actions` call (five fields and a submit).
+pub const BATCH_MAX_ACTIONS: usize = 6;
+/// Longest fixed wait of `wait_for`.
+pub const WAIT_FOR_MAX_MS: u32 = 30_000;
+
+/// One tool call for the page executor.
+#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, PartialEq)]
+#[serde(tag = "tool", content = "params", rename_all = "snake_case")]
+pub enum ExecutorCall {
+    /// Accessibility snapshot of the page.
+    Snapshot(SnapshotParams),
+    /// Click an element.
+    Click(ClickParams),
+    /// Hover an element.
+    Hover(RefParams),
+    /// Type into an element.
+    Type(TypeParams),
+    /// Choose options of a select.
+    SelectOption(SelectOptionParams),
+    /// Press a key (synthetic events).
+    PressKey(PressKeyParams),
+    /// Scroll the page or an element.
+    Scroll(ScrollParams),
+    /// Wait for text to appear or go, or for some time.
+    WaitFor(WaitForParams),
+    /// Page or subtree as Markdown, paged.
+    Extract(ExtractParams),
+    /// Find lines of the snapshot that match a query.
+    FindInPage(FindInPageParams),
+    /// The user's selection.
+    GetSelection(EmptyParams),
+    /// Up to six actions in one call.
+    BatchActions(BatchActionsParams),
+    /// Geometry of an element (for the debugger tools).
+    GetRect(RefParams),
+    /// Whether a ref still names a live element.
+    ValidateRef(RefParams),
+    /// Focus an element.
+    Focus(RefParams),
+}
+
+/// No parameters.
+#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct EmptyParams {}
+
+/// Parameters naming one element.
+#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RefParams {
+    /// The element's ref from the latest snapshot.
+    #[serde(rename = "ref")]
+    pub element_ref: ElementRef,
+}
+
+/// Parameters of `snapshot`.
+#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, PartialEq, Default)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SnapshotParams {
+    /// Token budget, at most [`SNAPSHOT_MAX_TOKENS`].
+    pub max_tokens: Option<u32>,
+    /// Snapshot only this subtree (to expand a folded region).
+    #[serde(rename = "scopeRef")]
+    pub scope_ref: Option<ElementRef>,
+}
+
+/// Mouse button.
+#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum MouseButton {
+    /// Primary button.
+    Left,
+    /// Context-menu button.
+    Right,
+}
+
+/// Parameters of `click`.
+#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ClickParams {
+    /// The element.
+    #[serde(rename = "ref")]
+    pub element_ref: ElementRef,
+    /// Which button; left when absent.
+    pub button: Option<MouseButton>,
+    /// Double click.
+    pub double_click: Option<bool>,
+}
+
+/// How `type` treats existing text.
+#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TypeMode {
+    /// Replace the value.
+    Replace,
+    /// Append to the value.
+    Append,
+}
+
+/// Parameters of `type`.
+#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TypeParams {
+    /// The element.
+    #[serde(rename = "ref")]
+    pub element_ref: ElementRef,
+    /// Text to type.
+    pub text: String,
+    /// Replace (default) or append.
+    pub mode: Option<TypeMode>,
+    /// Submit the form afterwards (Enter).
+    pub submit: Option<bool>,
+    /// Type one character at a time.
+    pub slowly: Option<bool>,
+}
+
+/// Parameters of `select_option`.
+#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SelectOptionParams {
+    /// The select.
+    #[serde(rename = "ref")]
+    pub element_ref: ElementRef,
+    /// Values or labels to choose; at least one.
+    pub values: Vec<String>,
+}
+
+/// Parameters of `press_key`.
+#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PressKeyParams {
+    /// Key such as `Enter`, `Control+a`, `Shift+Tab`.
+    pub key: String,
+    /// Focus this element first.
+    #[serde(rename = "ref")]
+    pub element_ref: Option<ElementRef>,
+}
+
+/// Direction of `scroll`.
+#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ScrollDirection {
+    /// Towards the top.
+    Up,
+    /// Towards the bottom.
+    Down,
+}
+
+/// How far to scroll.
+#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, Copy, PartialEq)]
+#[serde(tag = "unit", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ScrollAmount {
+    /// One viewport.
+    Page,
+    /// To the end.
+    End,
+    /// A number of CSS pixels.
+    Pixels {
+        /// How many.
+        px: u32,
+    },
+}
+
+/// Parameters of `scroll`.
+#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ScrollParams {
+    /// Scroll this element; the window when absent.
+    #[serde(rename = "ref")]
+    pub element_ref: Option<ElementRef>,
+    /// Direction.
+    pub direction: ScrollDirection,
+    /// Distance; one page when absent.
+    pub amount: Option<ScrollAmount>,
+}
+
+/// Parameters of `wait_for`: exactly one condition.
+#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, PartialEq, Default)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct WaitForParams {
+    /// Wait until this text appears.
+    pub text: Option<String>,
+    /// Wait until this text is gone.
+    pub text_gone: Option<String>,
+    /// Wait this many milliseconds, at most [`WAIT_FOR_MAX_MS`].
+    pub time_ms: Option<u32>,
+}
+
+/// Parameters of `extract`.
+#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, PartialEq, Default)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ExtractParams {
+    /// Extract this subtree; the whole page when absent.
+    #[serde(rename = "ref")]
+    pub element_ref: Option<ElementRef>,
+    /// Start at this character of the Markdown.
+    pub from_char: Option<u32>,
+}
+
+/// Parameters of `find_in_page`.
+#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FindInPageParams {
+    /// Case-insensitive text to find.
+    pub query: String,
+}
+
+/// Parameters of `batch_actions`.
+#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BatchActionsParams {
+    /// One to [`BATCH_MAX_ACTIONS`] actions, run in order.
+    pub actions: Vec<BatchAction>,
+}
+
+/// One action of a batch.
+#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, PartialEq)]
+#[serde(tag = "kind", content = "params", rename_all = "snake_case")]
+pub enum BatchAction {
+    /// Click.
+    Click(ClickParams),
+    /// Type.
+    Type(TypeParams),
+    /// Choose options.
+    SelectOption(SelectOptionParams),
+}
+
+/// A tool result of the page executor.
+#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, PartialEq)]
+#[serde(tag = "shape", content = "data", rename_all = "snake_case")]
+pub enum ExecutorResult {
+    /// A snapshot.
+    Snapshot(SnapshotResult),
+    /// An action's evidence.
+    Action(ActionResult),
+    /// Extracted Markdown.
+    Extract(ExtractResult),
+    /// Find hits.
+    Find(FindResult),
+    /// The selection.
+    Selection(SelectionResult),
+    /// A batch's evidence.
+    Batch(BatchResult),
+    /// Element geometry.
+    Rect(RectResult),
+    /// Ref validity.
+    RefStatus(RefStatusResult),
+}
+
+/// An accessibility snapshot.
+#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SnapshotResult {
+    /// This snapshot.
+    pub snapshot_id: SnapshotId,
+    /// Identity of the document (kept by the engine, never shown to the model).
+    pub document_id: String,
+    /// Generation of refs within the document.
+    pub generation: u32,
+    /// Page URL.
+    pub url: String,
+    /// Page title.
+    pub title: String,
+    /// The snapshot text, one node a line.
+    pub text: String,
+    /// Refs in the text.
+    pub ref_count: u32,
+    /// Regions folded into summary lines to fit the budget.
+    pub folded_regions: u32,
+}
+
+/// Evidence of one action.
+#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ActionResult {
+    /// What was observed.
+    pub evidence: ActionEvidence,
+}
+
+/// What happened during an action.
+#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ActionEvidence {
+    /// URL before the action.
+    pub url_before: String,
+    /// URL after the action.
+    pub url_after: String,
+    /// How far the effect was confirmed.
+    pub effect: EffectState,
+    /// Observed effects, in words.
+    pub observed: Vec<String>,
+    /// Whether the page settled before the deadline.
+    pub settled: bool,
+    /// Milliseconds from start to settled.
+    pub duration_ms: u32,
+}
+
+/// How far an action's effect was confirmed.
+#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum EffectState {
+    /// Events were dispatched.
+    Dispatched,
+    /// A change was observed.
+    Observed,
+    /// The intended state was verified (the value registered, the option selected).
+    Verified,
+}
+
+/// Extracted Markdown, paged.
+#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ExtractResult {
+    /// The Markdown window.
+    pub markdown: String,
+    /// Where the window starts.
+    pub from_char: u32,
+    /// Where the next window starts, if there is more.
+    pub next_char: Option<u32>,
+    /// Length of the whole Markdown.
+    pub total_chars: u32,
+}
+
+/// Lines that matched a query.
+#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FindResult {
+    /// Matching lines, at most 20.
+    pub hits: Vec<FindHit>,
+    /// All matches, including those not returned.
+    pub total: u32,
+}
+
+/// One matching line.
+#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FindHit {
+    /// The snapshot line.
+    pub line: String,
+    /// The ref on the line, if any.
+    #[serde(rename = "ref")]
+    pub element_ref: Option<ElementRef>,
+}
+
+/// The user's selection.
+#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SelectionResult {
+    /// Selected text.
+    pub text: String,
+    /// Page URL.
+    pub url: String,
+}
+
+/// Evidence of a batch.
+#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BatchResult {
+    /// Actions completed.
+    pub completed: u32,
+    /// Index of the action the batch stopped before, if it stopped early.
+    pub stopped_before: Option<u32>,
+    /// Why it stopped early.
+    pub stop_reason: Option<String>,
+    /// Evidence per completed action.
+    pub evidence: Vec<ActionEvidence>,
+}
+
+/// Geometry of an element in top-level CSS pixels.
+#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, Copy, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RectResult {
+    /// Left edge.
+    pub x: f64,
+    /// Top edge.
+    pub y: f64,
+    /// Width.
+    pub width: f64,
+    /// Height.
+    pub height: f64,
+    /// Whether the element is inside the viewport.
+    pub in_viewport: bool,
+}
+
+/// Whether a ref names a live element.
+#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RefStatusResult {
+    /// True when the ref is current.
+    pub valid: bool,
+}
+
+/// A parameter outside its allowed range.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{path}` {problem}")]
+pub struct RangeError {
+    /// Path of the field.
+    pub path: String,
+    /// What is wrong.
+    pub problem: String,
+}
+
+fn range_error(path: &str, problem: impl Into<String>) -> RangeError {
+    RangeError { path: path.to_owned(), problem: problem.into() }
+}
+
+impl ExecutorCall {
+    /// Checks the ranges serde cannot express: budgets, counts, exactly-one conditions.
+    pub fn check_ranges(&self) -> Result<(), RangeError> {
+        match self {
+            ExecutorCall::Snapshot(p) => match p.max_tokens {
+                Some(n) if n > SNAPSHOT_MAX_TOKENS => Err(range_error(
+                    "params.maxTokens",
+                    format!("is {n}, more than {SNAPSHOT_MAX_TOKENS}"),
+                )),
+                _ => Ok(()),
+            },
+            ExecutorCall::SelectOption(p) => check_select(p, "params"),
+            ExecutorCall::WaitFor(p) => check_wait(p),
+            ExecutorCall::FindInPage(p) if p.query.trim().is_empty() => {
+                Err(range_error("params.query", "is empty"))
+            }
+            ExecutorCall::BatchActions(p) => check_batch(p),
+            ExecutorCall::Click(_)
+            | ExecutorCall::Hover(_)
+            | ExecutorCall::Type(_)
+            | ExecutorCall::PressKey(_)
+            | ExecutorCall::Scroll(_)
+            | ExecutorCall::Extract(_)
+            | ExecutorCall::FindInPage(_)
+            | ExecutorCall::GetSelection(_)
+            | ExecutorCall::GetRect(_)
+            | ExecutorCall::ValidateRef(_)
+            | ExecutorCall::Focus(_) => Ok(()),
+        }
+    }
+}
+
+fn check_select(p: &SelectOptionParams, at: &str) -> Result<(), RangeError> {
+    if p.values.is_empty() {
+        return Err(range_error(&format!("{at}.values"), "is empty; give at least one value"));
+    }
+    Ok(())
+}
+
+fn check_wait(p: &WaitForParams) -> Result<(), RangeError> {
+    let n_conditions = [p.text.is_some(), p.text_gone.is_some(), p.time_ms.is_some()]
+        .into_iter()
+        .filter(|set| *set)
+        .count();
+    if n_conditions != 1 {
+        return Err(range_error("params", "needs exactly one of `text`, `textGone`, `timeMs`"));
+    }
+    match p.time_ms {
+        Some(ms) if ms > WAIT_FOR_MAX_MS => {
+            Err(range_error("params.timeMs", format!("is {ms}, more than {WAIT_FOR_MAX_MS}")))
+        }
+        _ => Ok(()),
+    }
+}
+
+fn check_batch(p: &BatchActionsParams) -> Result<(), RangeError> {
+    let n_actions = p.actions.len();
+    if n_actions == 0 || n_actions > BATCH_MAX_ACTIONS {
+        return Err(range_error(
+            "params.actions",
+            format!("has {n_actions} actions; give 1 to {BATCH_MAX_ACTIONS}"),
+        ));
+    }
+    for (idx, action) in p.actions.iter().enumerate() {
+        if let BatchAction::SelectOption(select) = action {
+            check_select(select, &format!("params.actions[{idx}].params"))?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,15 @@
+//! The engine protocol `panelot/engine-v1`: Ops in, AgentEvents out, over a UI's port.
+
+mod codes;
+mod events;
+mod input;
+mod ops;
+mod requests;
+mod thread;
+
+pub use codes::*;
+pub use events::*;
+pub use input::*;
+pub use ops::*;
+pub use requests::*;
+pub use thread::*;

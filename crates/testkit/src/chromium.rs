@@ -1,0 +1,176 @@
+//! Launching Chromium with the extension on a fresh profile.
+//!
+//! The flags are the ones known to work on these machines (ARCHITECTURE.md §7): without the
+//! background-networking flags Chromium floods the closed network with refused connections.
+
+use std::path::Path;
+use std::path::PathBuf;
+use std::process::Child;
+use std::process::Command;
+use std::process::Stdio;
+use std::sync::atomic::AtomicU32;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+use std::time::Instant;
+
+use anyhow::Context;
+use anyhow::bail;
+
+use crate::cdp::Cdp;
+
+/// Where Chromium draws.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Display {
+    /// No window (`--headless`).
+    Headless,
+    /// A real window on the current display.
+    Window,
+}
+
+/// How to launch.
+#[derive(Debug, Clone)]
+pub struct LaunchOptions {
+    /// The Chromium binary.
+    pub binary: PathBuf,
+    /// An unpacked extension to load.
+    pub extension_dir: Option<PathBuf>,
+    /// Headless or windowed.
+    pub display: Display,
+}
+
+/// A running Chromium on a throwaway profile, killed and cleaned up on drop.
+#[derive(Debug)]
+pub struct Chromium {
+    child: Child,
+    profile: PathBuf,
+    port: u16,
+    browser_path: String,
+}
+
+/// Finds Chromium: `$PANELOT_CHROMIUM`, then the usual names on `PATH`.
+pub fn find_chromium() -> anyhow::Result<PathBuf> {
+    if let Some(path) = std::env::var_os("PANELOT_CHROMIUM") {
+        return Ok(PathBuf::from(path));
+    }
+    let path_var = std::env::var_os("PATH").unwrap_or_default();
+    for name in ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"] {
+        for dir in std::env::split_paths(&path_var) {
+            let candidate = dir.join(name);
+            if candidate.is_file() {
+                return Ok(candidate);
+            }
+        }
+    }
+    bail!("Chromium not found: install Debian's `chromium` package or set PANELOT_CHROMIUM")
+}
+
+static PROFILE_COUNTER: AtomicU32 = AtomicU32::new(0);
+
+impl Chromium {
+    /// Launches Chromium and waits for its DevTools endpoint.
+    pub fn launch(options: &LaunchOptions) -> anyhow::Result<Self> {
+        let profile = std::env::temp_dir().join(format!(
+            "panelot-chromium-{}-{}",
+            std::process::id(),
+            PROFILE_COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        if profile.exists() {
+            std::fs::remove_dir_all(&profile)?;
+        }
+        std::fs::create_dir_all(&profile)?;
+        let log = std::fs::File::create(profile.join("chromium.log"))?;
+        let mut command = Command::new(&options.binary);
+        if options.display == Display::Headless {
+            command.arg("--headless");
+        }
+        command.args([
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--no-default-browser-check",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--remote-debugging-port=0",
+        ]);
+        command.arg(format!("--user-data-dir={}", profile.display()));
+        if let Some(dir) = &options.extension_dir {
+            command.arg(format!("--load-extension={}", dir.display()));
+            command.arg(format!("--disable-extensions-except={}", dir.display()));
+        }
+        command.arg("about:blank");
+        command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(log);
+        let child =
+            command.spawn().with_context(|| format!("starting {}", options.binary.display()))?;
+        let mut chromium = Chromium { child, profile, port: 0, browser_path: String::new() };
+        chromium.await_devtools()?;
+        Ok(chromium)
+    }
+
+    /// Reads `DevToolsActivePort`, which Chromium writes once its endpoint listens.
+    fn await_devtools(&mut self) -> anyhow::Result<()> {
+        let file = self.profile.join("DevToolsActivePort");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Ok(text) = std::fs::read_to_string(&file) {
+                let mut lines = text.lines();
+                if let (Some(port), Some(path)) = (lines.next(), lines.next()) {
+                    self.port = port.trim().parse()?;
+                    self.browser_path = path.trim().to_owned();
+                    return Ok(());
+                }
+            }
+            if let Some(status) = self.child.try_wait()? {
+                bail!("Chromium exited ({status}) before DevTools listened:\n{}", self.log_tail());
+            }
+            if Instant::now() > deadline {
+                bail!("Chromium's DevTools endpoint did not come up:\n{}", self.log_tail());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// `http://127.0.0.1:<port>`, for attaching DevTools by hand.
+    pub fn devtools_http_url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// Connects a CDP client to the browser target.
+    pub fn connect(&self) -> anyhow::Result<Cdp> {
+        Cdp::connect(self.port, &self.browser_path)
+    }
+
+    /// Opens `url` in a new tab.
+    pub fn open(&mut self, url: &str) -> anyhow::Result<()> {
+        let mut cdp = self.connect()?;
+        cdp.call("Target.createTarget", serde_json::json!({ "url": url }))?;
+        Ok(())
+    }
+
+    /// Waits until Chromium exits.
+    pub fn wait(&mut self) -> anyhow::Result<()> {
+        self.child.wait()?;
+        Ok(())
+    }
+
+    /// The last lines of Chromium's own log, for failure messages.
+    pub fn log_tail(&self) -> String {
+        let text = std::fs::read_to_string(self.profile.join("chromium.log")).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        lines[lines.len().saturating_sub(30)..].join("\n")
+    }
+
+    /// The profile directory.
+    pub fn profile_dir(&self) -> &Path {
+        &self.profile
+    }
+}
+
+impl Drop for Chromium {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.profile);
+    }
+}

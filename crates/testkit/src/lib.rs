@@ -1,0 +1,17 @@
+//! Test support for Panelot's end-to-end tests and tools.
+//!
+//! * [`chromium`]: find and launch Chromium with the built extension on a throwaway profile.
+//! * [`cdp`]: a small synchronous Chrome DevTools Protocol client over a WebSocket, enough to
+//!   open extension pages, evaluate script in them and close targets.
+//! * [`extension_id`]: the extension id fixed by the manifest `key`.
+//!
+//! A small hand-written CDP client keeps the test build light on two cores; chromiumoxide would
+//! compile its generated protocol crate for the same few calls.
+
+mod extension;
+
+pub mod cdp;
+pub mod chromium;
+
+pub use extension::extension_id;
+pub use extension::extension_id_from_key;

@@ -1,0 +1,405 @@
+// Generated from the Rust types in crates/protocol by `cargo xtask protocol --write`.
+// Do not edit by hand.
+
+export const CONTENT_PROTOCOL = "panelot/content-v1";
+export const CONTENT_SCHEMA_HASH = "2721ecc255d426d2e17b4cf720ed2889150cfaf659ed5f4e196f68dd4fd341c9";
+export const SNAPSHOT_DEFAULT_TOKENS = 3000;
+export const SNAPSHOT_MAX_TOKENS = 6000;
+export const BATCH_MAX_ACTIONS = 6;
+export const WAIT_FOR_MAX_MS = 30000;
+
+export type RequestId = string;
+
+export type ElementRef = string;
+
+export type SnapshotId = string;
+
+export type ContentRequest = { 
+/**
+ * Must be [`CONTENT_PROTOCOL`].
+ */
+protocol: string, 
+/**
+ * Must be the executor schema hash.
+ */
+schemaHash: string, 
+/**
+ * Id of this request; the response echoes it.
+ */
+requestId: RequestId, 
+/**
+ * Absolute deadline (ms since the Unix epoch); the executor gives up after it.
+ */
+deadlineAtMs: number, 
+/**
+ * What to do.
+ */
+op: ContentOp, };
+
+export type ContentOp = { "kind": "execute", 
+/**
+ * The call.
+ */
+call: ExecutorCall, } | { "kind": "cancel", 
+/**
+ * The request to cancel.
+ */
+targetRequestId: RequestId, } | { "kind": "ping" };
+
+export type ContentResponse = { 
+/**
+ * The protocol the executor speaks.
+ */
+protocol: string, 
+/**
+ * The request answered.
+ */
+requestId: RequestId, 
+/**
+ * What happened.
+ */
+outcome: ContentOutcome, };
+
+export type ContentOutcome = { "status": "ok", 
+/**
+ * Its result.
+ */
+result: ExecutorResult, } | { "status": "failed", 
+/**
+ * The failure.
+ */
+failure: ActionFailure, } | { "status": "pong", 
+/**
+ * Identity of the document the executor runs in.
+ */
+documentId: string, } | { "status": "cancelled" };
+
+export type ActionFailure = { 
+/**
+ * The failure class.
+ */
+code: ActionFailureCode, 
+/**
+ * Explanation for the model.
+ */
+message: string, 
+/**
+ * Phase that failed.
+ */
+phase: ActionPhase, 
+/**
+ * Whether trying again may help.
+ */
+retryable: boolean, 
+/**
+ * Extra facts (the available options of a select, the occluding element).
+ */
+details: unknown, };
+
+export type ActionFailureCode = "stale_ref" | "detached" | "not_visible" | "not_stable" | "disabled" | "not_editable" | "occluded" | "ambiguous_target" | "unsupported_frame" | "l1_not_effective" | "navigation_uncertain" | "safety_boundary_unavailable" | "timeout" | "aborted" | "invalid_target" | "unknown";
+
+export type ActionPhase = "resolve" | "precheck" | "execute" | "settle" | "verify" | "recover";
+
+export type ExecutorCall = { "tool": "snapshot", "params": SnapshotParams } | { "tool": "click", "params": ClickParams } | { "tool": "hover", "params": RefParams } | { "tool": "type", "params": TypeParams } | { "tool": "select_option", "params": SelectOptionParams } | { "tool": "press_key", "params": PressKeyParams } | { "tool": "scroll", "params": ScrollParams } | { "tool": "wait_for", "params": WaitForParams } | { "tool": "extract", "params": ExtractParams } | { "tool": "find_in_page", "params": FindInPageParams } | { "tool": "get_selection", "params": EmptyParams } | { "tool": "batch_actions", "params": BatchActionsParams } | { "tool": "get_rect", "params": RefParams } | { "tool": "validate_ref", "params": RefParams } | { "tool": "focus", "params": RefParams };
+
+export type EmptyParams = Record<symbol, never>;
+
+export type RefParams = { 
+/**
+ * The element's ref from the latest snapshot.
+ */
+ref: ElementRef, };
+
+export type SnapshotParams = { 
+/**
+ * Token budget, at most [`SNAPSHOT_MAX_TOKENS`].
+ */
+maxTokens: number | null, 
+/**
+ * Snapshot only this subtree (to expand a folded region).
+ */
+scopeRef: ElementRef | null, };
+
+export type MouseButton = "left" | "right";
+
+export type ClickParams = { 
+/**
+ * The element.
+ */
+ref: ElementRef, 
+/**
+ * Which button; left when absent.
+ */
+button: MouseButton | null, 
+/**
+ * Double click.
+ */
+doubleClick: boolean | null, };
+
+export type TypeMode = "replace" | "append";
+
+export type TypeParams = { 
+/**
+ * The element.
+ */
+ref: ElementRef, 
+/**
+ * Text to type.
+ */
+text: string, 
+/**
+ * Replace (default) or append.
+ */
+mode: TypeMode | null, 
+/**
+ * Submit the form afterwards (Enter).
+ */
+submit: boolean | null, 
+/**
+ * Type one character at a time.
+ */
+slowly: boolean | null, };
+
+export type SelectOptionParams = { 
+/**
+ * The select.
+ */
+ref: ElementRef, 
+/**
+ * Values or labels to choose; at least one.
+ */
+values: Array<string>, };
+
+export type PressKeyParams = { 
+/**
+ * Key such as `Enter`, `Control+a`, `Shift+Tab`.
+ */
+key: string, 
+/**
+ * Focus this element first.
+ */
+ref: ElementRef | null, };
+
+export type ScrollDirection = "up" | "down";
+
+export type ScrollAmount = { "unit": "page" } | { "unit": "end" } | { "unit": "pixels", 
+/**
+ * How many.
+ */
+px: number, };
+
+export type ScrollParams = { 
+/**
+ * Scroll this element; the window when absent.
+ */
+ref: ElementRef | null, 
+/**
+ * Direction.
+ */
+direction: ScrollDirection, 
+/**
+ * Distance; one page when absent.
+ */
+amount: ScrollAmount | null, };
+
+export type WaitForParams = { 
+/**
+ * Wait until this text appears.
+ */
+text: string | null, 
+/**
+ * Wait until this text is gone.
+ */
+textGone: string | null, 
+/**
+ * Wait this many milliseconds, at most [`WAIT_FOR_MAX_MS`].
+ */
+timeMs: number | null, };
+
+export type ExtractParams = { 
+/**
+ * Extract this subtree; the whole page when absent.
+ */
+ref: ElementRef | null, 
+/**
+ * Start at this character of the Markdown.
+ */
+fromChar: number | null, };
+
+export type FindInPageParams = { 
+/**
+ * Case-insensitive text to find.
+ */
+query: string, };
+
+export type BatchActionsParams = { 
+/**
+ * One to [`BATCH_MAX_ACTIONS`] actions, run in order.
+ */
+actions: Array<BatchAction>, };
+
+export type BatchAction = { "kind": "click", "params": ClickParams } | { "kind": "type", "params": TypeParams } | { "kind": "select_option", "params": SelectOptionParams };
+
+export type ExecutorResult = { "shape": "snapshot", "data": SnapshotResult } | { "shape": "action", "data": ActionResult } | { "shape": "extract", "data": ExtractResult } | { "shape": "find", "data": FindResult } | { "shape": "selection", "data": SelectionResult } | { "shape": "batch", "data": BatchResult } | { "shape": "rect", "data": RectResult } | { "shape": "ref_status", "data": RefStatusResult };
+
+export type SnapshotResult = { 
+/**
+ * This snapshot.
+ */
+snapshotId: SnapshotId, 
+/**
+ * Identity of the document (kept by the engine, never shown to the model).
+ */
+documentId: string, 
+/**
+ * Generation of refs within the document.
+ */
+generation: number, 
+/**
+ * Page URL.
+ */
+url: string, 
+/**
+ * Page title.
+ */
+title: string, 
+/**
+ * The snapshot text, one node a line.
+ */
+text: string, 
+/**
+ * Refs in the text.
+ */
+refCount: number, 
+/**
+ * Regions folded into summary lines to fit the budget.
+ */
+foldedRegions: number, };
+
+export type ActionResult = { 
+/**
+ * What was observed.
+ */
+evidence: ActionEvidence, };
+
+export type ActionEvidence = { 
+/**
+ * URL before the action.
+ */
+urlBefore: string, 
+/**
+ * URL after the action.
+ */
+urlAfter: string, 
+/**
+ * How far the effect was confirmed.
+ */
+effect: EffectState, 
+/**
+ * Observed effects, in words.
+ */
+observed: Array<string>, 
+/**
+ * Whether the page settled before the deadline.
+ */
+settled: boolean, 
+/**
+ * Milliseconds from start to settled.
+ */
+durationMs: number, };
+
+export type EffectState = "dispatched" | "observed" | "verified";
+
+export type ExtractResult = { 
+/**
+ * The Markdown window.
+ */
+markdown: string, 
+/**
+ * Where the window starts.
+ */
+fromChar: number, 
+/**
+ * Where the next window starts, if there is more.
+ */
+nextChar: number | null, 
+/**
+ * Length of the whole Markdown.
+ */
+totalChars: number, };
+
+export type FindResult = { 
+/**
+ * Matching lines, at most 20.
+ */
+hits: Array<FindHit>, 
+/**
+ * All matches, including those not returned.
+ */
+total: number, };
+
+export type FindHit = { 
+/**
+ * The snapshot line.
+ */
+line: string, 
+/**
+ * The ref on the line, if any.
+ */
+ref: ElementRef | null, };
+
+export type SelectionResult = { 
+/**
+ * Selected text.
+ */
+text: string, 
+/**
+ * Page URL.
+ */
+url: string, };
+
+export type BatchResult = { 
+/**
+ * Actions completed.
+ */
+completed: number, 
+/**
+ * Index of the action the batch stopped before, if it stopped early.
+ */
+stoppedBefore: number | null, 
+/**
+ * Why it stopped early.
+ */
+stopReason: string | null, 
+/**
+ * Evidence per completed action.
+ */
+evidence: Array<ActionEvidence>, };
+
+export type RectResult = { 
+/**
+ * Left edge.
+ */
+x: number, 
+/**
+ * Top edge.
+ */
+y: number, 
+/**
+ * Width.
+ */
+width: number, 
+/**
+ * Height.
+ */
+height: number, 
+/**
+ * Whether the element is inside the viewport.
+ */
+inViewport: boolean, };
+
+export type RefStatusResult = { 
+/**
+ * True when the ref is current.
+ */
+valid: boolean, };

@@ -1,0 +1,124 @@
+//! `cargo xtask build`: the extension in `dist/extension/`.
+//!
+//! Layout: `manifest.json`, the module service worker `sw.js` with the engine wasm under
+//! `wasm/`, the three UI pages (side panel, chat, options) sharing `ui.js` and the UI wasm, and the
+//! page executor bundle `executor.js`.
+
+use std::path::Path;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use xshell::Shell;
+use xshell::cmd;
+
+use crate::step;
+use crate::tools;
+
+/// The wasm crates: (package, library file stem, output name under `wasm/`).
+const WASM_CRATES: [(&str, &str, &str); 2] =
+    [("panelot-extension", "panelot_extension", "engine"), ("panelot-ui", "panelot_ui", "ui")];
+
+/// Builds everything and returns the extension directory.
+pub(crate) fn build_extension(root: &Path) -> anyhow::Result<PathBuf> {
+    let sh = Shell::new()?;
+    tools::ensure_wasm_target(&sh)?;
+    let wasm_bindgen = tools::ensure_wasm_bindgen(&sh, root)?;
+    let dist = root.join("dist/extension");
+    if dist.exists() {
+        std::fs::remove_dir_all(&dist).with_context(|| format!("cleaning {}", dist.display()))?;
+    }
+    std::fs::create_dir_all(dist.join("wasm"))?;
+
+    step("building the engine and UI wasm (profile wasm-release)");
+    let target = tools::WASM_TARGET;
+    cmd!(
+        sh,
+        "cargo build --target {target} --profile wasm-release -p panelot-extension -p panelot-ui"
+    )
+    .run()?;
+    let target_dir = target_dir(&sh, root)?;
+    tools::ensure_npm_packages(&sh, root)?;
+    let wasm_opt = tools::wasm_opt(&sh, root);
+    for (_, stem, out_name) in WASM_CRATES {
+        let input = target_dir.join(format!("{target}/wasm-release/{stem}.wasm"));
+        let out_dir = dist.join("wasm");
+        cmd!(
+            sh,
+            "{wasm_bindgen} --target web --no-typescript --out-dir {out_dir} --out-name {out_name} {input}"
+        )
+        .run()?;
+        if let Some(wasm_opt) = &wasm_opt {
+            optimize(&sh, wasm_opt, &out_dir.join(format!("{out_name}_bg.wasm")))?;
+        }
+    }
+
+    step("copying the static files");
+    copy_dir(&root.join("crates/extension/static"), &dist)?;
+    copy_dir(&root.join("crates/ui/static"), &dist)?;
+
+    step("bundling the page executor with esbuild");
+    let executor_dir = root.join("web/executor");
+    let out = dist.join("executor.js");
+    let _dir = sh.push_dir(&executor_dir);
+    cmd!(
+        sh,
+        "node_modules/.bin/esbuild src/main.ts --bundle --format=iife --target=chrome116 --log-level=warning --outfile={out}"
+    )
+    .run()?;
+    step(&format!("built {}", dist.display()));
+    Ok(dist)
+}
+
+fn target_dir(sh: &Shell, root: &Path) -> anyhow::Result<PathBuf> {
+    if let Ok(dir) = std::env::var("CARGO_TARGET_DIR") {
+        return Ok(PathBuf::from(dir));
+    }
+    let metadata = cmd!(sh, "cargo metadata --format-version 1 --no-deps").quiet().read()?;
+    let marker = "\"target_directory\":\"";
+    let start = metadata.find(marker).map(|i| i + marker.len());
+    let dir = start.and_then(|s| metadata[s..].find('"').map(|e| &metadata[s..s + e]));
+    Ok(dir.map(PathBuf::from).unwrap_or_else(|| root.join("target")))
+}
+
+/// The wasm features rustc and wasm-bindgen emit for this target, which every supported Chrome
+/// (116 and later) has. wasm-opt may use these and no others.
+const WASM_FEATURES: [&str; 6] = [
+    "--enable-bulk-memory",
+    "--enable-mutable-globals",
+    "--enable-nontrapping-float-to-int",
+    "--enable-sign-ext",
+    "--enable-reference-types",
+    "--enable-multivalue",
+];
+
+/// Runs wasm-opt for size. A failure keeps the unoptimized file and says so rather than failing
+/// the build.
+fn optimize(sh: &Shell, wasm_opt: &Path, file: &Path) -> anyhow::Result<()> {
+    let tmp = file.with_extension("opt.wasm");
+    let features = WASM_FEATURES;
+    let res = cmd!(sh, "{wasm_opt} -Oz {features...} {file} -o {tmp}").quiet().run();
+    match res {
+        Ok(()) => {
+            std::fs::rename(&tmp, file)?;
+        }
+        Err(err) => {
+            let _ = std::fs::remove_file(&tmp);
+            step(&format!("wasm-opt failed on {} ({err}); kept it unoptimized", file.display()));
+        }
+    }
+    Ok(())
+}
+
+fn copy_dir(from: &Path, to: &Path) -> anyhow::Result<()> {
+    for entry in std::fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
+        let entry = entry?;
+        let dest = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            std::fs::create_dir_all(&dest)?;
+            copy_dir(&entry.path(), &dest)?;
+        } else {
+            std::fs::copy(entry.path(), &dest)?;
+        }
+    }
+    Ok(())
+}
