@@ -8,4 +8,8 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod handshake;
+pub mod model;
 pub mod session;
+pub mod snapshot;
+pub mod store;
+pub mod tree;

@@ -67,10 +67,10 @@ impl EngineHost {
 impl EngineHost {
     fn send(&mut self, port_id: u32, reply: Reply) {
         for frame in reply.frames {
-            let Ok(value) = frame.to_value() else {
+            let Ok(text) = frame.to_json() else {
                 continue;
             };
-            if let Ok(message) = JSON::parse(&value.to_string()) {
+            if let Ok(message) = JSON::parse(&text) {
                 let _ = self.post.call2(&JsValue::NULL, &JsValue::from(port_id), &message);
             }
         }

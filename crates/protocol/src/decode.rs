@@ -154,6 +154,24 @@ fn prefix_path(err: DecodeError, prefix: &str) -> DecodeError {
 }
 
 impl EventFrame {
+    /// The frame as JSON text, written directly (no intermediate value tree): the event's object
+    /// with `stream` added as its last member when present.
+    pub fn to_json(&self) -> Result<String, serde_json::Error> {
+        let mut text = serde_json::to_string(&self.event)?;
+        if let Some(stream) = &self.stream {
+            // An event always serializes to a JSON object, so its text ends with `}`.
+            if text.ends_with('}') {
+                text.pop();
+                let separator = if text.ends_with('{') { "" } else { "," };
+                text.push_str(separator);
+                text.push_str("\"stream\":");
+                text.push_str(&serde_json::to_string(stream)?);
+                text.push('}');
+            }
+        }
+        Ok(text)
+    }
+
     /// The frame as a JSON object: the event's fields, plus `stream` when present.
     pub fn to_value(&self) -> Result<Value, serde_json::Error> {
         let mut value = serde_json::to_value(&self.event)?;

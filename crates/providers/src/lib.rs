@@ -1,6 +1,49 @@
-//! Model providers for Panelot: streaming adapters for OpenAI-compatible `chat/completions` and
-//! Anthropic `messages`, over the engine's `Http` trait, with key failover, retries and error
-//! diagnosis. The adapters arrive with the provider issue; this crate fixes their place in the
-//! dependency graph (`panelot-protocol` ← here, never the other way).
+//! Model providers for Panelot: the host-independent core of the OpenAI-compatible
+//! `chat/completions` and Anthropic `messages` adapters.
+//!
+//! Everything here is pure: bytes of a response body go in, [`ModelEvent`]s and one
+//! [`ModelResponse`] (or a classified [`ProviderError`]) come out; a [`ModelRequest`] goes in and a
+//! JSON body with its path and headers comes out. The HTTP transports (native and `fetch`) build
+//! on this and arrive later; nothing here uses threads, files or clocks, so it builds for wasm.
+//!
+//! * [`sse`]: incremental Server-Sent-Events framing.
+//! * [`openai`] and [`anthropic`]: request builders and stream adapters per wire format.
+//! * [`StreamDecoder`]: SSE framing plus an adapter, fed the body chunk by chunk.
+//! * [`classify_http_error`] and [`retry_after_ms`]: diagnosis of failed HTTP calls.
+//! * [`Quirks`] and [`templates`]: what differs between endpoints of the same wire format.
+//!
+//! [`ModelEvent`]: panelot_core::model::ModelEvent
+//! [`ModelResponse`]: panelot_core::model::ModelResponse
+//! [`ProviderError`]: panelot_core::model::ProviderError
+//! [`ModelRequest`]: panelot_core::model::ModelRequest
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
+
+pub mod anthropic;
+mod diagnose;
+mod error;
+mod http_date;
+pub mod openai;
+mod quirks;
+mod request;
+pub mod sse;
+mod stream;
+pub mod templates;
+mod tool_ids;
+
+pub use diagnose::HttpFailure;
+pub use diagnose::classify_http_error;
+pub use diagnose::retry_after_ms;
+pub use error::ErrorReason;
+pub use quirks::MaxTokensField;
+pub use quirks::QuirkFlag;
+pub use quirks::Quirks;
+pub use quirks::ThinkingBudgetMode;
+pub use quirks::UnknownQuirk;
+pub use request::Header;
+pub use request::HeaderValue;
+pub use request::ProviderRequest;
+pub use request::join_url;
+pub use stream::StreamAdapter;
+pub use stream::StreamDecoder;
+pub use tool_ids::ToolCallIds;

@@ -12,6 +12,7 @@ mod extension;
 
 pub mod cdp;
 pub mod chromium;
+pub mod mock_provider;
 
 pub use extension::extension_id;
 pub use extension::extension_id_from_key;

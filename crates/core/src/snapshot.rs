@@ -1,0 +1,190 @@
+//! Loading a thread for display: three reads whatever its size (metadata, the tree's links, the
+//! records on the selected path), then a projection of stored nodes into snapshot items.
+
+use std::collections::BTreeMap;
+
+use panelot_protocol::NodeId;
+use panelot_protocol::ThreadId;
+use panelot_protocol::engine::ItemContent;
+use panelot_protocol::engine::SnapshotItem;
+use panelot_protocol::engine::ThreadMeta;
+use panelot_protocol::engine::ToolResultView;
+
+use crate::store::NodeBody;
+use crate::store::NodeRecord;
+use crate::store::Store;
+use crate::store::StoreError;
+use crate::tree::LeafCheck;
+use crate::tree::ThreadTree;
+use crate::tree::TreeError;
+
+/// Why a thread could not be loaded.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LoadError {
+    /// No such thread.
+    #[error("thread {0} not found")]
+    NotFound(ThreadId),
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The tree is inconsistent with its records.
+    #[error(transparent)]
+    Tree(#[from] TreeError),
+}
+
+/// A thread as loaded for display.
+#[derive(Debug, Clone)]
+pub struct ThreadView {
+    /// Its metadata (with the leaf cursor actually used).
+    pub meta: ThreadMeta,
+    /// Its tree.
+    pub tree: ThreadTree,
+    /// The selected branch, projected.
+    pub items: Vec<SnapshotItem>,
+    /// Set when the stored leaf cursor was broken and replaced; the caller records a notice and
+    /// persists the new cursor.
+    pub repaired_leaf: Option<String>,
+}
+
+/// Loads a thread: metadata, links, the selected path's records.
+pub async fn load_thread_view<S: Store>(
+    store: &S,
+    thread: &ThreadId,
+) -> Result<ThreadView, LoadError> {
+    let mut meta =
+        store.thread(thread).await?.ok_or_else(|| LoadError::NotFound(thread.clone()))?;
+    let tree = ThreadTree::from_links(store.tree_links(thread).await?);
+    let (leaf, repaired_leaf) = match tree.validate_leaf(meta.leaf_id.as_ref()) {
+        LeafCheck::Empty => (None, None),
+        LeafCheck::Valid(leaf) => (Some(leaf), None),
+        LeafCheck::Repaired { leaf, reason } => (Some(leaf), Some(reason)),
+    };
+    meta.leaf_id = leaf.clone();
+    let items = match &leaf {
+        Some(leaf) => path_items(store, thread, &tree, leaf).await?,
+        None => Vec::new(),
+    };
+    Ok(ThreadView { meta, tree, items, repaired_leaf })
+}
+
+/// The projected items of the path from the root to `leaf`.
+pub async fn path_items<S: Store>(
+    store: &S,
+    thread: &ThreadId,
+    tree: &ThreadTree,
+    leaf: &NodeId,
+) -> Result<Vec<SnapshotItem>, LoadError> {
+    let path = tree.path_to(leaf)?;
+    let records = path_records(store, thread, tree, &path).await?;
+    if records.len() != path.len() {
+        return Err(LoadError::Store(StoreError::Corrupt(format!(
+            "{} of {} nodes on the path to {leaf} are missing",
+            path.len() - records.len(),
+            path.len()
+        ))));
+    }
+    Ok(project(tree, &records))
+}
+
+/// The records of `path`, in path order, with one read: a seq-range read filtered in memory when
+/// the path covers at least half of its seq span (the usual case), else a by-id read.
+async fn path_records<S: Store>(
+    store: &S,
+    thread: &ThreadId,
+    tree: &ThreadTree,
+    path: &[NodeId],
+) -> Result<Vec<NodeRecord>, LoadError> {
+    let seqs: Vec<u64> = path.iter().filter_map(|id| tree.seq(id)).collect();
+    let (Some(from), Some(to)) = (seqs.iter().min(), seqs.iter().max()) else {
+        return Ok(Vec::new());
+    };
+    let span = to - from + 1;
+    if (path.len() as u64) * 2 < span {
+        return Ok(store.nodes(thread, path).await?);
+    }
+    let wanted: std::collections::BTreeSet<u64> = seqs.iter().copied().collect();
+    // Range reads come back in seq order, and a path's seqs increase from root to leaf.
+    Ok(store
+        .node_range(thread, *from, *to)
+        .await?
+        .into_iter()
+        .filter(|r| wanted.contains(&r.seq))
+        .collect())
+}
+
+/// Projects stored nodes into snapshot items. Audit-only nodes (turn context, decisions,
+/// interaction answers) are not items; a tool result completes its tool-call item; an assistant
+/// message with reasoning shows as a reasoning item and an answer item.
+pub fn project(tree: &ThreadTree, records: &[NodeRecord]) -> Vec<SnapshotItem> {
+    let results: BTreeMap<&str, ToolResultView> = records
+        .iter()
+        .filter_map(|r| match &r.body {
+            NodeBody::ToolResult { item_id, ok, details, .. } => {
+                Some((item_id.as_str(), ToolResultView { ok: *ok, details: details.clone() }))
+            }
+            _ => None,
+        })
+        .collect();
+    let mut items = Vec::with_capacity(records.len());
+    for record in records {
+        let item = |content| SnapshotItem {
+            node_id: record.id.clone(),
+            parent_id: record.parent_id.clone(),
+            turn_id: record.turn_id.clone(),
+            created_at_ms: record.created_at_ms,
+            branch: tree
+                .branch_position(&record.id)
+                .unwrap_or(panelot_protocol::engine::BranchPosition { index: 1, count: 1 }),
+            content,
+        };
+        match &record.body {
+            NodeBody::TurnContext { .. }
+            | NodeBody::ToolResult { .. }
+            | NodeBody::ApprovalDecision { .. }
+            | NodeBody::InteractionResponse { .. } => {}
+            NodeBody::UserMessage { input, steered } => {
+                items.push(item(ItemContent::UserMessage {
+                    input: input.clone(),
+                    steered: *steered,
+                }));
+            }
+            NodeBody::AssistantMessage {
+                text,
+                reasoning,
+                model,
+                stop_reason,
+                usage,
+                cost_usd,
+                ..
+            } => {
+                if let Some(reasoning) = reasoning.as_ref().filter(|r| !r.is_empty()) {
+                    items.push(item(ItemContent::Reasoning { text: reasoning.clone() }));
+                }
+                items.push(item(ItemContent::AssistantMessage {
+                    text: text.clone(),
+                    model: Some(model.clone()),
+                    stop_reason: Some(*stop_reason),
+                    usage: Some(*usage),
+                    cost_usd: *cost_usd,
+                }));
+            }
+            NodeBody::ToolCall { item_id, tool_name, label, params, .. } => {
+                items.push(item(ItemContent::ToolCall {
+                    item_id: item_id.clone(),
+                    tool_name: tool_name.clone(),
+                    label: label.clone(),
+                    params: params.clone(),
+                    result: results.get(item_id.as_str()).cloned(),
+                }));
+            }
+            NodeBody::SystemNotice { text } => {
+                items.push(item(ItemContent::SystemNotice { text: text.clone() }));
+            }
+        }
+    }
+    items
+}
+
+#[cfg(test)]
+#[path = "snapshot_tests.rs"]
+mod tests;

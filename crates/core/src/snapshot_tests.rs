@@ -1,0 +1,132 @@
+use panelot_protocol::ItemId;
+use panelot_protocol::engine::ItemKind;
+use panelot_protocol::engine::ProviderStopReason;
+use panelot_protocol::engine::ToolLevel;
+use panelot_protocol::engine::Usage;
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+use super::*;
+use crate::store::MemoryStore;
+use crate::store::UnitOfWork;
+use crate::store::WriteOp;
+use crate::store::conformance::block_on;
+use crate::store::conformance::meta;
+use crate::store::conformance::node_id;
+use crate::store::conformance::text_node;
+use crate::store::conformance::thread_id;
+
+fn with_body(n: u64, parent: u64, body: NodeBody) -> NodeRecord {
+    NodeRecord { body, ..text_node("t", n, Some(parent)) }
+}
+
+fn seeded() -> MemoryStore {
+    let store = MemoryStore::new();
+    let item = ItemId::new("i1").unwrap();
+    let mut thread = meta("t", 1);
+    thread.leaf_id = Some(node_id(5));
+    let ops = vec![
+        WriteOp::PutThread(thread),
+        WriteOp::AppendNode(text_node("t", 1, None)),
+        WriteOp::AppendNode(with_body(
+            2,
+            1,
+            NodeBody::ToolCall {
+                item_id: item.clone(),
+                call_id: "c1".into(),
+                tool_name: "click".into(),
+                label: "Click".into(),
+                params: json!({"ref": "e1"}),
+                level: ToolLevel::L1,
+            },
+        )),
+        WriteOp::AppendNode(with_body(
+            3,
+            2,
+            NodeBody::ToolResult {
+                item_id: item,
+                call_id: "c1".into(),
+                ok: true,
+                content_for_model: "clicked".into(),
+                details: Some(json!({"effect": "verified"})),
+            },
+        )),
+        WriteOp::AppendNode(with_body(
+            4,
+            3,
+            NodeBody::ApprovalDecision { approval_id: "a".into(), decision: "accept".into() },
+        )),
+        WriteOp::AppendNode(with_body(
+            5,
+            4,
+            NodeBody::AssistantMessage {
+                text: "done".into(),
+                reasoning: Some("think".into()),
+                provider_state: vec![],
+                model: "m".into(),
+                stop_reason: ProviderStopReason::End,
+                usage: Usage::default(),
+                cost_usd: None,
+            },
+        )),
+        // A regenerated sibling of the user message, older branch selected.
+        WriteOp::AppendNode(NodeRecord { id: node_id(6), seq: 6, ..text_node("t", 6, None) }),
+    ];
+    block_on(store.commit(UnitOfWork { ops })).unwrap();
+    store
+}
+
+#[test]
+fn projection_hides_audit_nodes_and_merges_tool_results() {
+    let store = seeded();
+    let view = block_on(load_thread_view(&store, &thread_id("t"))).unwrap();
+    let kinds: Vec<ItemKind> = view.items.iter().map(SnapshotItem::kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            ItemKind::UserMessage,
+            ItemKind::ToolCall,
+            ItemKind::Reasoning,
+            ItemKind::AssistantMessage
+        ]
+    );
+    let ItemContent::ToolCall { result, .. } = &view.items[1].content else { panic!() };
+    assert_eq!(
+        result,
+        &Some(ToolResultView { ok: true, details: Some(json!({"effect": "verified"})) })
+    );
+    assert_eq!((view.items[0].branch.index, view.items[0].branch.count), (1, 2));
+    assert_eq!(view.repaired_leaf, None);
+}
+
+#[test]
+fn a_broken_leaf_is_repaired_on_load() {
+    let store = seeded();
+    let mut broken = meta("t", 2);
+    broken.leaf_id = Some(node_id(404));
+    block_on(store.commit(UnitOfWork { ops: vec![WriteOp::PutThread(broken)] })).unwrap();
+    let view = block_on(load_thread_view(&store, &thread_id("t"))).unwrap();
+    assert_eq!(view.meta.leaf_id, Some(node_id(6)), "highest-seq rooted leaf");
+    assert!(view.repaired_leaf.is_some());
+    assert_eq!(view.items.len(), 1);
+}
+
+#[test]
+fn an_unknown_thread_is_not_found() {
+    let err = block_on(load_thread_view(&MemoryStore::new(), &thread_id("nope"))).unwrap_err();
+    assert_eq!(err, LoadError::NotFound(thread_id("nope")));
+}
+
+#[test]
+fn a_sparse_path_is_read_by_id_and_still_in_order() {
+    let store = seeded();
+    // n7 hangs off the root after everything else: the path n1 → n7 spans seqs 1..=7.
+    let mut thread = meta("t", 3);
+    thread.leaf_id = Some(node_id(7));
+    let ops = vec![WriteOp::AppendNode(text_node("t", 7, Some(1))), WriteOp::PutThread(thread)];
+    block_on(store.commit(UnitOfWork { ops })).unwrap();
+    let view = block_on(load_thread_view(&store, &thread_id("t"))).unwrap();
+    let nodes: Vec<NodeId> = view.items.iter().map(|i| i.node_id.clone()).collect();
+    assert_eq!(nodes, [node_id(1), node_id(7)]);
+    assert_eq!((view.items[1].branch.index, view.items[1].branch.count), (2, 2));
+}

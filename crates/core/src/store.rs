@@ -1,0 +1,180 @@
+//! Durable state behind one trait: reads, and atomic units of work.
+//!
+//! A write is a [`UnitOfWork`] computed up front and applied in one transaction, because an
+//! IndexedDB transaction cannot stay open across other awaits. Every multi-record write point of
+//! the engine (turn start, provider completion, approval request, decision plus receipt, tool
+//! result plus next run state, delete cascade plus receipt) is one unit.
+//!
+//! Implementations: [`MemoryStore`] here, `panelot-store-sqlite` natively, IndexedDB in the
+//! extension. All of them pass the same conformance suite (`conformance`, behind the
+//! `conformance` feature).
+
+mod memory;
+mod records;
+
+#[cfg(any(test, feature = "conformance"))]
+pub mod conformance;
+
+use std::future::Future;
+
+pub use memory::MemoryStore;
+use panelot_protocol::NodeId;
+use panelot_protocol::ThreadId;
+use panelot_protocol::engine::ThreadMeta;
+pub use records::*;
+
+/// Why a store operation failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StoreError {
+    /// A write would break an invariant; nothing was written.
+    #[error("integrity violation: {0}")]
+    Integrity(String),
+    /// Stored data could not be read back (corrupt or from an unknown schema).
+    #[error("corrupt record: {0}")]
+    Corrupt(String),
+    /// The backend failed (I/O, quota, a closed database).
+    #[error("storage backend failed: {0}")]
+    Backend(String),
+}
+
+/// One atomic write: either every operation applies or none does.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct UnitOfWork {
+    /// Operations, applied in order.
+    pub ops: Vec<WriteOp>,
+}
+
+impl UnitOfWork {
+    /// An empty unit.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds an operation.
+    pub fn push(&mut self, op: WriteOp) -> &mut Self {
+        self.ops.push(op);
+        self
+    }
+}
+
+/// One write of a unit of work.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WriteOp {
+    /// Creates or replaces a thread's metadata.
+    PutThread(ThreadMeta),
+    /// Appends a node. Its parent must exist in the same thread (stored, or appended earlier in
+    /// the same unit), its id must be new and its `seq` higher than every other of the thread.
+    AppendNode(NodeRecord),
+    /// Deletes a thread and everything in it (nodes, receipts stay: they answer replays).
+    DeleteThread(ThreadId),
+    /// Creates or replaces a command receipt.
+    PutReceipt(Receipt),
+    /// Deletes receipts that expired at or before this time (ms since the Unix epoch).
+    PruneReceipts {
+        /// Expiry cut-off.
+        now_ms: u64,
+    },
+    /// Creates or replaces a setting.
+    PutSetting {
+        /// Setting key.
+        key: String,
+        /// JSON value.
+        value: serde_json::Value,
+    },
+}
+
+/// Durable state of the engine. Futures are `!Send` by design: the engine runs on one thread,
+/// including in wasm.
+pub trait Store {
+    /// A thread's metadata.
+    fn thread(&self, id: &ThreadId)
+    -> impl Future<Output = Result<Option<ThreadMeta>, StoreError>>;
+
+    /// Every thread's metadata, most recently updated first.
+    fn threads(&self) -> impl Future<Output = Result<Vec<ThreadMeta>, StoreError>>;
+
+    /// The shape of a thread's tree: every node's id, parent and seq, ordered by seq. One range
+    /// read over an index, whatever the size of the thread.
+    fn tree_links(
+        &self,
+        thread: &ThreadId,
+    ) -> impl Future<Output = Result<Vec<NodeLink>, StoreError>>;
+
+    /// Full records of some nodes of a thread, in the order of `ids`; missing ids are skipped.
+    /// One batched read.
+    fn nodes(
+        &self,
+        thread: &ThreadId,
+        ids: &[NodeId],
+    ) -> impl Future<Output = Result<Vec<NodeRecord>, StoreError>>;
+
+    /// Full records of a thread's nodes whose seq is in `from..=to`, in seq order. One range read;
+    /// the cheap way to fetch a path, which in an append-only tree is mostly dense in seq order.
+    fn node_range(
+        &self,
+        thread: &ThreadId,
+        from: u64,
+        to: u64,
+    ) -> impl Future<Output = Result<Vec<NodeRecord>, StoreError>>;
+
+    /// A command receipt by its key.
+    fn receipt(
+        &self,
+        key: &ReceiptKey,
+    ) -> impl Future<Output = Result<Option<Receipt>, StoreError>>;
+
+    /// A setting.
+    fn setting(
+        &self,
+        key: &str,
+    ) -> impl Future<Output = Result<Option<serde_json::Value>, StoreError>>;
+
+    /// Applies a unit of work atomically.
+    fn commit(&self, unit: UnitOfWork) -> impl Future<Output = Result<(), StoreError>>;
+}
+
+/// The integrity rules of [`WriteOp::AppendNode`], shared by every backend so they cannot drift:
+/// the thread exists, the id is new, the parent (if any) lives in the same thread, and the seq is
+/// higher than the thread's highest.
+pub fn check_append(
+    node: &NodeRecord,
+    thread_exists: bool,
+    id_taken: bool,
+    parent_thread: Option<&ThreadId>,
+    max_seq: Option<u64>,
+) -> Result<(), StoreError> {
+    if !thread_exists {
+        return Err(StoreError::Integrity(format!(
+            "node {} names unknown thread {}",
+            node.id, node.thread_id
+        )));
+    }
+    if id_taken {
+        return Err(StoreError::Integrity(format!("node id {} already exists", node.id)));
+    }
+    if let Some(parent) = &node.parent_id
+        && parent_thread != Some(&node.thread_id)
+    {
+        return Err(StoreError::Integrity(format!(
+            "parent {parent} of node {} is not in thread {}",
+            node.id, node.thread_id
+        )));
+    }
+    if let Some(max) = max_seq
+        && node.seq <= max
+    {
+        return Err(StoreError::Integrity(format!(
+            "node {} has seq {}, not above the thread's {max}",
+            node.id, node.seq
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn memory_store_passes_the_conformance_suite() {
+        super::conformance::run_all(super::MemoryStore::new);
+    }
+}

@@ -1,0 +1,351 @@
+//! The conformance suite every [`Store`] implementation must pass. Each backend's tests call
+//! [`run_all`] with a factory of empty stores; IndexedDB runs the same cases in Chromium.
+
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
+
+use std::future::Future;
+use std::pin::pin;
+use std::task::Context;
+use std::task::Poll;
+use std::task::Waker;
+
+use panelot_protocol::ClientId;
+use panelot_protocol::ItemId;
+use panelot_protocol::NodeId;
+use panelot_protocol::SubmissionId;
+use panelot_protocol::ThreadId;
+use panelot_protocol::TurnId;
+use panelot_protocol::engine::PermissionPolicy;
+use panelot_protocol::engine::ProviderStopReason;
+use panelot_protocol::engine::ThreadMeta;
+use panelot_protocol::engine::ThreadStats;
+use panelot_protocol::engine::ToolLevel;
+use panelot_protocol::engine::Usage;
+use panelot_protocol::engine::UserInput;
+use serde_json::json;
+
+use super::NodeBody;
+use super::NodeRecord;
+use super::Receipt;
+use super::ReceiptKey;
+use super::Store;
+use super::StoreError;
+use super::UnitOfWork;
+use super::WriteOp;
+
+/// Drives a store future that never waits (synchronous backends). Panics if it does wait.
+pub fn block_on<F: Future>(future: F) -> F::Output {
+    let mut future = pin!(future);
+    let mut cx = Context::from_waker(Waker::noop());
+    match future.as_mut().poll(&mut cx) {
+        Poll::Ready(value) => value,
+        Poll::Pending => panic!("a synchronous store future must not wait"),
+    }
+}
+
+/// Runs every case against fresh stores from `make`.
+pub fn run_all<S: Store>(make: impl Fn() -> S) {
+    let cases: [(&str, fn(&S)); 9] = [
+        ("empty store", empty_store),
+        ("threads and nodes round trip", threads_and_nodes_round_trip),
+        ("every node body round trips", every_node_body_round_trips),
+        ("integrity rules", integrity_rules),
+        ("units of work are atomic", units_are_atomic),
+        ("parent appended in the same unit", parent_in_same_unit),
+        ("delete cascades and keeps receipts", delete_cascades),
+        ("receipts and pruning", receipts_and_pruning),
+        ("settings", settings),
+    ];
+    for (name, case) in cases {
+        let store = make();
+        eprintln!("store conformance: {name}");
+        case(&store);
+    }
+}
+
+/// A thread id from a short name.
+pub fn thread_id(name: &str) -> ThreadId {
+    ThreadId::new(name).unwrap()
+}
+
+/// A node id from a number.
+pub fn node_id(n: u64) -> NodeId {
+    NodeId::new(format!("n{n}")).unwrap()
+}
+
+/// Thread metadata with defaults.
+pub fn meta(id: &str, updated_at_ms: u64) -> ThreadMeta {
+    ThreadMeta {
+        id: thread_id(id),
+        title: format!("thread {id}"),
+        created_at_ms: 1,
+        updated_at_ms,
+        leaf_id: None,
+        revision: 1,
+        stats: ThreadStats::default(),
+        scope_origins: vec!["https://a.example".into()],
+        preset: None,
+        parent_thread_id: None,
+        folder_id: None,
+        tags: vec![],
+        pinned: false,
+        archived: false,
+        permission_policy: None,
+    }
+}
+
+/// A user-message node.
+pub fn text_node(thread: &str, n: u64, parent: Option<u64>) -> NodeRecord {
+    NodeRecord {
+        id: node_id(n),
+        thread_id: thread_id(thread),
+        parent_id: parent.map(node_id),
+        seq: n,
+        created_at_ms: n,
+        turn_id: Some(TurnId::new(format!("u{n}")).unwrap()),
+        body: NodeBody::UserMessage {
+            input: UserInput { text: format!("message {n}"), ..Default::default() },
+            steered: false,
+        },
+    }
+}
+
+fn commit<S: Store>(store: &S, ops: Vec<WriteOp>) -> Result<(), StoreError> {
+    block_on(store.commit(UnitOfWork { ops }))
+}
+
+fn empty_store<S: Store>(store: &S) {
+    assert_eq!(block_on(store.thread(&thread_id("t"))).unwrap(), None);
+    assert!(block_on(store.threads()).unwrap().is_empty());
+    assert!(block_on(store.tree_links(&thread_id("t"))).unwrap().is_empty());
+    assert!(block_on(store.nodes(&thread_id("t"), &[node_id(1)])).unwrap().is_empty());
+}
+
+fn threads_and_nodes_round_trip<S: Store>(store: &S) {
+    commit(
+        store,
+        vec![
+            WriteOp::PutThread(meta("a", 10)),
+            WriteOp::PutThread(meta("b", 30)),
+            WriteOp::PutThread(meta("c", 20)),
+            WriteOp::AppendNode(text_node("a", 1, None)),
+            WriteOp::AppendNode(text_node("a", 2, Some(1))),
+            WriteOp::AppendNode(text_node("a", 5, Some(1))),
+            WriteOp::AppendNode(text_node("b", 3, None)),
+        ],
+    )
+    .unwrap();
+    let order: Vec<String> =
+        block_on(store.threads()).unwrap().into_iter().map(|t| t.id.to_string()).collect();
+    assert_eq!(order, ["b", "c", "a"], "most recently updated first");
+    assert_eq!(block_on(store.thread(&thread_id("a"))).unwrap(), Some(meta("a", 10)));
+
+    let links = block_on(store.tree_links(&thread_id("a"))).unwrap();
+    let seqs: Vec<u64> = links.iter().map(|l| l.seq).collect();
+    assert_eq!(seqs, [1, 2, 5]);
+    assert_eq!(links[2].parent_id, Some(node_id(1)));
+
+    // In the order asked, skipping unknown ids and ids of another thread.
+    let nodes =
+        block_on(store.nodes(&thread_id("a"), &[node_id(5), node_id(9), node_id(3), node_id(1)]))
+            .unwrap();
+    assert_eq!(nodes, vec![text_node("a", 5, Some(1)), text_node("a", 1, None)]);
+
+    let range: Vec<u64> =
+        block_on(store.node_range(&thread_id("a"), 2, 9)).unwrap().iter().map(|n| n.seq).collect();
+    assert_eq!(range, [2, 5], "seq range, in order, this thread only");
+    assert!(block_on(store.node_range(&thread_id("a"), 6, 9)).unwrap().is_empty());
+    assert!(block_on(store.node_range(&thread_id("a"), 5, 1)).unwrap().is_empty());
+
+    let mut renamed = meta("a", 40);
+    renamed.title = "renamed".into();
+    renamed.leaf_id = Some(node_id(5));
+    commit(store, vec![WriteOp::PutThread(renamed.clone())]).unwrap();
+    assert_eq!(block_on(store.thread(&thread_id("a"))).unwrap(), Some(renamed));
+}
+
+fn every_node_body_round_trips<S: Store>(store: &S) {
+    let bodies = vec![
+        NodeBody::TurnContext { model: "k/m".into(), permission_policy: PermissionPolicy::Auto },
+        NodeBody::UserMessage {
+            input: UserInput { text: "hi \u{1F600} \"quoted\"".into(), ..Default::default() },
+            steered: true,
+        },
+        NodeBody::AssistantMessage {
+            text: "answer".into(),
+            reasoning: Some("because".into()),
+            provider_state: vec![json!({"type": "thinking", "signature": "sig"})],
+            model: "m".into(),
+            stop_reason: ProviderStopReason::ToolUse,
+            usage: Usage { input: 10, output: 5, cache_read: Some(4), cache_write: None },
+            cost_usd: Some(0.25),
+        },
+        NodeBody::ToolCall {
+            item_id: ItemId::new("i1").unwrap(),
+            call_id: "call_1".into(),
+            tool_name: "click".into(),
+            label: "Click".into(),
+            params: json!({"ref": "e1"}),
+            level: ToolLevel::L1,
+        },
+        NodeBody::ToolResult {
+            item_id: ItemId::new("i1").unwrap(),
+            call_id: "call_1".into(),
+            ok: false,
+            content_for_model: "stale ref".into(),
+            details: Some(json!({"code": "stale_ref"})),
+        },
+        NodeBody::ApprovalDecision { approval_id: "a1".into(), decision: "accept".into() },
+        NodeBody::InteractionResponse {
+            interaction_id: "q1".into(),
+            response: json!({"q": [1, null]}),
+        },
+        NodeBody::SystemNotice { text: "notice".into() },
+    ];
+    let mut ops = vec![WriteOp::PutThread(meta("t", 1))];
+    let mut expected = Vec::new();
+    for (i, body) in bodies.into_iter().enumerate() {
+        let n = i as u64 + 1;
+        let node = NodeRecord { body, ..text_node("t", n, (n > 1).then(|| n - 1)) };
+        expected.push(node.clone());
+        ops.push(WriteOp::AppendNode(node));
+    }
+    commit(store, ops).unwrap();
+    let ids: Vec<NodeId> = expected.iter().map(|n| n.id.clone()).collect();
+    assert_eq!(block_on(store.nodes(&thread_id("t"), &ids)).unwrap(), expected);
+}
+
+fn integrity_rules<S: Store>(store: &S) {
+    commit(
+        store,
+        vec![
+            WriteOp::PutThread(meta("a", 1)),
+            WriteOp::PutThread(meta("b", 1)),
+            WriteOp::AppendNode(text_node("a", 1, None)),
+            WriteOp::AppendNode(text_node("b", 2, None)),
+        ],
+    )
+    .unwrap();
+    let refused = [
+        ("unknown thread", text_node("zz", 10, None)),
+        ("duplicate id", NodeRecord { seq: 11, ..text_node("a", 1, None) }),
+        ("parent in another thread", text_node("a", 12, Some(2))),
+        ("missing parent", text_node("a", 13, Some(77))),
+        (
+            "seq not increasing",
+            NodeRecord { id: node_id(14), seq: 1, ..text_node("a", 14, Some(1)) },
+        ),
+    ];
+    for (what, node) in refused {
+        let err = commit(store, vec![WriteOp::AppendNode(node)]).expect_err(what);
+        assert!(matches!(err, StoreError::Integrity(_)), "{what}: {err}");
+    }
+    assert_eq!(block_on(store.tree_links(&thread_id("a"))).unwrap().len(), 1);
+}
+
+fn units_are_atomic<S: Store>(store: &S) {
+    commit(
+        store,
+        vec![WriteOp::PutThread(meta("a", 1)), WriteOp::AppendNode(text_node("a", 1, None))],
+    )
+    .unwrap();
+    let mut renamed = meta("a", 2);
+    renamed.title = "should not stick".into();
+    let err = commit(
+        store,
+        vec![
+            WriteOp::PutThread(renamed),
+            WriteOp::AppendNode(text_node("a", 2, Some(1))),
+            WriteOp::PutSetting { key: "k".into(), value: json!(1) },
+            WriteOp::AppendNode(text_node("a", 3, Some(99))),
+        ],
+    );
+    assert!(err.is_err());
+    assert_eq!(block_on(store.thread(&thread_id("a"))).unwrap(), Some(meta("a", 1)));
+    assert_eq!(block_on(store.tree_links(&thread_id("a"))).unwrap().len(), 1);
+    assert_eq!(block_on(store.setting("k")).unwrap(), None);
+}
+
+fn parent_in_same_unit<S: Store>(store: &S) {
+    commit(
+        store,
+        vec![
+            WriteOp::PutThread(meta("a", 1)),
+            WriteOp::AppendNode(text_node("a", 1, None)),
+            WriteOp::AppendNode(text_node("a", 2, Some(1))),
+            WriteOp::AppendNode(text_node("a", 3, Some(2))),
+        ],
+    )
+    .unwrap();
+    assert_eq!(block_on(store.tree_links(&thread_id("a"))).unwrap().len(), 3);
+}
+
+fn receipt(client: &str, submission: &str, expires_at_ms: u64) -> Receipt {
+    Receipt {
+        key: ReceiptKey {
+            client_id: ClientId::new(client).unwrap(),
+            submission_id: SubmissionId::new(submission).unwrap(),
+        },
+        op_type: "thread.delete".into(),
+        fingerprint: "f".repeat(64),
+        answer: json!({"type": "command.ack", "submissionId": submission}),
+        created_at_ms: 1,
+        expires_at_ms,
+    }
+}
+
+fn delete_cascades<S: Store>(store: &S) {
+    commit(
+        store,
+        vec![
+            WriteOp::PutThread(meta("a", 1)),
+            WriteOp::PutThread(meta("b", 1)),
+            WriteOp::AppendNode(text_node("a", 1, None)),
+            WriteOp::AppendNode(text_node("a", 2, Some(1))),
+            WriteOp::AppendNode(text_node("b", 3, None)),
+        ],
+    )
+    .unwrap();
+    let kept = receipt("c", "s1", 100);
+    commit(store, vec![WriteOp::DeleteThread(thread_id("a")), WriteOp::PutReceipt(kept.clone())])
+        .unwrap();
+    assert_eq!(block_on(store.thread(&thread_id("a"))).unwrap(), None);
+    assert!(block_on(store.tree_links(&thread_id("a"))).unwrap().is_empty());
+    assert!(block_on(store.nodes(&thread_id("a"), &[node_id(1)])).unwrap().is_empty());
+    assert_eq!(block_on(store.tree_links(&thread_id("b"))).unwrap().len(), 1);
+    assert_eq!(block_on(store.receipt(&kept.key)).unwrap(), Some(kept));
+    // The deleted ids are free again: a node id is unique only among live nodes.
+    commit(
+        store,
+        vec![WriteOp::PutThread(meta("a", 2)), WriteOp::AppendNode(text_node("a", 1, None))],
+    )
+    .unwrap();
+}
+
+fn receipts_and_pruning<S: Store>(store: &S) {
+    let old = receipt("c", "old", 50);
+    let fresh = receipt("c", "fresh", 500);
+    let other_client = receipt("d", "old", 500);
+    commit(
+        store,
+        vec![
+            WriteOp::PutReceipt(old.clone()),
+            WriteOp::PutReceipt(fresh.clone()),
+            WriteOp::PutReceipt(other_client.clone()),
+        ],
+    )
+    .unwrap();
+    assert_eq!(block_on(store.receipt(&old.key)).unwrap(), Some(old.clone()));
+    commit(store, vec![WriteOp::PruneReceipts { now_ms: 100 }]).unwrap();
+    assert_eq!(block_on(store.receipt(&old.key)).unwrap(), None);
+    assert_eq!(block_on(store.receipt(&fresh.key)).unwrap(), Some(fresh));
+    assert_eq!(block_on(store.receipt(&other_client.key)).unwrap(), Some(other_client));
+}
+
+fn settings<S: Store>(store: &S) {
+    assert_eq!(block_on(store.setting("mode")).unwrap(), None);
+    commit(store, vec![WriteOp::PutSetting { key: "mode".into(), value: json!("auto") }]).unwrap();
+    commit(store, vec![WriteOp::PutSetting { key: "mode".into(), value: json!({"v": [1, 2]}) }])
+        .unwrap();
+    assert_eq!(block_on(store.setting("mode")).unwrap(), Some(json!({"v": [1, 2]})));
+}

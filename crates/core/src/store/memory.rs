@@ -1,0 +1,154 @@
+//! An in-memory [`Store`], for tests and the simulation harness. A unit of work is validated
+//! against a copy of the state and swapped in whole, so it is atomic like a real transaction.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+
+use panelot_protocol::NodeId;
+use panelot_protocol::ThreadId;
+use panelot_protocol::engine::ThreadMeta;
+
+use super::NodeLink;
+use super::NodeRecord;
+use super::Receipt;
+use super::ReceiptKey;
+use super::Store;
+use super::StoreError;
+use super::UnitOfWork;
+use super::WriteOp;
+
+/// The whole state; cloned per unit of work.
+#[derive(Debug, Clone, Default)]
+struct State {
+    threads: BTreeMap<ThreadId, ThreadMeta>,
+    /// Per thread, nodes by seq.
+    nodes: BTreeMap<ThreadId, BTreeMap<u64, NodeRecord>>,
+    /// Node id → (thread, seq), for lookups and the uniqueness check.
+    node_index: BTreeMap<NodeId, (ThreadId, u64)>,
+    receipts: BTreeMap<ReceiptKey, Receipt>,
+    settings: BTreeMap<String, serde_json::Value>,
+}
+
+/// An in-memory store.
+#[derive(Debug, Default)]
+pub struct MemoryStore {
+    state: RefCell<State>,
+}
+
+impl MemoryStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+impl Store for MemoryStore {
+    async fn thread(&self, id: &ThreadId) -> Result<Option<ThreadMeta>, StoreError> {
+        Ok(self.state.borrow().threads.get(id).cloned())
+    }
+
+    async fn threads(&self) -> Result<Vec<ThreadMeta>, StoreError> {
+        let mut threads: Vec<ThreadMeta> = self.state.borrow().threads.values().cloned().collect();
+        threads.sort_by(|a, b| b.updated_at_ms.cmp(&a.updated_at_ms).then_with(|| a.id.cmp(&b.id)));
+        Ok(threads)
+    }
+
+    async fn tree_links(&self, thread: &ThreadId) -> Result<Vec<NodeLink>, StoreError> {
+        let state = self.state.borrow();
+        Ok(state
+            .nodes
+            .get(thread)
+            .map(|n| n.values().map(NodeRecord::link).collect())
+            .unwrap_or_default())
+    }
+
+    async fn nodes(
+        &self,
+        thread: &ThreadId,
+        ids: &[NodeId],
+    ) -> Result<Vec<NodeRecord>, StoreError> {
+        let state = self.state.borrow();
+        Ok(ids
+            .iter()
+            .filter_map(|id| {
+                let (owner, seq) = state.node_index.get(id)?;
+                if owner != thread {
+                    return None;
+                }
+                state.nodes.get(owner)?.get(seq).cloned()
+            })
+            .collect())
+    }
+
+    async fn node_range(
+        &self,
+        thread: &ThreadId,
+        from: u64,
+        to: u64,
+    ) -> Result<Vec<NodeRecord>, StoreError> {
+        let state = self.state.borrow();
+        let Some(nodes) = state.nodes.get(thread) else {
+            return Ok(Vec::new());
+        };
+        Ok(if from > to {
+            Vec::new()
+        } else {
+            nodes.range(from..=to).map(|(_, n)| n.clone()).collect()
+        })
+    }
+
+    async fn receipt(&self, key: &ReceiptKey) -> Result<Option<Receipt>, StoreError> {
+        Ok(self.state.borrow().receipts.get(key).cloned())
+    }
+
+    async fn setting(&self, key: &str) -> Result<Option<serde_json::Value>, StoreError> {
+        Ok(self.state.borrow().settings.get(key).cloned())
+    }
+
+    async fn commit(&self, unit: UnitOfWork) -> Result<(), StoreError> {
+        let mut next = self.state.borrow().clone();
+        for op in unit.ops {
+            apply(&mut next, op)?;
+        }
+        *self.state.borrow_mut() = next;
+        Ok(())
+    }
+}
+
+fn apply(state: &mut State, op: WriteOp) -> Result<(), StoreError> {
+    match op {
+        WriteOp::PutThread(meta) => {
+            state.threads.insert(meta.id.clone(), meta);
+        }
+        WriteOp::AppendNode(node) => append_node(state, node)?,
+        WriteOp::DeleteThread(thread) => {
+            state.threads.remove(&thread);
+            if let Some(nodes) = state.nodes.remove(&thread) {
+                for node in nodes.values() {
+                    state.node_index.remove(&node.id);
+                }
+            }
+        }
+        WriteOp::PutReceipt(receipt) => {
+            state.receipts.insert(receipt.key.clone(), receipt);
+        }
+        WriteOp::PruneReceipts { now_ms } => state.receipts.retain(|_, r| r.expires_at_ms > now_ms),
+        WriteOp::PutSetting { key, value } => {
+            state.settings.insert(key, value);
+        }
+    }
+    Ok(())
+}
+
+fn append_node(state: &mut State, node: NodeRecord) -> Result<(), StoreError> {
+    super::check_append(
+        &node,
+        state.threads.contains_key(&node.thread_id),
+        state.node_index.contains_key(&node.id),
+        node.parent_id.as_ref().and_then(|p| state.node_index.get(p)).map(|(t, _)| t),
+        state.nodes.get(&node.thread_id).and_then(|n| n.keys().next_back().copied()),
+    )?;
+    state.node_index.insert(node.id.clone(), (node.thread_id.clone(), node.seq));
+    state.nodes.entry(node.thread_id.clone()).or_default().insert(node.seq, node);
+    Ok(())
+}

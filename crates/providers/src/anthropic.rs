@@ -1,0 +1,1 @@
+//! The Anthropic `messages` wire format.

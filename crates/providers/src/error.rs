@@ -1,0 +1,167 @@
+//! Construction of [`ProviderError`]s: the finer reasons and the sanitising of upstream text.
+//!
+//! Every error this crate returns is built here, so the rules (control characters stripped, text
+//! capped, secrets redacted) hold in one place.
+
+use panelot_core::model::ProviderError;
+use panelot_protocol::engine::ProviderDetails;
+use panelot_protocol::engine::ProviderErrorKind;
+
+/// Upstream text is cut to this many characters.
+pub(crate) const MAX_UPSTREAM_CHARS: usize = 2_000;
+
+/// The finer reason of a failure, sent as `details.reason`. This list may grow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorReason {
+    /// The key was rejected (401).
+    InvalidKey,
+    /// The key lacks permission (403).
+    PermissionDenied,
+    /// Credits or quota are exhausted.
+    QuotaExceeded,
+    /// The URL does not lead to the API (404 that is not about the model).
+    EndpointNotFound,
+    /// The model id is unknown to the endpoint.
+    ModelNotFound,
+    /// The endpoint refused the request as malformed (other 4xx).
+    InvalidRequest,
+    /// The endpoint failed on its side (5xx or an in-stream server error).
+    UpstreamError,
+    /// The answer broke the wire format.
+    ResponseFormat,
+    /// The stream ended before the response was complete.
+    IncompleteResponse,
+}
+
+impl ErrorReason {
+    /// The wire spelling (`snake_case`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorReason::InvalidKey => "invalid_key",
+            ErrorReason::PermissionDenied => "permission_denied",
+            ErrorReason::QuotaExceeded => "quota_exceeded",
+            ErrorReason::EndpointNotFound => "endpoint_not_found",
+            ErrorReason::ModelNotFound => "model_not_found",
+            ErrorReason::InvalidRequest => "invalid_request",
+            ErrorReason::UpstreamError => "upstream_error",
+            ErrorReason::ResponseFormat => "response_format",
+            ErrorReason::IncompleteResponse => "incomplete_response",
+        }
+    }
+}
+
+/// A failure of the wire format (non-retryable).
+pub(crate) fn protocol_error(message: impl Into<String>) -> ProviderError {
+    error(ProviderErrorKind::Protocol, ErrorReason::ResponseFormat, message.into())
+}
+
+/// A stream that ended early: retryable, as a cut connection is.
+pub(crate) fn incomplete(message: impl Into<String>) -> ProviderError {
+    error(ProviderErrorKind::Network, ErrorReason::IncompleteResponse, message.into())
+}
+
+pub(crate) fn error(kind: ProviderErrorKind, reason: ErrorReason, message: String) -> ProviderError {
+    ProviderError {
+        kind,
+        message,
+        details: ProviderDetails { reason: Some(reason.as_str().to_owned()), ..ProviderDetails::default() },
+    }
+}
+
+/// Text from outside made safe to show: control characters removed (line breaks and tabs
+/// become spaces), whitespace runs collapsed, at most `max_chars` characters.
+pub(crate) fn sanitize(text: &str, max_chars: usize) -> String {
+    let mut out = String::with_capacity(text.len().min(max_chars));
+    let mut n_chars = 0;
+    let mut last_space = true;
+    for c in text.chars() {
+        if n_chars >= max_chars {
+            break;
+        }
+        let c = if c.is_whitespace() { ' ' } else { c };
+        if c.is_control() || is_invisible_format(c) {
+            continue;
+        }
+        if c == ' ' {
+            if last_space {
+                continue;
+            }
+            last_space = true;
+        } else {
+            last_space = false;
+        }
+        out.push(c);
+        n_chars += 1;
+    }
+    let trimmed = out.trim_end().len();
+    out.truncate(trimmed);
+    out
+}
+
+/// Bidirectional overrides and zero-width characters can disguise text shown to the user.
+fn is_invisible_format(c: char) -> bool {
+    matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
+}
+
+/// A short, quoted rendering of an unexpected wire value for an error message.
+pub(crate) fn quoted(value: &str) -> String {
+    format!("\"{}\"", sanitize(value, 64))
+}
+
+/// Replaces every occurrence of each secret (and anything shaped like an API key) in `text`.
+pub(crate) fn redact(text: &str, secrets: &[&str]) -> String {
+    let mut out = text.to_owned();
+    for secret in secrets {
+        // Very short "secrets" would shred ordinary words; real keys are long.
+        if secret.len() >= 8 {
+            out = out.replace(secret, "[redacted]");
+        }
+    }
+    redact_key_shapes(&out)
+}
+
+/// Tokens that look like keys (`sk-…`, `AIza…`, long letter-digit runs, whatever follows
+/// `Bearer`) are replaced: an upstream message may echo the key it rejected, and a key of another
+/// connection must not leak either.
+fn redact_key_shapes(text: &str) -> String {
+    let is_token_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
+    let mut out = String::with_capacity(text.len());
+    let mut after_bearer = false;
+    let mut rest = text;
+    while !rest.is_empty() {
+        let start = rest.find(is_token_char).unwrap_or(rest.len());
+        out.push_str(&rest[..start]);
+        rest = &rest[start..];
+        let end = rest.find(|c: char| !is_token_char(c)).unwrap_or(rest.len());
+        let (token, tail) = rest.split_at(end);
+        rest = tail;
+        if token.is_empty() {
+            continue;
+        }
+        // A sentence's final period is not part of the token.
+        let core = token.trim_end_matches('.');
+        if (after_bearer && core.len() >= 8) || looks_like_key(core) {
+            out.push_str("[redacted]");
+            out.push_str(&token[core.len()..]);
+        } else {
+            out.push_str(token);
+        }
+        after_bearer = core.eq_ignore_ascii_case("bearer");
+    }
+    out
+}
+
+/// Hyphenated words are left alone (model ids, UUIDs, request ids) unless they carry a known key
+/// prefix; long unbroken mixes of letters and digits are treated as keys.
+fn looks_like_key(token: &str) -> bool {
+    (token.starts_with("sk-") && token.len() >= 20)
+        || (token.starts_with("AIza") && token.len() >= 30)
+        || (token.len() >= 32
+            && token.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+            && token.chars().any(|c| c.is_ascii_digit())
+            && token.chars().any(|c| c.is_ascii_alphabetic()))
+}
+
+#[cfg(test)]
+#[path = "error_tests.rs"]
+mod tests;

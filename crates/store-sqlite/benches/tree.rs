@@ -1,0 +1,186 @@
+//! Thread-tree figures on the SQLite store (file-backed, warm page cache), printed as medians of
+//! several runs by `cargo xtask bench`:
+//! * open a 1,000-node thread to its encoded `initialized` snapshot (3 store reads);
+//! * switch branch in that thread, including the new path's records and persisting the cursor;
+//! * load a 10,000-node deep path.
+
+// A benchmark of inputs it builds itself: a failure is a bug to crash on.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+use std::time::Instant;
+
+use panelot_core::snapshot::load_thread_view;
+use panelot_core::snapshot::path_items;
+use panelot_core::store::NodeBody;
+use panelot_core::store::NodeRecord;
+use panelot_core::store::Store;
+use panelot_core::store::UnitOfWork;
+use panelot_core::store::WriteOp;
+use panelot_core::store::conformance::block_on;
+use panelot_core::store::conformance::meta;
+use panelot_core::store::conformance::node_id;
+use panelot_core::store::conformance::text_node;
+use panelot_core::store::conformance::thread_id;
+use panelot_protocol::AgentEvent;
+use panelot_protocol::EventFrame;
+use panelot_protocol::ItemId;
+use panelot_protocol::SubmissionId;
+use panelot_protocol::engine::InitializedEvent;
+use panelot_protocol::engine::ProviderStopReason;
+use panelot_protocol::engine::ThreadSnapshot;
+use panelot_protocol::engine::ToolLevel;
+use panelot_protocol::engine::Usage;
+use panelot_store_sqlite::SqliteStore;
+use serde_json::json;
+
+const RUNS: usize = 9;
+
+fn median_ms(mut work: impl FnMut()) -> f64 {
+    let mut samples: Vec<f64> = (0..RUNS)
+        .map(|_| {
+            let start = Instant::now();
+            work();
+            start.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    samples.sort_by(f64::total_cmp);
+    samples[RUNS / 2]
+}
+
+fn body_for(n: u64) -> NodeBody {
+    match n % 4 {
+        1 => text_node("x", n, None).body,
+        2 => NodeBody::ToolCall {
+            item_id: ItemId::new(format!("i{n}")).unwrap(),
+            call_id: format!("c{n}"),
+            tool_name: "click".into(),
+            label: "Click".into(),
+            params: json!({"ref": "e12", "element": "Submit button"}),
+            level: ToolLevel::L1,
+        },
+        3 => NodeBody::ToolResult {
+            item_id: ItemId::new(format!("i{}", n - 1)).unwrap(),
+            call_id: format!("c{}", n - 1),
+            ok: true,
+            content_for_model: "clicked; the page now shows the order summary. ".repeat(20),
+            details: Some(json!({"effect": "verified", "durationMs": 412})),
+        },
+        _ => NodeBody::AssistantMessage {
+            text: "Here is what I found on the page. ".repeat(30),
+            reasoning: Some("The user wants the summary.".into()),
+            provider_state: vec![],
+            model: "m".into(),
+            stop_reason: ProviderStopReason::End,
+            usage: Usage { input: 1200, output: 300, cache_read: Some(1000), cache_write: None },
+            cost_usd: Some(0.001),
+        },
+    }
+}
+
+/// A 1,000-node conversation: turns of four nodes, with a regenerated sibling every ten turns.
+/// Returns the store and a node that has a sibling early in the thread.
+fn conversation(path: &std::path::Path) -> (SqliteStore, u64) {
+    let store = SqliteStore::open(path).unwrap();
+    let mut ops = vec![WriteOp::PutThread(meta("t", 1))];
+    let mut parent: Option<u64> = None;
+    let mut n = 0;
+    let mut branch_point = 0;
+    while n < 1_000 {
+        n += 1;
+        ops.push(WriteOp::AppendNode(NodeRecord {
+            body: body_for(n),
+            ..text_node("t", n, parent)
+        }));
+        if n % 40 == 4 && n + 1 < 1_000 {
+            // A regenerated answer: a sibling of this assistant message.
+            n += 1;
+            ops.push(WriteOp::AppendNode(NodeRecord {
+                body: body_for(4),
+                ..text_node("t", n, parent)
+            }));
+            if branch_point == 0 {
+                branch_point = n;
+            }
+        }
+        parent = Some(n);
+    }
+    let mut thread = meta("t", 2);
+    thread.leaf_id = Some(node_id(n));
+    ops.push(WriteOp::PutThread(thread));
+    block_on(store.commit(UnitOfWork { ops })).unwrap();
+    (store, branch_point)
+}
+
+fn open_snapshot(store: &SqliteStore) -> usize {
+    let view = block_on(load_thread_view(store, &thread_id("t"))).unwrap();
+    let snapshot = ThreadSnapshot {
+        meta: view.meta,
+        items: view.items,
+        active_turn: None,
+        pending_approvals: vec![],
+        pending_interactions: vec![],
+        queued_runs: vec![],
+        recoverable_runs: vec![],
+    };
+    let event = AgentEvent::Initialized(InitializedEvent {
+        submission_id: SubmissionId::new("s").unwrap(),
+        protocol: panelot_protocol::ENGINE_PROTOCOL.into(),
+        schema_hash: panelot_protocol::ENGINE_SCHEMA_HASH.into(),
+        snapshot: Some(snapshot),
+    });
+    EventFrame::new(event).to_json().unwrap().len()
+}
+
+fn main() {
+    let dir = std::env::temp_dir().join(format!("panelot-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+
+    let (store, branch_point) = conversation(&dir.join("thread.db"));
+    let mut bytes = 0;
+    let open_ms = median_ms(|| bytes = open_snapshot(&store));
+
+    let view = block_on(load_thread_view(&store, &thread_id("t"))).unwrap();
+    let tree = view.tree;
+    let sibling = node_id(branch_point);
+    let mut items = 0;
+    let leaf = tree.default_leaf_under(&sibling).unwrap();
+    let path_ms = median_ms(|| {
+        let leaf = tree.default_leaf_under(&sibling).unwrap();
+        items = block_on(path_items(&store, &thread_id("t"), &tree, &leaf)).unwrap().len();
+    });
+    let persist_ms = median_ms(|| {
+        let mut moved = meta("t", 3);
+        moved.leaf_id = Some(leaf.clone());
+        block_on(store.commit(UnitOfWork { ops: vec![WriteOp::PutThread(moved)] })).unwrap();
+    });
+    let switch_ms = path_ms + persist_ms;
+
+    let deep = SqliteStore::open(&dir.join("deep.db")).unwrap();
+    let mut ops = vec![WriteOp::PutThread(meta("t", 1))];
+    for n in 1..=10_000u64 {
+        ops.push(WriteOp::AppendNode(text_node("t", n, (n > 1).then(|| n - 1))));
+    }
+    let mut thread = meta("t", 2);
+    thread.leaf_id = Some(node_id(10_000));
+    ops.push(WriteOp::PutThread(thread));
+    block_on(deep.commit(UnitOfWork { ops })).unwrap();
+    let mut deep_items = 0;
+    let deep_ms = median_ms(|| {
+        deep_items = block_on(load_thread_view(&deep, &thread_id("t"))).unwrap().items.len();
+    });
+    if std::env::var_os("PANELOT_BENCH_KEEP").is_none() {
+        let _ = std::fs::remove_dir_all(&dir);
+    } else {
+        println!("kept {}", dir.display());
+    }
+
+    println!(
+        "store-sqlite: open 1,000-node thread to encoded snapshot  {open_ms:>7.2} ms  ({} KiB, target <= 20 ms; median of {RUNS})",
+        bytes / 1024
+    );
+    println!(
+        "store-sqlite: branch switch incl. new path ({items} items)   {switch_ms:>7.2} ms  (target <= 5 ms: path {path_ms:.2} ms + cursor write {persist_ms:.2} ms)"
+    );
+    println!("store-sqlite: load 10,000-node deep path ({deep_items} items)    {deep_ms:>7.2} ms");
+    let _ = store.threads();
+}

@@ -1,0 +1,4 @@
+//! Integration suites.
+
+mod http_client;
+mod mock_provider;
