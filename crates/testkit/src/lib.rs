@@ -4,6 +4,8 @@
 //! * [`cdp`]: a small synchronous Chrome DevTools Protocol client over a WebSocket, enough to
 //!   open extension pages, evaluate script in them and close targets.
 //! * [`extension_id`]: the extension id fixed by the manifest `key`.
+//! * [`mock_provider`]: a model-provider server on loopback speaking the OpenAI-compatible and
+//!   Anthropic streaming formats, driven by a script of replies and recording every request.
 //!
 //! A small hand-written CDP client keeps the test build light on two cores; chromiumoxide would
 //! compile its generated protocol crate for the same few calls.
