@@ -7,8 +7,11 @@
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod effects;
+pub mod engine;
 pub mod handshake;
 pub mod model;
+pub mod receipts;
 pub mod session;
 pub mod snapshot;
 pub mod store;

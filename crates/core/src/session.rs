@@ -17,11 +17,13 @@ use panelot_protocol::engine::PongEvent;
 use panelot_protocol::parse_budgeted;
 use serde_json::Value;
 
+use panelot_protocol::engine::InitializeParams;
+
 use crate::handshake::Handshake;
 use crate::handshake::initialized;
 use crate::handshake::judge_first_message;
 
-/// What the host must do after a message.
+/// Frames to send on the port, and whether to close it.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Reply {
     /// Frames to post on the port, in order.
@@ -34,6 +36,24 @@ impl Reply {
     fn one(event: AgentEvent) -> Self {
         Reply { frames: vec![EventFrame::new(event)], close: false }
     }
+}
+
+/// What a message means for the session.
+// Consumed right away, never stored: the size difference costs nothing.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq)]
+pub enum SessionStep {
+    /// Answer with this reply (a refusal, a decode error, a closed session).
+    Reply(Reply),
+    /// The handshake succeeded; the host answers `initialized` (with a snapshot if asked).
+    Opened(Box<InitializeParams>),
+    /// A valid Op on an open session.
+    Op {
+        /// The session's client.
+        client_id: ClientId,
+        /// The Op.
+        op: Op,
+    },
 }
 
 /// State of one port.
@@ -52,39 +72,48 @@ pub enum Session {
 }
 
 impl Session {
+    /// Whether the handshake succeeded.
+    pub fn is_open(&self) -> bool {
+        matches!(self, Session::Open { .. })
+    }
+
     /// Handles one message received as text.
-    pub fn on_text(&mut self, text: &str) -> Reply {
+    pub fn on_text(&mut self, text: &str) -> SessionStep {
         match parse_budgeted(text, &Budget::OP) {
             Ok(value) => self.on_value(value),
-            Err(err) => self.on_undecodable(None, &err),
+            Err(err) => SessionStep::Reply(self.on_undecodable(None, &err)),
         }
     }
 
     /// Handles one parsed message.
-    pub fn on_value(&mut self, raw: Value) -> Reply {
+    pub fn on_value(&mut self, raw: Value) -> SessionStep {
         match self {
             Session::AwaitingInitialize => self.handshake(raw),
-            Session::Open { .. } => {
+            Session::Open { client_id } => {
+                let client_id = client_id.clone();
                 let submission_id = submission_id_of(&raw);
                 match panelot_protocol::decode_op(raw) {
-                    Ok(op) => answer_op(op),
-                    Err(err) => self.on_undecodable(submission_id, &err),
+                    Ok(Op::Initialize(params)) => SessionStep::Reply(reject(
+                        params.submission_id,
+                        "the session is already initialized".into(),
+                    )),
+                    Ok(op) => SessionStep::Op { client_id, op },
+                    Err(err) => SessionStep::Reply(self.on_undecodable(submission_id, &err)),
                 }
             }
-            Session::Closed => Reply { frames: Vec::new(), close: true },
+            Session::Closed => SessionStep::Reply(Reply { frames: Vec::new(), close: true }),
         }
     }
 
-    fn handshake(&mut self, raw: Value) -> Reply {
+    fn handshake(&mut self, raw: Value) -> SessionStep {
         match judge_first_message(raw) {
             Handshake::Accepted(params) => {
-                let reply = Reply::one(initialized(&params, None));
-                *self = Session::Open { client_id: params.client_id };
-                reply
+                *self = Session::Open { client_id: params.client_id.clone() };
+                SessionStep::Opened(Box::new(params))
             }
             Handshake::Refused(event) => {
                 *self = Session::Closed;
-                Reply { frames: vec![EventFrame::new(*event)], close: true }
+                SessionStep::Reply(Reply { frames: vec![EventFrame::new(*event)], close: true })
             }
         }
     }
@@ -101,17 +130,26 @@ impl Session {
                 code: ErrorCode::InvalidCommand,
                 message: err.to_string(),
             })),
-            None => Reply::one(AgentEvent::Error(ErrorEvent {
-                submission_id: None,
-                thread_id: None,
-                code: ErrorCode::InvalidCommand,
-                message: err.to_string(),
-                retryable: false,
-                error_kind: None,
-                provider_details: None,
-            })),
+            None => Reply::one(error_event(ErrorCode::InvalidCommand, &err.to_string())),
         }
     }
+}
+
+fn error_event(code: ErrorCode, message: &str) -> AgentEvent {
+    AgentEvent::Error(ErrorEvent {
+        submission_id: None,
+        thread_id: None,
+        code,
+        message: message.to_owned(),
+        retryable: false,
+        error_kind: None,
+        provider_details: None,
+    })
+}
+
+/// An `error` event for a failure inside the engine (a store failure).
+pub fn internal_error(message: &str) -> AgentEvent {
+    error_event(ErrorCode::Internal, message)
 }
 
 fn submission_id_of(raw: &Value) -> Option<SubmissionId> {
@@ -119,34 +157,19 @@ fn submission_id_of(raw: &Value) -> Option<SubmissionId> {
     SubmissionId::new(text).ok()
 }
 
-/// Answers an Op on an open session. The engine core that owns threads and runs is not part of
-/// this build yet, so every domain command is refused explicitly rather than dropped.
-fn answer_op(op: Op) -> Reply {
-    let submission_id = op.submission_id().clone();
-    match op {
-        Op::Ping(_) => Reply::one(AgentEvent::Pong(PongEvent { submission_id })),
-        Op::Initialize(_) => reject(submission_id, "the session is already initialized".into()),
-        Op::ThreadCreate(_)
-        | Op::ThreadList(_)
-        | Op::ThreadSubscribe(_)
-        | Op::ThreadUpdate(_)
-        | Op::ThreadDelete(_)
-        | Op::ThreadFork(_)
-        | Op::ThreadSelectBranch(_)
-        | Op::TurnSubmit(_)
-        | Op::TurnFork(_)
-        | Op::TurnSteer(_)
-        | Op::TurnEnqueue(_)
-        | Op::TurnInterrupt(_)
-        | Op::QueueUpdate(_)
-        | Op::QueueRemove(_)
-        | Op::RunResume(_)
-        | Op::RunResolveUncertain(_)
-        | Op::ApprovalResponse(_)
-        | Op::InteractionResponse(_) => {
+/// How a host without the engine (the extension until its durable store lands) answers a
+/// session: the handshake and pings work, every domain command is refused explicitly.
+pub fn answer_without_engine(step: SessionStep) -> Reply {
+    match step {
+        SessionStep::Reply(reply) => reply,
+        SessionStep::Opened(params) => Reply::one(initialized(&params, None)),
+        SessionStep::Op { op: Op::Ping(ping), .. } => {
+            Reply::one(AgentEvent::Pong(PongEvent { submission_id: ping.submission_id }))
+        }
+        SessionStep::Op { op, .. } => {
             let message =
                 format!("`{}` is not available in this engine build", op.kind().wire_name());
-            reject(submission_id, message)
+            reject(op.submission_id().clone(), message)
         }
     }
 }
@@ -171,12 +194,16 @@ mod tests {
         reply.frames.iter().map(|f| f.event.kind()).collect()
     }
 
+    fn step(session: &mut Session, text: &str) -> Reply {
+        answer_without_engine(session.on_text(text))
+    }
+
     fn open() -> Session {
         let mut session = Session::default();
         let init = format!(
             r#"{{"type":"initialize","submissionId":"s1","protocol":"{ENGINE_PROTOCOL}","schemaHash":"{ENGINE_SCHEMA_HASH}","clientId":"c1"}}"#
         );
-        let reply = session.on_text(&init);
+        let reply = step(&mut session, &init);
         assert_eq!(kinds(&reply), vec![EventKind::Initialized]);
         assert!(!reply.close);
         session
@@ -185,14 +212,14 @@ mod tests {
     #[test]
     fn ping_after_initialize_gets_pong() {
         let mut session = open();
-        let reply = session.on_text(r#"{"type":"ping","submissionId":"p1"}"#);
+        let reply = step(&mut session, r#"{"type":"ping","submissionId":"p1"}"#);
         assert_eq!(kinds(&reply), vec![EventKind::Pong]);
     }
 
     #[test]
     fn garbage_before_initialize_closes_with_reload_required() {
         let mut session = Session::default();
-        let reply = session.on_text("not json");
+        let reply = step(&mut session, "not json");
         assert_eq!(kinds(&reply), vec![EventKind::FatalReloadRequired]);
         assert!(reply.close);
         assert_eq!(session, Session::Closed);
@@ -201,18 +228,18 @@ mod tests {
     #[test]
     fn malformed_op_after_initialize_is_rejected_by_submission_id() {
         let mut session = open();
-        let reply = session.on_text(r#"{"type":"thread.delete","submissionId":"d1"}"#);
+        let reply = step(&mut session, r#"{"type":"thread.delete","submissionId":"d1"}"#);
         let AgentEvent::CommandRejected(event) = &reply.frames[0].event else { panic!() };
         assert_eq!((event.submission_id.as_str(), event.code), ("d1", ErrorCode::InvalidCommand));
         assert!(event.message.contains("threadId"), "{}", event.message);
-        let reply = session.on_text(r#"{"type":"ping"}"#);
+        let reply = step(&mut session, r#"{"type":"ping"}"#);
         assert_eq!(kinds(&reply), vec![EventKind::Error]);
     }
 
     #[test]
     fn domain_commands_are_refused_explicitly() {
         let mut session = open();
-        let reply = session.on_text(r#"{"type":"thread.create","submissionId":"c2"}"#);
+        let reply = step(&mut session, r#"{"type":"thread.create","submissionId":"c2"}"#);
         assert_eq!(kinds(&reply), vec![EventKind::CommandRejected]);
     }
 }

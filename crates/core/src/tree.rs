@@ -190,7 +190,7 @@ impl ThreadTree {
             .filter(|(id, _)| self.children(Some(id)).is_empty())
             .map(|(id, e)| (id, e.seq))
             .collect();
-        leaves.sort_by(|a, b| b.1.cmp(&a.1));
+        leaves.sort_by_key(|(_, seq)| std::cmp::Reverse(*seq));
         leaves.into_iter().map(|(id, _)| id).find(|id| self.path_to(id).is_ok()).cloned()
     }
 }

@@ -12,6 +12,7 @@ use js_sys::Function;
 use js_sys::JSON;
 use panelot_core::session::Reply;
 use panelot_core::session::Session;
+use panelot_core::session::answer_without_engine;
 use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::wasm_bindgen;
 
@@ -53,7 +54,7 @@ impl EngineHost {
         };
         // Ports carry structured-cloned JSON; text is the budgeted boundary into Rust.
         let text = JSON::stringify(message).ok().and_then(|s| s.as_string()).unwrap_or_default();
-        let reply = session.on_text(&text);
+        let reply = answer_without_engine(session.on_text(&text));
         self.send(port_id, reply);
     }
 

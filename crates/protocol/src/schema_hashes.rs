@@ -2,7 +2,7 @@
 
 /// Hash of the engine protocol (`panelot/engine-v1`) schema.
 pub const ENGINE_SCHEMA_HASH: &str =
-    "0acbc9cbe8b244c4b46e6adfa1a872dc7dfe7470db672b6afbee6cfde51ae8a1";
+    "48b3c9d65c9ca9406c460d4e7fc0df9dc147cacab83169eaee453ef67a257ca1";
 /// Hash of the page-executor protocol (`panelot/content-v1`) schema.
 pub const CONTENT_SCHEMA_HASH: &str =
     "2721ecc255d426d2e17b4cf720ed2889150cfaf659ed5f4e196f68dd4fd341c9";

@@ -182,5 +182,4 @@ fn main() {
         "store-sqlite: branch switch incl. new path ({items} items)   {switch_ms:>7.2} ms  (target <= 5 ms: path {path_ms:.2} ms + cursor write {persist_ms:.2} ms)"
     );
     println!("store-sqlite: load 10,000-node deep path ({deep_items} items)    {deep_ms:>7.2} ms");
-    let _ = store.threads();
 }

@@ -1,7 +1,8 @@
 //! The conformance suite every [`Store`] implementation must pass. Each backend's tests call
 //! [`run_all`] with a factory of empty stores; IndexedDB runs the same cases in Chromium.
 
-#![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
+// Test support: failing loudly, and naming the case on stderr, is the point.
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic, clippy::print_stderr)]
 
 use std::future::Future;
 use std::pin::pin;
@@ -43,9 +44,12 @@ pub fn block_on<F: Future>(future: F) -> F::Output {
     }
 }
 
+/// A named case.
+type Case<S> = (&'static str, fn(&S));
+
 /// Runs every case against fresh stores from `make`.
 pub fn run_all<S: Store>(make: impl Fn() -> S) {
-    let cases: [(&str, fn(&S)); 9] = [
+    let cases: [Case<S>; 9] = [
         ("empty store", empty_store),
         ("threads and nodes round trip", threads_and_nodes_round_trip),
         ("every node body round trips", every_node_body_round_trips),

@@ -68,6 +68,7 @@ macro_rules! event_payloads {
     (@opt $self:ident required $field:ident) => { Some(&$self.$field) };
     (@opt $self:ident optional $field:ident) => { $self.$field.as_ref() };
     (@opt $self:ident meta $field:ident) => { Some(&$self.thread.id) };
+    (@opt $self:ident snapshot $field:ident) => { Some(&$self.snapshot.meta.id) };
 }
 
 event_payloads! {
@@ -169,6 +170,15 @@ event_payloads! {
         at_node_id: NodeId,
     }
     submission: optional; thread: meta;
+
+    /// A thread's state, answering `thread.subscribe`; live events for it follow, never before.
+    struct ThreadSnapshotEvent {
+        /// The `thread.subscribe` answered.
+        submission_id: SubmissionId,
+        /// The thread's state.
+        snapshot: ThreadSnapshot,
+    }
+    submission: required; thread: snapshot;
 
     /// The thread list.
     struct ThreadListedEvent {
@@ -481,6 +491,8 @@ wire_catalog! {
     "thread.created" => ThreadCreated(ThreadCreatedEvent),
     /// Thread forked.
     "thread.forked" => ThreadForked(ThreadForkedEvent),
+    /// Thread snapshot.
+    "thread.snapshot" => ThreadSnapshot(ThreadSnapshotEvent),
     /// Thread list.
     "thread.listed" => ThreadListed(ThreadListedEvent),
     /// Turn started.
@@ -537,6 +549,7 @@ impl EventKind {
             | EventKind::CommandAck
             | EventKind::CommandRejected
             | EventKind::Pong
+            | EventKind::ThreadSnapshot
             | EventKind::ThreadListed => Delivery::Reply,
             EventKind::Error
             | EventKind::TurnStart
@@ -549,13 +562,14 @@ impl EventKind {
             | EventKind::ApprovalResolved
             | EventKind::InteractionRequest
             | EventKind::InteractionResolved
-            | EventKind::ThreadUpdated
             | EventKind::QueueUpdated
             | EventKind::RunRecoveryRequired
             | EventKind::TabsUpdated => Delivery::Thread,
             EventKind::ThreadCreated
             | EventKind::ThreadForked
             | EventKind::ThreadDeleted
+            // Thread lists in every UI show titles and pins.
+            | EventKind::ThreadUpdated
             | EventKind::ActivityUpdated => Delivery::Everyone,
         }
     }

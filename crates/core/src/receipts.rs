@@ -1,0 +1,88 @@
+//! Idempotent commands: a durable receipt per (client, submission) holding the command type, the
+//! fingerprint of its payload and its terminal answer.
+//!
+//! A repeat with the same type and payload replays the stored answer. The same id with another
+//! type or payload is refused with `invalid_command` and the receipt stays as it was.
+
+use panelot_protocol::AgentEvent;
+use panelot_protocol::ClientId;
+use panelot_protocol::EventFrame;
+use panelot_protocol::Op;
+use panelot_protocol::command_fingerprint;
+use panelot_protocol::decode_event;
+
+use crate::store::RECEIPT_TTL_MS;
+use crate::store::Receipt;
+use crate::store::ReceiptKey;
+use crate::store::Store;
+use crate::store::StoreError;
+
+/// What the receipt store says about an incoming command.
+// Consumed right away, never stored: the size difference costs nothing.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReceiptCheck {
+    /// Never seen: run it, and commit its receipt with its domain write.
+    New(PendingReceipt),
+    /// Seen with the same type and payload: send this answer again.
+    Replay(EventFrame),
+    /// Seen with another type or payload: refuse, leave the receipt alone.
+    Conflict(String),
+}
+
+/// The parts of a receipt known before the command runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingReceipt {
+    /// Its key.
+    pub key: ReceiptKey,
+    /// The command type.
+    pub op_type: String,
+    /// The payload fingerprint.
+    pub fingerprint: String,
+}
+
+impl PendingReceipt {
+    /// The receipt recording `answer` as the command's terminal answer.
+    pub fn complete(self, answer: &AgentEvent, now_ms: u64) -> Result<Receipt, StoreError> {
+        let answer =
+            serde_json::to_value(answer).map_err(|err| StoreError::Corrupt(err.to_string()))?;
+        Ok(Receipt {
+            key: self.key,
+            op_type: self.op_type,
+            fingerprint: self.fingerprint,
+            answer,
+            created_at_ms: now_ms,
+            expires_at_ms: now_ms + RECEIPT_TTL_MS,
+        })
+    }
+}
+
+/// Looks up the receipt of `op` from `client`. Expired receipts count as unseen.
+pub async fn check_receipt<S: Store>(
+    store: &S,
+    client: &ClientId,
+    op: &Op,
+    now_ms: u64,
+) -> Result<ReceiptCheck, StoreError> {
+    let key = ReceiptKey { client_id: client.clone(), submission_id: op.submission_id().clone() };
+    let op_type = op.kind().wire_name().to_owned();
+    let fingerprint =
+        command_fingerprint(op).map_err(|err| StoreError::Corrupt(err.to_string()))?;
+    let Some(stored) = store.receipt(&key).await?.filter(|r| r.expires_at_ms > now_ms) else {
+        return Ok(ReceiptCheck::New(PendingReceipt { key, op_type, fingerprint }));
+    };
+    if stored.op_type != op_type {
+        return Ok(ReceiptCheck::Conflict(format!(
+            "submission {} was already used for `{}`",
+            key.submission_id, stored.op_type
+        )));
+    }
+    if stored.fingerprint != fingerprint {
+        return Ok(ReceiptCheck::Conflict(format!(
+            "submission {} was already used with another payload",
+            key.submission_id
+        )));
+    }
+    let frame = decode_event(stored.answer).map_err(|err| StoreError::Corrupt(err.to_string()))?;
+    Ok(ReceiptCheck::Replay(frame))
+}
