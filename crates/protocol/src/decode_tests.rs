@@ -207,7 +207,11 @@ fn every_event_kind_round_trips() {
         let encoded = frame.to_value().unwrap();
         assert_eq!(normalize(&encoded), normalize(&sample));
         let text = frame.to_json().unwrap();
-        assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), encoded, "text and value encodings agree");
+        assert_eq!(
+            serde_json::from_str::<Value>(&text).unwrap(),
+            encoded,
+            "text and value encodings agree"
+        );
         assert_eq!(decode_event(encoded).unwrap(), frame);
     }
 }
