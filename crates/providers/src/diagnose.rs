@@ -71,7 +71,11 @@ pub fn retry_after_ms(headers: &[(String, String)], now_unix_ms: u64) -> Option<
 fn parse_seconds_like(value: &str) -> Option<u64> {
     let value = value.trim();
     let (int, frac) = value.split_once('.').unwrap_or((value, ""));
-    if int.is_empty() || int.len() > 12 || !int.bytes().all(|b| b.is_ascii_digit()) || !frac.bytes().all(|b| b.is_ascii_digit()) {
+    if int.is_empty()
+        || int.len() > 12
+        || !int.bytes().all(|b| b.is_ascii_digit())
+        || !frac.bytes().all(|b| b.is_ascii_digit())
+    {
         return None;
     }
     let whole: u64 = int.parse().ok()?;
@@ -111,7 +115,10 @@ fn parse_json(value: &Value) -> Upstream {
             let mut upstream = match map.get("error") {
                 Some(Value::Object(error)) => Upstream {
                     kind: error.get("type").and_then(scalar),
-                    code: error.get("code").and_then(scalar).or_else(|| error.get("status").and_then(scalar)),
+                    code: error
+                        .get("code")
+                        .and_then(scalar)
+                        .or_else(|| error.get("status").and_then(scalar)),
                     message: error.get("message").and_then(scalar),
                     request_id: None,
                 },
@@ -121,11 +128,16 @@ fn parse_json(value: &Value) -> Upstream {
                     ..Upstream::default()
                 },
                 Some(_) | None => match map.get("detail") {
-                    Some(detail) => Upstream { message: Some(detail_text(detail)), ..Upstream::default() },
+                    Some(detail) => {
+                        Upstream { message: Some(detail_text(detail)), ..Upstream::default() }
+                    }
                     None => Upstream {
                         kind: map.get("type").and_then(scalar).filter(|t| t != "error"),
                         code: map.get("code").and_then(scalar),
-                        message: map.get("message").and_then(scalar).or_else(|| map.get("msg").and_then(scalar)),
+                        message: map
+                            .get("message")
+                            .and_then(scalar)
+                            .or_else(|| map.get("msg").and_then(scalar)),
                         request_id: None,
                     },
                 },
@@ -141,7 +153,9 @@ fn scalar(value: &Value) -> Option<String> {
     match value {
         Value::String(text) if !text.is_empty() => Some(text.clone()),
         Value::Number(n) => Some(n.to_string()),
-        Value::String(_) | Value::Null | Value::Bool(_) | Value::Array(_) | Value::Object(_) => None,
+        Value::String(_) | Value::Null | Value::Bool(_) | Value::Array(_) | Value::Object(_) => {
+            None
+        }
     }
 }
 
@@ -160,7 +174,10 @@ fn detail_text(detail: &Value) -> String {
 
 fn looks_like_html(text: &str) -> bool {
     let head: String = text.trim_start().chars().take(512).collect::<String>().to_ascii_lowercase();
-    head.starts_with("<!doctype html") || head.starts_with("<html") || head.contains("<head") || head.contains("<body")
+    head.starts_with("<!doctype html")
+        || head.starts_with("<html")
+        || head.contains("<head")
+        || head.contains("<body")
 }
 
 /// An HTML error page (proxies, gateways, captive portals) reduced to its title or its text.
@@ -192,7 +209,12 @@ fn html_summary(html: &str) -> String {
     format!("HTML page: {}", text.trim())
 }
 
-fn build(status: Option<u16>, upstream: Upstream, request_id: Option<String>, secrets: &[&str]) -> ProviderError {
+fn build(
+    status: Option<u16>,
+    upstream: Upstream,
+    request_id: Option<String>,
+    secrets: &[&str],
+) -> ProviderError {
     let clean = |text: &str| {
         // Redact before capping, so the cap never cuts a secret into a prefix that escapes redaction.
         let text = sanitize(&redact(&sanitize(text, MAX_TEXT_BODY), secrets), MAX_UPSTREAM_CHARS);
@@ -208,7 +230,12 @@ fn build(status: Option<u16>, upstream: Upstream, request_id: Option<String>, se
         .join(" ")
         .to_lowercase();
     // In a stream there is no status: infer one from the error type or code.
-    let code_wording = [kind_text.as_deref(), code.as_deref()].into_iter().flatten().collect::<Vec<_>>().join(" ").to_lowercase();
+    let code_wording = [kind_text.as_deref(), code.as_deref()]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase();
     let effective = status.or_else(|| infer_status(&code_wording, &wording));
     let (kind, reason, conclusion) = classify(effective, &wording);
     let upstream_code = match (code, kind_text) {
@@ -263,24 +290,49 @@ fn classify(status: Option<u16>, wording: &str) -> Classified {
         "too many tokens",
         "reduce the length",
     ]);
-    let model_missing = has(&["model_not_found", "model not found", "no such model", "unknown model", "invalid model"])
-        || (wording.contains("model") && has(&["not found", "does not exist", "not exist", "not available"]));
-    let filtered = has(&["content_filter", "content_policy", "content management policy", "data_inspection_failed", "moderation", "flagged"]);
+    let model_missing = has(&[
+        "model_not_found",
+        "model not found",
+        "no such model",
+        "unknown model",
+        "invalid model",
+    ]) || (wording.contains("model")
+        && has(&["not found", "does not exist", "not exist", "not available"]));
+    let filtered = has(&[
+        "content_filter",
+        "content_policy",
+        "content management policy",
+        "data_inspection_failed",
+        "moderation",
+        "flagged",
+    ]);
     match status {
         Some(401) => (K::Auth, Some(R::InvalidKey), "the endpoint rejected the key"),
         Some(403) if filtered => (K::ContentFilter, None, "the provider flagged the content"),
         Some(403) => (K::Auth, Some(R::PermissionDenied), "the key is not allowed to do this"),
         Some(402) => (K::RateLimit, Some(R::QuotaExceeded), "credits or quota are exhausted"),
-        _ if quota && !context => (K::RateLimit, Some(R::QuotaExceeded), "credits or quota are exhausted"),
-        Some(404) if model_missing => (K::Protocol, Some(R::ModelNotFound), "the endpoint does not know this model"),
-        Some(404) => (K::Protocol, Some(R::EndpointNotFound), "no API at this URL (check the base URL)"),
+        _ if quota && !context => {
+            (K::RateLimit, Some(R::QuotaExceeded), "credits or quota are exhausted")
+        }
+        Some(404) if model_missing => {
+            (K::Protocol, Some(R::ModelNotFound), "the endpoint does not know this model")
+        }
+        Some(404) => {
+            (K::Protocol, Some(R::EndpointNotFound), "no API at this URL (check the base URL)")
+        }
         Some(429) => (K::RateLimit, None, "rate limited"),
         Some(503 | 529) => (K::Overloaded, None, "the provider is overloaded"),
-        _ if context => (K::ContextTooLong, None, "the conversation is longer than the model accepts"),
-        _ if model_missing => (K::Protocol, Some(R::ModelNotFound), "the endpoint does not know this model"),
+        _ if context => {
+            (K::ContextTooLong, None, "the conversation is longer than the model accepts")
+        }
+        _ if model_missing => {
+            (K::Protocol, Some(R::ModelNotFound), "the endpoint does not know this model")
+        }
         _ if filtered => (K::ContentFilter, None, "the provider filtered the content"),
         Some(408) => (K::Network, Some(R::UpstreamError), "the request timed out"),
-        Some(400..=499) => (K::Protocol, Some(R::InvalidRequest), "the endpoint refused the request"),
+        Some(400..=499) => {
+            (K::Protocol, Some(R::InvalidRequest), "the endpoint refused the request")
+        }
         Some(500..=599) | None => (K::Network, Some(R::UpstreamError), "the provider failed"),
         Some(_) => (K::Protocol, Some(R::ResponseFormat), "unexpected HTTP status"),
     }
@@ -312,7 +364,8 @@ fn infer_status(code_wording: &str, wording: &str) -> Option<u16> {
     if let Some(&(_, status)) = table.iter().find(|(needle, _)| code_wording.contains(needle)) {
         return Some(status);
     }
-    let phrases: [(&str, u16); 3] = [("rate limit", 429), ("too many requests", 429), ("overloaded", 529)];
+    let phrases: [(&str, u16); 3] =
+        [("rate limit", 429), ("too many requests", 429), ("overloaded", 529)];
     phrases.iter().find(|(needle, _)| wording.contains(needle)).map(|&(_, status)| status)
 }
 

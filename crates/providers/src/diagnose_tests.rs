@@ -17,44 +17,142 @@ fn headers(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
 /// Classifies and returns (kind, reason).
 #[track_caller]
 fn check(status: u16, body: &str, kind: K, reason: Option<&str>) {
-    let err = classify_http_error(&HttpFailure { status, headers: &[], body: body.as_bytes(), secrets: &[] });
+    let err = classify_http_error(&HttpFailure {
+        status,
+        headers: &[],
+        body: body.as_bytes(),
+        secrets: &[],
+    });
     assert_eq!((err.kind, err.details.reason.as_deref()), (kind, reason), "{status} {body}");
     assert_eq!(err.details.status, Some(status));
 }
 
 #[test]
 fn classification_order() {
-    check(401, r#"{"error":{"message":"Incorrect API key","type":"invalid_request_error","code":"invalid_api_key"}}"#, K::Auth, Some("invalid_key"));
-    check(403, r#"{"error":{"type":"permission_error","message":"no access"}}"#, K::Auth, Some("permission_denied"));
-    check(403, r#"{"error":{"code":403,"message":"Input was flagged by moderation"}}"#, K::ContentFilter, None);
-    check(402, r#"{"error":{"code":402,"message":"Insufficient credits"}}"#, K::RateLimit, Some("quota_exceeded"));
-    check(429, r#"{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}"#, K::RateLimit, Some("quota_exceeded"));
-    check(404, r#"{"error":{"message":"The model `gpt-9` does not exist","code":"model_not_found"}}"#, K::Protocol, Some("model_not_found"));
-    check(404, "<html><head><title>404 Not Found</title></head><body>nginx</body></html>", K::Protocol, Some("endpoint_not_found"));
-    check(429, r#"{"error":{"type":"rate_limit_error","message":"slow down"}}"#, K::RateLimit, None);
-    check(529, r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#, K::Overloaded, None);
+    check(
+        401,
+        r#"{"error":{"message":"Incorrect API key","type":"invalid_request_error","code":"invalid_api_key"}}"#,
+        K::Auth,
+        Some("invalid_key"),
+    );
+    check(
+        403,
+        r#"{"error":{"type":"permission_error","message":"no access"}}"#,
+        K::Auth,
+        Some("permission_denied"),
+    );
+    check(
+        403,
+        r#"{"error":{"code":403,"message":"Input was flagged by moderation"}}"#,
+        K::ContentFilter,
+        None,
+    );
+    check(
+        402,
+        r#"{"error":{"code":402,"message":"Insufficient credits"}}"#,
+        K::RateLimit,
+        Some("quota_exceeded"),
+    );
+    check(
+        429,
+        r#"{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}"#,
+        K::RateLimit,
+        Some("quota_exceeded"),
+    );
+    check(
+        404,
+        r#"{"error":{"message":"The model `gpt-9` does not exist","code":"model_not_found"}}"#,
+        K::Protocol,
+        Some("model_not_found"),
+    );
+    check(
+        404,
+        "<html><head><title>404 Not Found</title></head><body>nginx</body></html>",
+        K::Protocol,
+        Some("endpoint_not_found"),
+    );
+    check(
+        429,
+        r#"{"error":{"type":"rate_limit_error","message":"slow down"}}"#,
+        K::RateLimit,
+        None,
+    );
+    check(
+        529,
+        r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
+        K::Overloaded,
+        None,
+    );
     check(503, "Service Unavailable", K::Overloaded, None);
-    check(400, r#"{"error":{"message":"This model's maximum context length is 128000 tokens","code":"context_length_exceeded"}}"#, K::ContextTooLong, None);
-    check(400, r#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}"#, K::ContextTooLong, None);
-    check(400, r#"{"error":"model \"llama9\" not found, try pulling it first"}"#, K::Protocol, Some("model_not_found"));
-    check(400, r#"{"code":"DataInspectionFailed","message":"Input data may contain inappropriate content. data_inspection_failed"}"#, K::ContentFilter, None);
-    check(422, r#"{"detail":[{"loc":["body","messages"],"msg":"field required","type":"missing"}]}"#, K::Protocol, Some("invalid_request"));
+    check(
+        400,
+        r#"{"error":{"message":"This model's maximum context length is 128000 tokens","code":"context_length_exceeded"}}"#,
+        K::ContextTooLong,
+        None,
+    );
+    check(
+        400,
+        r#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}"#,
+        K::ContextTooLong,
+        None,
+    );
+    check(
+        400,
+        r#"{"error":"model \"llama9\" not found, try pulling it first"}"#,
+        K::Protocol,
+        Some("model_not_found"),
+    );
+    check(
+        400,
+        r#"{"code":"DataInspectionFailed","message":"Input data may contain inappropriate content. data_inspection_failed"}"#,
+        K::ContentFilter,
+        None,
+    );
+    check(
+        422,
+        r#"{"detail":[{"loc":["body","messages"],"msg":"field required","type":"missing"}]}"#,
+        K::Protocol,
+        Some("invalid_request"),
+    );
     check(408, "timeout", K::Network, Some("upstream_error"));
-    check(500, r#"{"error":{"message":"The server had an error","type":"server_error"}}"#, K::Network, Some("upstream_error"));
-    check(502, "<!DOCTYPE html><html><body><h1>502 Bad Gateway</h1></body></html>", K::Network, Some("upstream_error"));
+    check(
+        500,
+        r#"{"error":{"message":"The server had an error","type":"server_error"}}"#,
+        K::Network,
+        Some("upstream_error"),
+    );
+    check(
+        502,
+        "<!DOCTYPE html><html><body><h1>502 Bad Gateway</h1></body></html>",
+        K::Network,
+        Some("upstream_error"),
+    );
     check(302, "", K::Protocol, Some("response_format"));
 }
 
 #[test]
 fn invalid_credentials_wording_is_not_quota() {
-    check(400, r#"{"message":"Invalid credentials","code":"InvalidApiKey"}"#, K::Protocol, Some("invalid_request"));
+    check(
+        400,
+        r#"{"message":"Invalid credentials","code":"InvalidApiKey"}"#,
+        K::Protocol,
+        Some("invalid_request"),
+    );
 }
 
 #[test]
 fn details_carry_request_id_code_and_sanitised_message() {
-    let hdrs = headers(&[("Request-Id", "req_011CSHoEeqs5C35K2UUqR7Fy"), ("x-api-key", "sk-ant-api03-secretsecretsecret")]);
+    let hdrs = headers(&[
+        ("Request-Id", "req_011CSHoEeqs5C35K2UUqR7Fy"),
+        ("x-api-key", "sk-ant-api03-secretsecretsecret"),
+    ]);
     let body = r#"{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key\u0000 sk-ant-api03-secretsecretsecret\n"}}"#;
-    let err = classify_http_error(&HttpFailure { status: 401, headers: &hdrs, body: body.as_bytes(), secrets: &[] });
+    let err = classify_http_error(&HttpFailure {
+        status: 401,
+        headers: &hdrs,
+        body: body.as_bytes(),
+        secrets: &[],
+    });
     assert_eq!(
         err.details,
         ProviderDetails {
@@ -65,14 +163,22 @@ fn details_carry_request_id_code_and_sanitised_message() {
             upstream_message: Some("invalid x-api-key [redacted]".to_owned()),
         }
     );
-    assert_eq!(err.message, "HTTP 401: the endpoint rejected the key: invalid x-api-key [redacted]");
+    assert_eq!(
+        err.message,
+        "HTTP 401: the endpoint rejected the key: invalid x-api-key [redacted]"
+    );
     assert!(!format!("{err:?}").contains("secretsecret"));
 }
 
 #[test]
 fn given_secrets_never_appear_even_when_not_key_shaped() {
     let body = r#"{"message":"bad header value hunter2hunter2 for X-Custom","code":"bad"}"#;
-    let err = classify_http_error(&HttpFailure { status: 400, headers: &[], body: body.as_bytes(), secrets: &["hunter2hunter2"] });
+    let err = classify_http_error(&HttpFailure {
+        status: 400,
+        headers: &[],
+        body: body.as_bytes(),
+        secrets: &["hunter2hunter2"],
+    });
     assert!(!format!("{err:?}").contains("hunter2hunter2"), "{err:?}");
 }
 
@@ -82,21 +188,43 @@ fn body_shapes() {
         (r#"{"error":{"message":"m1","type":"t1","code":"c1"}}"#, Some("c1"), Some("m1")),
         (r#"{"message":"m2","code":"c2","request_id":"r"}"#, Some("c2"), Some("m2")),
         (r#"{"detail":"m3"}"#, None, Some("m3")),
-        (r#"[{"error":{"code":400,"message":"m4","status":"INVALID_ARGUMENT"}}]"#, Some("400"), Some("m4")),
+        (
+            r#"[{"error":{"code":400,"message":"m4","status":"INVALID_ARGUMENT"}}]"#,
+            Some("400"),
+            Some("m4"),
+        ),
         ("plain text m5", None, Some("plain text m5")),
-        ("<html><head><title>Just a moment...</title></head></html>", None, Some("HTML page: Just a moment...")),
+        (
+            "<html><head><title>Just a moment...</title></head></html>",
+            None,
+            Some("HTML page: Just a moment..."),
+        ),
         ("", None, None),
     ];
     for (body, code, message) in cases {
-        let err = classify_http_error(&HttpFailure { status: 400, headers: &[], body: body.as_bytes(), secrets: &[] });
-        assert_eq!((err.details.upstream_code.as_deref(), err.details.upstream_message.as_deref()), (code, message), "{body}");
+        let err = classify_http_error(&HttpFailure {
+            status: 400,
+            headers: &[],
+            body: body.as_bytes(),
+            secrets: &[],
+        });
+        assert_eq!(
+            (err.details.upstream_code.as_deref(), err.details.upstream_message.as_deref()),
+            (code, message),
+            "{body}"
+        );
     }
 }
 
 #[test]
 fn upstream_message_is_capped_at_2000_chars() {
     let body = format!(r#"{{"message":"{}"}}"#, "xy".repeat(5000));
-    let err = classify_http_error(&HttpFailure { status: 400, headers: &[], body: body.as_bytes(), secrets: &[] });
+    let err = classify_http_error(&HttpFailure {
+        status: 400,
+        headers: &[],
+        body: body.as_bytes(),
+        secrets: &[],
+    });
     let message = err.details.upstream_message.unwrap_or_default();
     assert_eq!(message.chars().count(), 2000);
     assert!(err.message.chars().count() < 400);
@@ -105,7 +233,8 @@ fn upstream_message_is_capped_at_2000_chars() {
 #[test]
 fn huge_garbage_bodies_are_bounded() {
     let body = vec![0xFFu8; 10 * 1024 * 1024];
-    let err = classify_http_error(&HttpFailure { status: 500, headers: &[], body: &body, secrets: &[] });
+    let err =
+        classify_http_error(&HttpFailure { status: 500, headers: &[], body: &body, secrets: &[] });
     assert_eq!(err.kind, K::Network);
     assert!(err.details.upstream_message.unwrap_or_default().chars().count() <= 2000);
 }
@@ -113,10 +242,19 @@ fn huge_garbage_bodies_are_bounded() {
 #[test]
 fn stream_errors_are_classified_without_a_status() {
     let cases = [
-        (json!({"error": {"message": "The server had an error", "type": "server_error"}}), K::Network),
-        (json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}), K::Overloaded),
+        (
+            json!({"error": {"message": "The server had an error", "type": "server_error"}}),
+            K::Network,
+        ),
+        (
+            json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
+            K::Overloaded,
+        ),
         (json!({"error": {"code": 429, "message": "Provider returned error"}}), K::RateLimit),
-        (json!({"error": {"code": "context_length_exceeded", "message": "too long"}}), K::ContextTooLong),
+        (
+            json!({"error": {"code": "context_length_exceeded", "message": "too long"}}),
+            K::ContextTooLong,
+        ),
         (json!({"error": "something broke"}), K::Network),
         (json!({"error": {"message": "max 500 tokens per chunk"}}), K::Network),
     ];
@@ -132,9 +270,18 @@ fn retry_after_forms() {
     const NOW: u64 = 1_445_412_480_000; // Wed, 21 Oct 2015 07:28:00 GMT
     assert_eq!(retry_after_ms(&headers(&[("Retry-After", "120")]), NOW), Some(120_000));
     assert_eq!(retry_after_ms(&headers(&[("retry-after", "1.5")]), NOW), Some(2_000));
-    assert_eq!(retry_after_ms(&headers(&[("retry-after", "Wed, 21 Oct 2015 07:28:30 GMT")]), NOW), Some(30_000));
-    assert_eq!(retry_after_ms(&headers(&[("retry-after", "Wed, 21 Oct 2015 07:00:00 GMT")]), NOW), Some(0));
-    assert_eq!(retry_after_ms(&headers(&[("retry-after-ms", "250"), ("retry-after", "9")]), NOW), Some(250));
+    assert_eq!(
+        retry_after_ms(&headers(&[("retry-after", "Wed, 21 Oct 2015 07:28:30 GMT")]), NOW),
+        Some(30_000)
+    );
+    assert_eq!(
+        retry_after_ms(&headers(&[("retry-after", "Wed, 21 Oct 2015 07:00:00 GMT")]), NOW),
+        Some(0)
+    );
+    assert_eq!(
+        retry_after_ms(&headers(&[("retry-after-ms", "250"), ("retry-after", "9")]), NOW),
+        Some(250)
+    );
     assert_eq!(retry_after_ms(&headers(&[("retry-after", "-1")]), NOW), None);
     assert_eq!(retry_after_ms(&headers(&[("retry-after", "soon")]), NOW), None);
     assert_eq!(retry_after_ms(&[], NOW), None);

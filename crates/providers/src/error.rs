@@ -60,11 +60,18 @@ pub(crate) fn incomplete(message: impl Into<String>) -> ProviderError {
     error(ProviderErrorKind::Network, ErrorReason::IncompleteResponse, message.into())
 }
 
-pub(crate) fn error(kind: ProviderErrorKind, reason: ErrorReason, message: String) -> ProviderError {
+pub(crate) fn error(
+    kind: ProviderErrorKind,
+    reason: ErrorReason,
+    message: String,
+) -> ProviderError {
     ProviderError {
         kind,
         message,
-        details: ProviderDetails { reason: Some(reason.as_str().to_owned()), ..ProviderDetails::default() },
+        details: ProviderDetails {
+            reason: Some(reason.as_str().to_owned()),
+            ..ProviderDetails::default()
+        },
     }
 }
 

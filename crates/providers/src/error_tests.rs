@@ -28,7 +28,8 @@ fn redact_removes_given_secrets_and_key_shapes() {
 
 #[test]
 fn redact_keeps_model_ids_and_request_ids() {
-    let text = "model Meta-Llama-3.1-405B-Instruct-Turbo-Preview not found (req_011CSHoEeqs5C35K2UUqR7Fy)";
+    let text =
+        "model Meta-Llama-3.1-405B-Instruct-Turbo-Preview not found (req_011CSHoEeqs5C35K2UUqR7Fy)";
     assert_eq!(redact(text, &[]), text);
 }
 

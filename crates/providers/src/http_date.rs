@@ -1,9 +1,11 @@
 //! HTTP-date parsing (RFC 9110 §5.6.7): IMF-fixdate plus the two obsolete forms recipients must
 //! still accept. Written here rather than pulling in a date crate for one header.
 
-const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+const MONTHS: [&str; 12] =
+    ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 const DAYS: [&str; 7] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
-const LONG_DAYS: [&str; 7] = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
+const LONG_DAYS: [&str; 7] =
+    ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
 
 /// Milliseconds since the Unix epoch of an HTTP-date, or `None` when it is not one.
 pub(crate) fn parse_http_date(text: &str) -> Option<u64> {
@@ -11,16 +13,21 @@ pub(crate) fn parse_http_date(text: &str) -> Option<u64> {
     let parts: Vec<&str> = text.split_ascii_whitespace().collect();
     let (day, month, year, time) = match parts.as_slice() {
         // IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT
-        [weekday, day, month, year, time, "GMT"] if weekday.strip_suffix(',').is_some_and(|w| DAYS.contains(&w)) => {
+        [weekday, day, month, year, time, "GMT"]
+            if weekday.strip_suffix(',').is_some_and(|w| DAYS.contains(&w)) =>
+        {
             if day.len() != 2 || year.len() != 4 {
                 return None;
             }
             (parse_num(day)?, month_number(month)?, parse_num(year)?, *time)
         }
         // RFC 850: Sunday, 06-Nov-94 08:49:37 GMT
-        [weekday, date, time, "GMT"] if weekday.strip_suffix(',').is_some_and(|w| LONG_DAYS.contains(&w)) => {
+        [weekday, date, time, "GMT"]
+            if weekday.strip_suffix(',').is_some_and(|w| LONG_DAYS.contains(&w)) =>
+        {
             let mut fields = date.split('-');
-            let (Some(day), Some(month), Some(year), None) = (fields.next(), fields.next(), fields.next(), fields.next())
+            let (Some(day), Some(month), Some(year), None) =
+                (fields.next(), fields.next(), fields.next(), fields.next())
             else {
                 return None;
             };
@@ -30,7 +37,12 @@ pub(crate) fn parse_http_date(text: &str) -> Option<u64> {
             // Two-digit years: RFC 9110 says a date more than 50 years ahead means the past
             // century; with no clock here, 70-99 are read as 19xx and 00-69 as 20xx.
             let yy = parse_num(year)?;
-            (parse_num(day)?, month_number(month)?, if yy >= 70 { 1900 + yy } else { 2000 + yy }, *time)
+            (
+                parse_num(day)?,
+                month_number(month)?,
+                if yy >= 70 { 1900 + yy } else { 2000 + yy },
+                *time,
+            )
         }
         // asctime: Sun Nov  6 08:49:37 1994
         [weekday, month, day, time, year] if DAYS.contains(weekday) => {
@@ -42,7 +54,9 @@ pub(crate) fn parse_http_date(text: &str) -> Option<u64> {
         _ => return None,
     };
     let mut clock = time.split(':');
-    let (Some(hh), Some(mm), Some(ss), None) = (clock.next(), clock.next(), clock.next(), clock.next()) else {
+    let (Some(hh), Some(mm), Some(ss), None) =
+        (clock.next(), clock.next(), clock.next(), clock.next())
+    else {
         return None;
     };
     if hh.len() != 2 || mm.len() != 2 || ss.len() != 2 {
@@ -74,7 +88,9 @@ fn month_number(name: &str) -> Option<u64> {
 
 fn days_in_month(year: u64, month: u64) -> u64 {
     match month {
-        2 if year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400)) => 29,
+        2 if year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400)) => {
+            29
+        }
         2 => 28,
         4 | 6 | 9 | 11 => 30,
         _ => 31,

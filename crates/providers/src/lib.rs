@@ -12,12 +12,35 @@
 //! * [`classify_http_error`] and [`retry_after_ms`]: diagnosis of failed HTTP calls.
 //! * [`Quirks`] and [`templates`]: what differs between endpoints of the same wire format.
 //!
+//! ```
+//! use panelot_core::model::ModelEvent;
+//! use panelot_providers::Quirks;
+//! use panelot_providers::StreamDecoder;
+//! use panelot_providers::ToolCallIds;
+//! use panelot_providers::openai::OpenAiStream;
+//!
+//! let adapter = OpenAiStream::new(Quirks::default(), ToolCallIds::new("call_t1_"));
+//! let mut decoder = StreamDecoder::new(adapter);
+//! let mut events = Vec::new();
+//! // Chunks may split lines, events and UTF-8 anywhere.
+//! decoder.feed_into(b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\nda", &mut events)?;
+//! decoder.feed_into(b"ta: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n", &mut events)?;
+//! let response = decoder.finish(&mut events)?;
+//! assert_eq!(events, vec![ModelEvent::TextDelta("Hi".to_owned())]);
+//! assert_eq!(response.turn.text, "Hi");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! [`ModelEvent`]: panelot_core::model::ModelEvent
 //! [`ModelResponse`]: panelot_core::model::ModelResponse
 //! [`ProviderError`]: panelot_core::model::ProviderError
 //! [`ModelRequest`]: panelot_core::model::ModelRequest
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
+// `ProviderError` is the engine's error type (136 bytes). It is returned at most once per model
+// call, so its size costs nothing measurable; boxing it would change the contract with
+// `panelot-core` for no gain.
+#![allow(clippy::result_large_err)]
 
 pub mod anthropic;
 mod diagnose;

@@ -12,4 +12,5 @@ mod wire;
 
 pub use request::CHAT_COMPLETIONS_PATH;
 pub use request::build_request;
+pub(crate) use request::effort_name;
 pub use stream::OpenAiStream;

@@ -34,7 +34,7 @@ pub enum ThinkingBudgetMode {
 }
 
 /// The quirks of one connection. `Default` is a well-behaved endpoint.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Quirks {
     /// Do not send `stream_options.include_usage` (servers that reject it).
     pub no_stream_options: bool,
@@ -54,6 +54,12 @@ pub struct Quirks {
     pub no_reasoning_replay: bool,
     /// Anthropic thinking mode.
     pub anthropic_thinking: ThinkingBudgetMode,
+}
+
+impl Default for Quirks {
+    fn default() -> Quirks {
+        Quirks::NONE
+    }
 }
 
 /// One flag, by its stored name.
@@ -119,17 +125,33 @@ impl QuirkFlag {
 }
 
 impl Quirks {
+    /// No quirks: a well-behaved endpoint (the `Default`, usable in constants).
+    pub const NONE: Quirks = Quirks {
+        no_stream_options: false,
+        think_tag_reasoning: false,
+        no_parallel_tool_calls: false,
+        max_tokens_field: MaxTokensField::MaxTokens,
+        no_system_role: false,
+        tool_calls_on_stop: false,
+        no_reasoning_replay: false,
+        anthropic_thinking: ThinkingBudgetMode::Adaptive,
+    };
+
     /// These quirks with `flag` set.
     pub fn with(mut self, flag: QuirkFlag) -> Quirks {
         match flag {
             QuirkFlag::NoStreamOptions => self.no_stream_options = true,
             QuirkFlag::ThinkTagReasoning => self.think_tag_reasoning = true,
             QuirkFlag::NoParallelToolCalls => self.no_parallel_tool_calls = true,
-            QuirkFlag::MaxCompletionTokens => self.max_tokens_field = MaxTokensField::MaxCompletionTokens,
+            QuirkFlag::MaxCompletionTokens => {
+                self.max_tokens_field = MaxTokensField::MaxCompletionTokens
+            }
             QuirkFlag::NoSystemRole => self.no_system_role = true,
             QuirkFlag::ToolCallsOnStop => self.tool_calls_on_stop = true,
             QuirkFlag::NoReasoningReplay => self.no_reasoning_replay = true,
-            QuirkFlag::AnthropicManualThinking => self.anthropic_thinking = ThinkingBudgetMode::Manual,
+            QuirkFlag::AnthropicManualThinking => {
+                self.anthropic_thinking = ThinkingBudgetMode::Manual
+            }
         }
         self
     }
@@ -140,11 +162,15 @@ impl Quirks {
             QuirkFlag::NoStreamOptions => self.no_stream_options,
             QuirkFlag::ThinkTagReasoning => self.think_tag_reasoning,
             QuirkFlag::NoParallelToolCalls => self.no_parallel_tool_calls,
-            QuirkFlag::MaxCompletionTokens => self.max_tokens_field == MaxTokensField::MaxCompletionTokens,
+            QuirkFlag::MaxCompletionTokens => {
+                self.max_tokens_field == MaxTokensField::MaxCompletionTokens
+            }
             QuirkFlag::NoSystemRole => self.no_system_role,
             QuirkFlag::ToolCallsOnStop => self.tool_calls_on_stop,
             QuirkFlag::NoReasoningReplay => self.no_reasoning_replay,
-            QuirkFlag::AnthropicManualThinking => self.anthropic_thinking == ThinkingBudgetMode::Manual,
+            QuirkFlag::AnthropicManualThinking => {
+                self.anthropic_thinking == ThinkingBudgetMode::Manual
+            }
         }
     }
 

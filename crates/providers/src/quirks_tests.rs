@@ -21,5 +21,8 @@ fn every_flag_round_trips_through_its_name_and_the_struct() {
 #[test]
 fn default_has_no_flags_and_unknown_names_are_errors() {
     assert_eq!(Quirks::default().flags(), vec![]);
-    assert_eq!(QuirkFlag::from_name("noStreamOption"), Err(UnknownQuirk("noStreamOption".to_owned())));
+    assert_eq!(
+        QuirkFlag::from_name("noStreamOption"),
+        Err(UnknownQuirk("noStreamOption".to_owned()))
+    );
 }

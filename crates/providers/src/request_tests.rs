@@ -7,9 +7,18 @@ use super::join_url;
 
 #[test]
 fn join_url_normalises_slashes_and_a_shared_v1() {
-    assert_eq!(join_url("https://api.openai.com/v1/", "chat/completions"), "https://api.openai.com/v1/chat/completions");
-    assert_eq!(join_url("https://api.anthropic.com", "v1/messages"), "https://api.anthropic.com/v1/messages");
-    assert_eq!(join_url("https://api.anthropic.com/v1", "v1/messages"), "https://api.anthropic.com/v1/messages");
+    assert_eq!(
+        join_url("https://api.openai.com/v1/", "chat/completions"),
+        "https://api.openai.com/v1/chat/completions"
+    );
+    assert_eq!(
+        join_url("https://api.anthropic.com", "v1/messages"),
+        "https://api.anthropic.com/v1/messages"
+    );
+    assert_eq!(
+        join_url("https://api.anthropic.com/v1", "v1/messages"),
+        "https://api.anthropic.com/v1/messages"
+    );
 }
 
 #[test]

@@ -283,11 +283,9 @@ impl SseParser {
                 self.event.clear();
                 self.event.push_str(&String::from_utf8_lossy(value));
             }
-            b"id" => {
-                // The spec ignores ids containing NUL.
-                if !value.contains(&0) {
-                    self.last_id = Some(String::from_utf8_lossy(value).into_owned());
-                }
+            // The spec ignores ids containing NUL.
+            b"id" if !value.contains(&0) => {
+                self.last_id = Some(String::from_utf8_lossy(value).into_owned());
             }
             b"retry" => {
                 if !value.is_empty()

@@ -18,7 +18,8 @@ fn parse_chunked(body: &[u8], sizes: &[usize], max: usize) -> Result<Vec<SseEven
     let mut rest = body;
     let mut i = 0;
     while !rest.is_empty() {
-        let n = sizes.get(i % sizes.len().max(1)).copied().unwrap_or(rest.len()).clamp(1, rest.len());
+        let n =
+            sizes.get(i % sizes.len().max(1)).copied().unwrap_or(rest.len()).clamp(1, rest.len());
         let (chunk, tail) = rest.split_at(n);
         events.extend(parser.feed(chunk)?);
         rest = tail;
@@ -61,7 +62,10 @@ fn comments_and_unknown_fields_are_ignored() {
 
 #[test]
 fn every_line_ending() {
-    check("data: a\r\n\r\ndata: b\r\rdata: c\n\n", &[ev(None, "a", None), ev(None, "b", None), ev(None, "c", None)]);
+    check(
+        "data: a\r\n\r\ndata: b\r\rdata: c\n\n",
+        &[ev(None, "a", None), ev(None, "b", None), ev(None, "c", None)],
+    );
 }
 
 #[test]
@@ -101,7 +105,10 @@ fn event_without_data_is_not_dispatched() {
 
 #[test]
 fn invalid_utf8_is_replaced_not_rejected() {
-    assert_eq!(parse_chunked(b"data: a\xFFb\n\n", &[1], usize::MAX).unwrap(), vec![ev(None, "a\u{FFFD}b", None)]);
+    assert_eq!(
+        parse_chunked(b"data: a\xFFb\n\n", &[1], usize::MAX).unwrap(),
+        vec![ev(None, "a\u{FFFD}b", None)]
+    );
 }
 
 #[test]

@@ -16,7 +16,11 @@ use crate::sse::SseParser;
 /// [`AnthropicStream`](crate::anthropic::AnthropicStream).
 pub trait StreamAdapter {
     /// Handles one event, appending what it produced to `out`. An error ends the call.
-    fn on_event(&mut self, event: &SseEvent, out: &mut Vec<ModelEvent>) -> Result<(), ProviderError>;
+    fn on_event(
+        &mut self,
+        event: &SseEvent,
+        out: &mut Vec<ModelEvent>,
+    ) -> Result<(), ProviderError>;
 
     /// The body ended cleanly: the complete response, or why it is not one.
     fn finish(self) -> Result<ModelResponse, ProviderError>;
@@ -51,7 +55,11 @@ impl<A: StreamAdapter> StreamDecoder<A> {
 
     /// Like [`feed`](Self::feed), appending to `out`. After an error every call returns it
     /// again: the call has failed and the rest of the body is of no use.
-    pub fn feed_into(&mut self, bytes: &[u8], out: &mut Vec<ModelEvent>) -> Result<(), ProviderError> {
+    pub fn feed_into(
+        &mut self,
+        bytes: &[u8],
+        out: &mut Vec<ModelEvent>,
+    ) -> Result<(), ProviderError> {
         if let Some(err) = &self.failed {
             return Err(err.clone());
         }
@@ -83,6 +91,8 @@ impl<A: StreamAdapter> StreamDecoder<A> {
 
 fn sse_error(err: &SseError) -> ProviderError {
     match err {
-        SseError::EventTooLarge { limit } => protocol_error(format!("a stream event is larger than {limit} bytes")),
+        SseError::EventTooLarge { limit } => {
+            protocol_error(format!("a stream event is larger than {limit} bytes"))
+        }
     }
 }

@@ -20,7 +20,11 @@ pub const CHAT_COMPLETIONS_PATH: &str = "chat/completions";
 
 /// The streaming request for `req` at an endpoint with `quirks`; `api_key` goes into an
 /// `authorization` header when present and non-empty (local servers need none).
-pub fn build_request(req: &ModelRequest, quirks: &Quirks, api_key: Option<&str>) -> ProviderRequest {
+pub fn build_request(
+    req: &ModelRequest,
+    quirks: &Quirks,
+    api_key: Option<&str>,
+) -> ProviderRequest {
     let mut body = Map::new();
     body.insert("model".into(), req.model.clone().into());
     body.insert("messages".into(), Value::Array(messages(req, quirks)));
@@ -36,7 +40,10 @@ pub fn build_request(req: &ModelRequest, quirks: &Quirks, api_key: Option<&str>)
         }
     }
     insert_params(&mut body, &req.params, quirks);
-    let mut headers = vec![Header::plain("content-type", "application/json"), Header::plain("accept", "text/event-stream")];
+    let mut headers = vec![
+        Header::plain("content-type", "application/json"),
+        Header::plain("accept", "text/event-stream"),
+    ];
     if let Some(key) = api_key.filter(|key| !key.is_empty()) {
         headers.push(Header::secret("authorization", format!("Bearer {key}")));
     }
@@ -127,7 +134,9 @@ fn messages(req: &ModelRequest, quirks: &Quirks) -> Vec<Value> {
                         }
                     }
                 }
-                out.push(json!({ "role": "tool", "tool_call_id": call_id, "content": text.join("\n") }));
+                out.push(
+                    json!({ "role": "tool", "tool_call_id": call_id, "content": text.join("\n") }),
+                );
             }
         }
     }
@@ -145,7 +154,8 @@ fn user_content(content: &[ContentPart], prefix: Option<String>) -> Value {
         ([ContentPart::Text(text)], Some(prefix)) => format!("{prefix}\n\n{text}").into(),
         ([], Some(prefix)) => prefix.into(),
         (parts, prefix) => {
-            let mut out: Vec<Value> = prefix.map(|p| json!({ "type": "text", "text": p })).into_iter().collect();
+            let mut out: Vec<Value> =
+                prefix.map(|p| json!({ "type": "text", "text": p })).into_iter().collect();
             out.extend(parts.iter().map(part_json));
             Value::Array(out)
         }
@@ -166,7 +176,11 @@ fn assistant(turn: &AssistantTurn, quirks: &Quirks) -> Value {
     message.insert("role".into(), "assistant".into());
     // `content: null` with tool calls is what OpenAI itself sends back; an empty string
     // without them keeps strict servers happy.
-    let content = if turn.text.is_empty() && !turn.tool_calls.is_empty() { Value::Null } else { turn.text.clone().into() };
+    let content = if turn.text.is_empty() && !turn.tool_calls.is_empty() {
+        Value::Null
+    } else {
+        turn.text.clone().into()
+    };
     message.insert("content".into(), content);
     if !turn.tool_calls.is_empty() {
         let calls = turn

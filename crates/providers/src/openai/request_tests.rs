@@ -30,7 +30,11 @@ fn request() -> ModelRequest {
             Message::Assistant(AssistantTurn {
                 text: String::new(),
                 reasoning: Some("why".into()),
-                tool_calls: vec![ToolCall { id: "c1".into(), name: "shot".into(), arguments: "{}".into() }],
+                tool_calls: vec![ToolCall {
+                    id: "c1".into(),
+                    name: "shot".into(),
+                    arguments: "{}".into(),
+                }],
                 provider_state: vec![],
             }),
             Message::ToolResult {
@@ -42,7 +46,11 @@ fn request() -> ModelRequest {
                 is_error: false,
             },
         ],
-        tools: vec![ToolSpec { name: "shot".into(), description: "d".into(), parameters: json!({"type": "object"}) }],
+        tools: vec![ToolSpec {
+            name: "shot".into(),
+            description: "d".into(),
+            parameters: json!({"type": "object"}),
+        }],
         params: GenParams::default(),
     }
 }
@@ -80,7 +88,16 @@ fn unset_params_are_not_sent_and_set_ones_are() {
     let mut req = request();
     req.tools.clear();
     let body = build_request(&req, &Quirks::default(), None).body;
-    for key in ["temperature", "top_p", "max_tokens", "max_completion_tokens", "stop", "reasoning_effort", "tools", "parallel_tool_calls"] {
+    for key in [
+        "temperature",
+        "top_p",
+        "max_tokens",
+        "max_completion_tokens",
+        "stop",
+        "reasoning_effort",
+        "tools",
+        "parallel_tool_calls",
+    ] {
         assert!(body.get(key).is_none(), "{key} sent");
     }
     req.params = GenParams {
@@ -92,7 +109,13 @@ fn unset_params_are_not_sent_and_set_ones_are() {
     };
     let body = build_request(&req, &Quirks::default(), None).body;
     assert_eq!(
-        [&body["temperature"], &body["top_p"], &body["max_tokens"], &body["stop"], &body["reasoning_effort"]],
+        [
+            &body["temperature"],
+            &body["top_p"],
+            &body["max_tokens"],
+            &body["stop"],
+            &body["reasoning_effort"]
+        ],
         [&json!(0.5), &json!(0.9), &json!(100), &json!(["END"]), &json!("high")]
     );
 }
@@ -122,7 +145,10 @@ fn quirks_change_the_body() {
 
 #[test]
 fn no_system_role_without_a_leading_user_message_adds_one() {
-    let req = ModelRequest { system: SystemPrompt { stable: "s".into(), dynamic: String::new() }, ..request() };
+    let req = ModelRequest {
+        system: SystemPrompt { stable: "s".into(), dynamic: String::new() },
+        ..request()
+    };
     let req = ModelRequest { messages: req.messages[1..].to_vec(), ..req };
     let quirks = Quirks { no_system_role: true, ..Quirks::default() };
     let body = build_request(&req, &quirks, None).body;
@@ -134,7 +160,10 @@ fn no_system_role_without_a_leading_user_message_adds_one() {
 fn multi_part_user_content() {
     let req = ModelRequest {
         messages: vec![Message::User {
-            content: vec![ContentPart::Text("look".into()), ContentPart::Image { mime: "image/jpeg".into(), data_base64: "Zm9v".into() }],
+            content: vec![
+                ContentPart::Text("look".into()),
+                ContentPart::Image { mime: "image/jpeg".into(), data_base64: "Zm9v".into() },
+            ],
         }],
         ..ModelRequest::default()
     };

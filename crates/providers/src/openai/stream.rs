@@ -76,25 +76,39 @@ impl OpenAiStream {
         }
     }
 
-    fn on_chunk(&mut self, chunk: Chunk<'_>, out: &mut Vec<ModelEvent>) -> Result<(), ProviderError> {
+    fn on_chunk(
+        &mut self,
+        chunk: Chunk<'_>,
+        out: &mut Vec<ModelEvent>,
+    ) -> Result<(), ProviderError> {
         self.started = true;
         if let Some(raw) = chunk.usage {
             self.usage = Some(map_usage(&raw));
         }
         // We never ask for several choices (`n`); a server that sends them anyway is read for the
         // first only.
-        let Some(choice) = chunk.choices.into_iter().flatten().find(|choice| choice.index.unwrap_or(0) == 0) else {
+        let Some(choice) =
+            chunk.choices.into_iter().flatten().find(|choice| choice.index.unwrap_or(0) == 0)
+        else {
             return Ok(());
         };
+        if let Some(raw) = &choice.usage {
+            self.usage = Some(map_usage(raw));
+        }
         if let Some(delta) = choice.delta {
             // DeepSeek, vLLM and llama.cpp say `reasoning_content`; OpenRouter, Ollama and newer vLLM
             // say `reasoning`.
-            let reasoning = delta.reasoning_content.filter(|r| !r.is_empty()).or(delta.reasoning.filter(|r| !r.is_empty()));
+            let reasoning = delta
+                .reasoning_content
+                .filter(|r| !r.is_empty())
+                .or(delta.reasoning.filter(|r| !r.is_empty()));
             if let Some(reasoning) = reasoning {
                 self.reasoning.push_str(&reasoning);
                 out.push(ModelEvent::ReasoningDelta(reasoning.into_owned()));
             }
-            for content in [delta.content, delta.refusal].into_iter().flatten().filter(|c| !c.is_empty()) {
+            for content in
+                [delta.content, delta.refusal].into_iter().flatten().filter(|c| !c.is_empty())
+            {
                 self.push_text(content, out);
             }
             for call in delta.tool_calls.into_iter().flatten() {
@@ -117,7 +131,8 @@ impl OpenAiStream {
             return;
         };
         let (text, reasoning) = (&mut self.text, &mut self.reasoning);
-        think.push(&content, &mut |channel, piece| emit_piece(channel, piece, text, reasoning, out));
+        think
+            .push(&content, &mut |channel, piece| emit_piece(channel, piece, text, reasoning, out));
     }
 
     fn flush_think(&mut self, out: &mut Vec<ModelEvent>) {
@@ -127,7 +142,11 @@ impl OpenAiStream {
         }
     }
 
-    fn on_tool_call(&mut self, delta: ToolCallDelta<'_>, out: &mut Vec<ModelEvent>) -> Result<(), ProviderError> {
+    fn on_tool_call(
+        &mut self,
+        delta: ToolCallDelta<'_>,
+        out: &mut Vec<ModelEvent>,
+    ) -> Result<(), ProviderError> {
         let id = delta.id.as_deref().unwrap_or("");
         let (name, arguments) = match delta.function {
             Some(function) => (function.name, function.arguments.map(|args| args.0)),
@@ -148,7 +167,9 @@ impl OpenAiStream {
             Some(position) => position,
             None => {
                 if self.calls.len() >= MAX_TOOL_CALLS {
-                    return Err(protocol_error(format!("more than {MAX_TOOL_CALLS} tool calls in one response")));
+                    return Err(protocol_error(format!(
+                        "more than {MAX_TOOL_CALLS} tool calls in one response"
+                    )));
                 }
                 self.calls.push(PendingCall {
                     raw_index: delta.index,
@@ -188,7 +209,13 @@ impl OpenAiStream {
     }
 }
 
-fn emit_piece(channel: Channel, piece: &str, text: &mut String, reasoning: &mut String, out: &mut Vec<ModelEvent>) {
+fn emit_piece(
+    channel: Channel,
+    piece: &str,
+    text: &mut String,
+    reasoning: &mut String,
+    out: &mut Vec<ModelEvent>,
+) {
     match channel {
         Channel::Text => {
             text.push_str(piece);
@@ -202,14 +229,19 @@ fn emit_piece(channel: Channel, piece: &str, text: &mut String, reasoning: &mut 
 }
 
 impl StreamAdapter for OpenAiStream {
-    fn on_event(&mut self, event: &SseEvent, out: &mut Vec<ModelEvent>) -> Result<(), ProviderError> {
+    fn on_event(
+        &mut self,
+        event: &SseEvent,
+        out: &mut Vec<ModelEvent>,
+    ) -> Result<(), ProviderError> {
         if self.done {
             // Nothing may follow `[DONE]`; servers that send keep-alives after it are ignored.
             return Ok(());
         }
         let data = event.data.trim();
         if event.kind() == "error" {
-            let payload = serde_json::from_str(data).unwrap_or_else(|_| serde_json::Value::String(data.to_owned()));
+            let payload = serde_json::from_str(data)
+                .unwrap_or_else(|_| serde_json::Value::String(data.to_owned()));
             return Err(classify_stream_error(&payload));
         }
         if data == "[DONE]" {
@@ -219,7 +251,12 @@ impl StreamAdapter for OpenAiStream {
         }
         let chunk: Chunk<'_> = match serde_json::from_str(data) {
             Ok(chunk) => chunk,
-            Err(err) => return Err(protocol_error(format!("invalid stream chunk: {}", sanitize(&err.to_string(), 200)))),
+            Err(err) => {
+                return Err(protocol_error(format!(
+                    "invalid stream chunk: {}",
+                    sanitize(&err.to_string(), 200)
+                )));
+            }
         };
         if let Some(err) = &chunk.error
             && !err.is_null()
@@ -255,12 +292,18 @@ impl StreamAdapter for OpenAiStream {
                     "the provider reported an error mid-stream".to_owned(),
                 ));
             }
-            other => return Err(protocol_error(format!("unknown finish reason {}", quoted(other)))),
+            other => {
+                return Err(protocol_error(format!("unknown finish reason {}", quoted(other))));
+            }
         };
         let stop_reason = self.check_tool_calls(stop_reason, &reason)?;
         let tool_calls = std::mem::take(&mut self.calls)
             .into_iter()
-            .map(|call| ToolCall { id: self.ids.assign(&call.raw_id), name: call.name, arguments: call.arguments })
+            .map(|call| ToolCall {
+                id: self.ids.assign(&call.raw_id),
+                name: call.name,
+                arguments: call.arguments,
+            })
             .collect();
         Ok(ModelResponse {
             turn: AssistantTurn {
@@ -277,20 +320,37 @@ impl StreamAdapter for OpenAiStream {
 
 impl OpenAiStream {
     /// Tool calls and the stop reason must agree; the exception is the `toolCallsOnStop` quirk.
-    fn check_tool_calls(&self, stop_reason: ProviderStopReason, raw: &str) -> Result<ProviderStopReason, ProviderError> {
+    fn check_tool_calls(
+        &self,
+        stop_reason: ProviderStopReason,
+        raw: &str,
+    ) -> Result<ProviderStopReason, ProviderError> {
         if self.calls.iter().any(|call| call.name.is_empty()) {
             return Err(protocol_error("a tool call arrived without a name"));
         }
         match (stop_reason, self.calls.is_empty()) {
             (ProviderStopReason::ToolUse, false) => Ok(ProviderStopReason::ToolUse),
-            (ProviderStopReason::ToolUse, true) => Err(protocol_error("finish reason \"tool_calls\" without any tool call")),
-            (ProviderStopReason::End, false) if self.quirks.tool_calls_on_stop => Ok(ProviderStopReason::ToolUse),
-            (ProviderStopReason::End | ProviderStopReason::MaxTokens | ProviderStopReason::ContentFilter, false) => {
-                Err(protocol_error(format!("tool calls arrived with finish reason {}", quoted(raw))))
+            (ProviderStopReason::ToolUse, true) => {
+                Err(protocol_error("finish reason \"tool_calls\" without any tool call"))
             }
-            (ProviderStopReason::End | ProviderStopReason::MaxTokens | ProviderStopReason::ContentFilter, true) => {
-                Ok(stop_reason)
+            (ProviderStopReason::End, false) if self.quirks.tool_calls_on_stop => {
+                Ok(ProviderStopReason::ToolUse)
             }
+            (
+                ProviderStopReason::End
+                | ProviderStopReason::MaxTokens
+                | ProviderStopReason::ContentFilter,
+                false,
+            ) => Err(protocol_error(format!(
+                "tool calls arrived with finish reason {}",
+                quoted(raw)
+            ))),
+            (
+                ProviderStopReason::End
+                | ProviderStopReason::MaxTokens
+                | ProviderStopReason::ContentFilter,
+                true,
+            ) => Ok(stop_reason),
         }
     }
 }
@@ -299,13 +359,19 @@ impl OpenAiStream {
 /// the cached part differently. `input` is the total, counted once.
 fn map_usage(raw: &RawUsage) -> Usage {
     let details = raw.prompt_tokens_details.as_ref();
-    let cache_read = details.and_then(|d| d.cached_tokens).or(raw.prompt_cache_hit_tokens).or(raw.cached_tokens);
+    let cache_read =
+        details.and_then(|d| d.cached_tokens).or(raw.prompt_cache_hit_tokens).or(raw.cached_tokens);
     let cache_write = details.and_then(|d| d.cache_write_tokens);
     let prompt = raw.prompt_tokens.unwrap_or(0);
     // A server that reports cache tokens outside `prompt_tokens` still gets a total that
     // contains them, once.
     let cached_total = cache_read.unwrap_or(0).saturating_add(cache_write.unwrap_or(0));
-    Usage { input: prompt.max(cached_total), output: raw.completion_tokens.unwrap_or(0), cache_read, cache_write }
+    Usage {
+        input: prompt.max(cached_total),
+        output: raw.completion_tokens.unwrap_or(0),
+        cache_read,
+        cache_write,
+    }
 }
 
 #[cfg(test)]

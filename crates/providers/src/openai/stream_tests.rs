@@ -30,7 +30,10 @@ fn run(body: &str, quirks: Quirks) -> (Vec<ModelEvent>, Result<ModelResponse, Pr
 }
 
 fn text(t: &str) -> String {
-    format!(r#"{{"choices":[{{"index":0,"delta":{{"content":{}}},"finish_reason":null}}]}}"#, serde_json::json!(t))
+    format!(
+        r#"{{"choices":[{{"index":0,"delta":{{"content":{}}},"finish_reason":null}}]}}"#,
+        serde_json::json!(t)
+    )
 }
 
 fn finish(reason: &str) -> String {
@@ -50,7 +53,10 @@ fn text_with_usage_and_done() {
     let usage = r#"{"choices":[],"usage":{"prompt_tokens":100,"completion_tokens":7,"prompt_tokens_details":{"cached_tokens":80}}}"#;
     let body = sse(&[&text("Hel"), &text("lo"), &finish("stop"), usage, "[DONE]"]);
     let (events, res) = run(&body, Quirks::default());
-    assert_eq!(events, vec![ModelEvent::TextDelta("Hel".into()), ModelEvent::TextDelta("lo".into())]);
+    assert_eq!(
+        events,
+        vec![ModelEvent::TextDelta("Hel".into()), ModelEvent::TextDelta("lo".into())]
+    );
     let res = res.unwrap();
     assert_eq!(res.turn.text, "Hello");
     assert_eq!(res.stop_reason, ProviderStopReason::End);
@@ -68,15 +74,40 @@ fn finish_reasons_map_and_unknown_ones_fail_closed() {
         let (_, res) = run(&sse(&[&text("x"), &finish(raw), "[DONE]"]), Quirks::default());
         assert_eq!(res.unwrap().stop_reason, stop, "{raw}");
     }
-    expect_err(&sse(&[&text("x"), &finish("eos_token"), "[DONE]"]), Quirks::default(), ProviderErrorKind::Protocol, "\"eos_token\"");
-    expect_err(&sse(&[&text("x"), &finish("function_call"), "[DONE]"]), Quirks::default(), ProviderErrorKind::Protocol, "finish reason");
+    expect_err(
+        &sse(&[&text("x"), &finish("eos_token"), "[DONE]"]),
+        Quirks::default(),
+        ProviderErrorKind::Protocol,
+        "\"eos_token\"",
+    );
+    expect_err(
+        &sse(&[&text("x"), &finish("function_call"), "[DONE]"]),
+        Quirks::default(),
+        ProviderErrorKind::Protocol,
+        "finish reason",
+    );
 }
 
 #[test]
 fn success_needs_both_finish_reason_and_done() {
-    expect_err(&sse(&[&text("x"), &finish("stop")]), Quirks::default(), ProviderErrorKind::Network, "[DONE]");
-    expect_err(&sse(&[&text("x"), "[DONE]"]), Quirks::default(), ProviderErrorKind::Protocol, "no finish reason");
-    expect_err(&sse(&[&text("x")]), Quirks::default(), ProviderErrorKind::Network, "before the response was complete");
+    expect_err(
+        &sse(&[&text("x"), &finish("stop")]),
+        Quirks::default(),
+        ProviderErrorKind::Network,
+        "[DONE]",
+    );
+    expect_err(
+        &sse(&[&text("x"), "[DONE]"]),
+        Quirks::default(),
+        ProviderErrorKind::Protocol,
+        "no finish reason",
+    );
+    expect_err(
+        &sse(&[&text("x")]),
+        Quirks::default(),
+        ProviderErrorKind::Network,
+        "before the response was complete",
+    );
     expect_err("", Quirks::default(), ProviderErrorKind::Network, "empty");
 }
 
@@ -104,7 +135,13 @@ fn reasoning_content_and_reasoning_fields() {
 
 #[test]
 fn think_tags_become_reasoning_only_under_the_quirk() {
-    let body = sse(&[&text("<thi"), &text("nk>plan</th"), &text("ink>\n\nDone <"), &finish("stop"), "[DONE]"]);
+    let body = sse(&[
+        &text("<thi"),
+        &text("nk>plan</th"),
+        &text("ink>\n\nDone <"),
+        &finish("stop"),
+        "[DONE]",
+    ]);
     let quirks = Quirks { think_tag_reasoning: true, ..Quirks::default() };
     let (events, res) = run(&body, quirks);
     let turn = res.unwrap().turn;
@@ -125,7 +162,8 @@ fn tool_delta(index: u32, id: Option<&str>, name: Option<&str>, args: &str) -> S
     if let Some(name) = name {
         call["function"]["name"] = name.into();
     }
-    serde_json::json!({ "choices": [{ "index": 0, "delta": { "tool_calls": [call] } }] }).to_string()
+    serde_json::json!({ "choices": [{ "index": 0, "delta": { "tool_calls": [call] } }] })
+        .to_string()
 }
 
 #[test]
@@ -157,7 +195,11 @@ fn tool_calls_are_aggregated_by_index_with_ids_repaired() {
     assert_eq!(
         res.turn.tool_calls,
         vec![
-            ToolCall { id: "call_a".into(), name: "navigate".into(), arguments: "{\"url\":\"x\"}".into() },
+            ToolCall {
+                id: "call_a".into(),
+                name: "navigate".into(),
+                arguments: "{\"url\":\"x\"}".into()
+            },
             ToolCall { id: "gen_0".into(), name: "click".into(), arguments: "{\"ref\":3}".into() },
             // Invalid JSON arguments are passed through: the engine answers with a tool error.
             ToolCall { id: "gen_1".into(), name: "read".into(), arguments: "{not json".into() },
@@ -185,49 +227,88 @@ fn tool_calls_without_index_and_object_arguments() {
 
 #[test]
 fn tool_calls_with_stop_are_an_error_unless_the_quirk_honours_them() {
-    let body = sse(&[&tool_delta(0, Some("call_1"), Some("read"), "{}"), &finish("stop"), "[DONE]"]);
+    let body =
+        sse(&[&tool_delta(0, Some("call_1"), Some("read"), "{}"), &finish("stop"), "[DONE]"]);
     expect_err(&body, Quirks::default(), ProviderErrorKind::Protocol, "finish reason \"stop\"");
     let quirks = Quirks { tool_calls_on_stop: true, ..Quirks::default() };
     let res = run(&body, quirks).1.unwrap();
     assert_eq!(res.stop_reason, ProviderStopReason::ToolUse);
     assert_eq!(res.turn.tool_calls.len(), 1);
     // The quirk covers "stop" only: a call cut off by the token limit is never run.
-    let body = sse(&[&tool_delta(0, Some("call_1"), Some("read"), "{"), &finish("length"), "[DONE]"]);
+    let body =
+        sse(&[&tool_delta(0, Some("call_1"), Some("read"), "{"), &finish("length"), "[DONE]"]);
     expect_err(&body, quirks, ProviderErrorKind::Protocol, "\"length\"");
 }
 
 #[test]
 fn inconsistent_tool_use_is_a_protocol_error() {
-    expect_err(&sse(&[&text("x"), &finish("tool_calls"), "[DONE]"]), Quirks::default(), ProviderErrorKind::Protocol, "without any tool call");
+    expect_err(
+        &sse(&[&text("x"), &finish("tool_calls"), "[DONE]"]),
+        Quirks::default(),
+        ProviderErrorKind::Protocol,
+        "without any tool call",
+    );
     let nameless = sse(&[&tool_delta(0, Some("c"), None, "{}"), &finish("tool_calls"), "[DONE]"]);
     expect_err(&nameless, Quirks::default(), ProviderErrorKind::Protocol, "without a name");
 }
 
 #[test]
 fn in_stream_errors_are_classified() {
-    let body = sse(&[&text("x"), r#"{"error":{"message":"The server had an error","type":"server_error"}}"#]);
+    let body = sse(&[
+        &text("x"),
+        r#"{"error":{"message":"The server had an error","type":"server_error"}}"#,
+    ]);
     expect_err(&body, Quirks::default(), ProviderErrorKind::Network, "server had an error");
-    let body = sse(&[r#"{"id":"gen-1","error":{"code":429,"message":"Rate limit exceeded"},"choices":[{"index":0,"delta":{"content":""},"finish_reason":"error"}]}"#]);
+    let body = sse(&[
+        r#"{"id":"gen-1","error":{"code":429,"message":"Rate limit exceeded"},"choices":[{"index":0,"delta":{"content":""},"finish_reason":"error"}]}"#,
+    ]);
     expect_err(&body, Quirks::default(), ProviderErrorKind::RateLimit, "Rate limit");
-    expect_err(&sse(&[&text("x"), &finish("error"), "[DONE]"]), Quirks::default(), ProviderErrorKind::Network, "mid-stream");
-    expect_err("event: error\ndata: {\"error\":{\"message\":\"boom\"}}\n\n", Quirks::default(), ProviderErrorKind::Network, "boom");
+    expect_err(
+        &sse(&[&text("x"), &finish("error"), "[DONE]"]),
+        Quirks::default(),
+        ProviderErrorKind::Network,
+        "mid-stream",
+    );
+    expect_err(
+        "event: error\ndata: {\"error\":{\"message\":\"boom\"}}\n\n",
+        Quirks::default(),
+        ProviderErrorKind::Network,
+        "boom",
+    );
 }
 
 #[test]
 fn invalid_chunk_json_is_a_protocol_error() {
-    expect_err(&sse(&["{\"choices\":[{\"delta\":"]), Quirks::default(), ProviderErrorKind::Protocol, "invalid stream chunk");
+    expect_err(
+        &sse(&["{\"choices\":[{\"delta\":"]),
+        Quirks::default(),
+        ProviderErrorKind::Protocol,
+        "invalid stream chunk",
+    );
 }
 
 #[test]
 fn usage_variants_count_cache_once() {
     let cases = [
         // DeepSeek: prompt = hit + miss.
-        (r#"{"prompt_tokens":50,"completion_tokens":5,"prompt_cache_hit_tokens":40,"prompt_cache_miss_tokens":10}"#, Usage { input: 50, output: 5, cache_read: Some(40), cache_write: None }),
+        (
+            r#"{"prompt_tokens":50,"completion_tokens":5,"prompt_cache_hit_tokens":40,"prompt_cache_miss_tokens":10}"#,
+            Usage { input: 50, output: 5, cache_read: Some(40), cache_write: None },
+        ),
         // Moonshot.
-        (r#"{"prompt_tokens":30,"completion_tokens":2,"cached_tokens":20}"#, Usage { input: 30, output: 2, cache_read: Some(20), cache_write: None }),
+        (
+            r#"{"prompt_tokens":30,"completion_tokens":2,"cached_tokens":20}"#,
+            Usage { input: 30, output: 2, cache_read: Some(20), cache_write: None },
+        ),
         // OpenRouter with cache writes.
-        (r#"{"prompt_tokens":300,"completion_tokens":3,"prompt_tokens_details":{"cached_tokens":100,"cache_write_tokens":150}}"#, Usage { input: 300, output: 3, cache_read: Some(100), cache_write: Some(150) }),
-        (r#"{"prompt_tokens":9,"completion_tokens":1}"#, Usage { input: 9, output: 1, cache_read: None, cache_write: None }),
+        (
+            r#"{"prompt_tokens":300,"completion_tokens":3,"prompt_tokens_details":{"cached_tokens":100,"cache_write_tokens":150}}"#,
+            Usage { input: 300, output: 3, cache_read: Some(100), cache_write: Some(150) },
+        ),
+        (
+            r#"{"prompt_tokens":9,"completion_tokens":1}"#,
+            Usage { input: 9, output: 1, cache_read: None, cache_write: None },
+        ),
     ];
     for (usage, expect) in cases {
         let chunk = format!(r#"{{"choices":[],"usage":{usage}}}"#);

@@ -28,7 +28,10 @@ fn whole_block() {
 
 #[test]
 fn tags_split_across_chunks() {
-    assert_eq!(split(&["<th", "ink>a", "b</", "thi", "nk>", "\n", "ok"]), ("ok".to_owned(), "ab".to_owned()));
+    assert_eq!(
+        split(&["<th", "ink>a", "b</", "thi", "nk>", "\n", "ok"]),
+        ("ok".to_owned(), "ab".to_owned())
+    );
 }
 
 #[test]

@@ -27,6 +27,9 @@ pub(crate) struct Choice<'a> {
     pub(crate) delta: Option<Delta<'a>>,
     #[serde(default, borrow)]
     pub(crate) finish_reason: Option<Cow<'a, str>>,
+    /// Moonshot reports usage inside the last choice rather than beside it.
+    #[serde(default)]
+    pub(crate) usage: Option<RawUsage>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -93,7 +96,8 @@ impl<'de: 'a, 'a> Deserialize<'de> for Arguments<'a> {
             }
 
             fn visit_map<M: de::MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
-                let value = serde_json::Value::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                let value =
+                    serde_json::Value::deserialize(de::value::MapAccessDeserializer::new(map))?;
                 Ok(Arguments(Cow::Owned(value.to_string())))
             }
         }

@@ -1,0 +1,5 @@
+//! The integration suites.
+
+mod bad_input;
+mod corpus;
+mod replay;
