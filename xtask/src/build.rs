@@ -18,22 +18,54 @@ use crate::tools;
 const WASM_CRATES: [(&str, &str, &str); 2] =
     [("panelot-extension", "panelot_extension", "engine"), ("panelot-ui", "panelot_ui", "ui")];
 
-/// Builds everything and returns the extension directory.
+/// Which extension to build.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Flavor {
+    /// What users load: `dist/extension`.
+    Product,
+    /// The product plus test-only exports (the store conformance suite): `dist/extension-test`,
+    /// used by the end-to-end tests and never shipped.
+    Test,
+}
+
+impl Flavor {
+    fn dir(self) -> &'static str {
+        match self {
+            Flavor::Product => "dist/extension",
+            Flavor::Test => "dist/extension-test",
+        }
+    }
+
+    fn cargo_features(self) -> &'static [&'static str] {
+        match self {
+            Flavor::Product => &[],
+            Flavor::Test => &["--features", "panelot-extension/conformance"],
+        }
+    }
+}
+
+/// Builds the product extension and returns its directory.
 pub(crate) fn build_extension(root: &Path) -> anyhow::Result<PathBuf> {
+    build(root, Flavor::Product)
+}
+
+/// Builds one flavor and returns its directory.
+pub(crate) fn build(root: &Path, flavor: Flavor) -> anyhow::Result<PathBuf> {
     let sh = Shell::new()?;
     tools::ensure_wasm_target(&sh)?;
     let wasm_bindgen = tools::ensure_wasm_bindgen(&sh, root)?;
-    let dist = root.join("dist/extension");
+    let dist = root.join(flavor.dir());
     if dist.exists() {
         std::fs::remove_dir_all(&dist).with_context(|| format!("cleaning {}", dist.display()))?;
     }
     std::fs::create_dir_all(dist.join("wasm"))?;
 
-    step("building the engine and UI wasm (profile wasm-release)");
+    step(&format!("building the engine and UI wasm for {} (profile wasm-release)", flavor.dir()));
     let target = tools::WASM_TARGET;
+    let features = flavor.cargo_features();
     cmd!(
         sh,
-        "cargo build --target {target} --profile wasm-release -p panelot-extension -p panelot-ui"
+        "cargo build --target {target} --profile wasm-release -p panelot-extension -p panelot-ui {features...}"
     )
     .run()?;
     let target_dir = target_dir(&sh, root)?;

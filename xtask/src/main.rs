@@ -1,7 +1,8 @@
 //! `cargo xtask`: Panelot's build tool.
 //!
 //! ```text
-//! cargo xtask build                 build the extension into dist/extension
+//! cargo xtask build [--test]         build the extension into dist/extension (--test: the
+//!                                   test flavor with test-only exports, dist/extension-test)
 //! cargo xtask run                   build, then launch Chromium with the extension
 //! cargo xtask test                  everything CI runs
 //! cargo xtask bench                 benchmarks (medians printed)
@@ -32,6 +33,7 @@ fn main() -> anyhow::Result<()> {
     let root = workspace_root()?;
     std::env::set_current_dir(&root)?;
     match command.as_str() {
+        "build" if flag(&rest, "--test") => build::build(&root, build::Flavor::Test).map(|_| ()),
         "build" => build::build_extension(&root).map(|_| ()),
         "run" => run::run(&root),
         "test" => test::test(&root),
@@ -46,7 +48,7 @@ fn main() -> anyhow::Result<()> {
     }
 }
 
-const HELP: &str = "usage: cargo xtask <build|run|test|bench|protocol [--write]|fuzz [--seconds N] [--target NAME]>";
+const HELP: &str = "usage: cargo xtask <build [--test]|run|test|bench|protocol [--write]|fuzz [--seconds N] [--target NAME]>";
 
 fn workspace_root() -> anyhow::Result<PathBuf> {
     let manifest_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));

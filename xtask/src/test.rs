@@ -16,6 +16,7 @@ pub(crate) fn test(root: &Path) -> anyhow::Result<()> {
     step("clippy -D warnings");
     cmd!(sh, "cargo clippy --workspace --all-targets --quiet -- -D warnings").run()?;
     let dist = crate::build::build_extension(root)?;
+    let test_dist = crate::build::build(root, crate::build::Flavor::Test)?;
     step("typechecking the page executor");
     {
         let _dir = sh.push_dir(root.join("web/executor"));
@@ -25,6 +26,7 @@ pub(crate) fn test(root: &Path) -> anyhow::Result<()> {
     step("cargo test --workspace (unit, property, integration and end-to-end tests)");
     cmd!(sh, "cargo test --workspace")
         .env("PANELOT_EXTENSION_DIR", &dist)
+        .env("PANELOT_TEST_EXTENSION_DIR", &test_dist)
         .env("PANELOT_CHROMIUM", &chromium)
         .run()?;
     step("all checks passed");

@@ -24,25 +24,41 @@ pub struct Browser {
     chromium: Chromium,
 }
 
-/// The built extension: `$PANELOT_EXTENSION_DIR`, else `dist/extension` in the workspace.
-pub fn extension_dir() -> anyhow::Result<PathBuf> {
-    let dir = match std::env::var_os("PANELOT_EXTENSION_DIR") {
+/// Which build of the extension to load.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flavor {
+    /// The product (`$PANELOT_EXTENSION_DIR`, else `dist/extension`).
+    Product,
+    /// The product plus test-only exports (`$PANELOT_TEST_EXTENSION_DIR`, else
+    /// `dist/extension-test`).
+    Test,
+}
+
+/// The built extension of a flavor.
+pub fn extension_dir(flavor: Flavor) -> anyhow::Result<PathBuf> {
+    let (var, default) = match flavor {
+        Flavor::Product => ("PANELOT_EXTENSION_DIR", "dist/extension"),
+        Flavor::Test => ("PANELOT_TEST_EXTENSION_DIR", "dist/extension-test"),
+    };
+    let dir = match std::env::var_os(var) {
         Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../dist/extension"),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..").join(default),
     };
     if !dir.join("manifest.json").is_file() {
-        bail!(
-            "no built extension at {}: run `cargo xtask build` (or `cargo xtask test`)",
-            dir.display()
-        );
+        bail!("no built extension at {}: run `cargo xtask test`, which builds it", dir.display());
     }
     Ok(dir)
 }
 
 impl Browser {
-    /// Launches headless Chromium with the extension on a fresh profile.
+    /// Launches headless Chromium with the product extension on a fresh profile.
     pub fn launch() -> anyhow::Result<Self> {
-        let extension_dir = extension_dir()?;
+        Self::launch_flavor(Flavor::Product)
+    }
+
+    /// Launches headless Chromium with a flavor of the extension on a fresh profile.
+    pub fn launch_flavor(flavor: Flavor) -> anyhow::Result<Self> {
+        let extension_dir = extension_dir(flavor)?;
         let id = extension_id(&extension_dir)?;
         let chromium = Chromium::launch(&LaunchOptions {
             binary: find_chromium()?,

@@ -1,3 +1,4 @@
 //! End-to-end suites.
 
 mod handshake;
+mod idb_store;

@@ -3,8 +3,14 @@
 //! `static/sw.js` registers the `chrome.runtime` listeners synchronously and forwards port events
 //! to [`EngineHost`]; replies go back through the `post` and `close` callbacks it was given. All
 //! protocol logic lives in `panelot-core`; this crate only moves text between JS and Rust.
+//! [`idb_store::IdbStore`] is the engine's durable store on IndexedDB (test builds with the
+//! `conformance` feature can run the shared store conformance suite against it in Chromium).
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
+
+#[cfg(feature = "conformance")]
+pub mod conformance_entry;
+pub mod idb_store;
 
 use std::collections::BTreeMap;
 

@@ -34,6 +34,43 @@ use super::StoreError;
 use super::UnitOfWork;
 use super::WriteOp;
 
+/// The cases, by name.
+pub const CASES: [&str; 9] = [
+    "empty store",
+    "threads and nodes round trip",
+    "every node body round trips",
+    "integrity rules",
+    "units of work are atomic",
+    "parent appended in the same unit",
+    "delete cascades and keeps receipts",
+    "receipts and pruning",
+    "settings",
+];
+
+/// Runs one case by its index in [`CASES`] against `store`, which must be empty.
+pub async fn run_case<S: Store>(idx: usize, store: &S) {
+    match idx {
+        0 => empty_store(store).await,
+        1 => threads_and_nodes_round_trip(store).await,
+        2 => every_node_body_round_trips(store).await,
+        3 => integrity_rules(store).await,
+        4 => units_are_atomic(store).await,
+        5 => parent_in_same_unit(store).await,
+        6 => delete_cascades(store).await,
+        7 => receipts_and_pruning(store).await,
+        8 => settings(store).await,
+        _ => panic!("no conformance case {idx}"),
+    }
+}
+
+/// Runs every case against fresh stores from `make` (a synchronous backend).
+pub fn run_all<S: Store>(make: impl Fn() -> S) {
+    for (idx, name) in CASES.iter().enumerate() {
+        eprintln!("store conformance: {name}");
+        block_on(run_case(idx, &make()));
+    }
+}
+
 /// Drives a store future that never waits (synchronous backends). Panics if it does wait.
 pub fn block_on<F: Future>(future: F) -> F::Output {
     let mut future = pin!(future);
@@ -41,29 +78,6 @@ pub fn block_on<F: Future>(future: F) -> F::Output {
     match future.as_mut().poll(&mut cx) {
         Poll::Ready(value) => value,
         Poll::Pending => panic!("a synchronous store future must not wait"),
-    }
-}
-
-/// A named case.
-type Case<S> = (&'static str, fn(&S));
-
-/// Runs every case against fresh stores from `make`.
-pub fn run_all<S: Store>(make: impl Fn() -> S) {
-    let cases: [Case<S>; 9] = [
-        ("empty store", empty_store),
-        ("threads and nodes round trip", threads_and_nodes_round_trip),
-        ("every node body round trips", every_node_body_round_trips),
-        ("integrity rules", integrity_rules),
-        ("units of work are atomic", units_are_atomic),
-        ("parent appended in the same unit", parent_in_same_unit),
-        ("delete cascades and keeps receipts", delete_cascades),
-        ("receipts and pruning", receipts_and_pruning),
-        ("settings", settings),
-    ];
-    for (name, case) in cases {
-        let store = make();
-        eprintln!("store conformance: {name}");
-        case(&store);
     }
 }
 
@@ -114,18 +128,18 @@ pub fn text_node(thread: &str, n: u64, parent: Option<u64>) -> NodeRecord {
     }
 }
 
-fn commit<S: Store>(store: &S, ops: Vec<WriteOp>) -> Result<(), StoreError> {
-    block_on(store.commit(UnitOfWork { ops }))
+async fn commit<S: Store>(store: &S, ops: Vec<WriteOp>) -> Result<(), StoreError> {
+    store.commit(UnitOfWork { ops }).await
 }
 
-fn empty_store<S: Store>(store: &S) {
-    assert_eq!(block_on(store.thread(&thread_id("t"))).unwrap(), None);
-    assert!(block_on(store.threads()).unwrap().is_empty());
-    assert!(block_on(store.tree_links(&thread_id("t"))).unwrap().is_empty());
-    assert!(block_on(store.nodes(&thread_id("t"), &[node_id(1)])).unwrap().is_empty());
+async fn empty_store<S: Store>(store: &S) {
+    assert_eq!(store.thread(&thread_id("t")).await.unwrap(), None);
+    assert!(store.threads().await.unwrap().is_empty());
+    assert!(store.tree_links(&thread_id("t")).await.unwrap().is_empty());
+    assert!(store.nodes(&thread_id("t"), &[node_id(1)]).await.unwrap().is_empty());
 }
 
-fn threads_and_nodes_round_trip<S: Store>(store: &S) {
+async fn threads_and_nodes_round_trip<S: Store>(store: &S) {
     commit(
         store,
         vec![
@@ -138,37 +152,39 @@ fn threads_and_nodes_round_trip<S: Store>(store: &S) {
             WriteOp::AppendNode(text_node("b", 3, None)),
         ],
     )
+    .await
     .unwrap();
     let order: Vec<String> =
-        block_on(store.threads()).unwrap().into_iter().map(|t| t.id.to_string()).collect();
+        store.threads().await.unwrap().into_iter().map(|t| t.id.to_string()).collect();
     assert_eq!(order, ["b", "c", "a"], "most recently updated first");
-    assert_eq!(block_on(store.thread(&thread_id("a"))).unwrap(), Some(meta("a", 10)));
+    assert_eq!(store.thread(&thread_id("a")).await.unwrap(), Some(meta("a", 10)));
 
-    let links = block_on(store.tree_links(&thread_id("a"))).unwrap();
+    let links = store.tree_links(&thread_id("a")).await.unwrap();
     let seqs: Vec<u64> = links.iter().map(|l| l.seq).collect();
     assert_eq!(seqs, [1, 2, 5]);
     assert_eq!(links[2].parent_id, Some(node_id(1)));
 
     // In the order asked, skipping unknown ids and ids of another thread.
-    let nodes =
-        block_on(store.nodes(&thread_id("a"), &[node_id(5), node_id(9), node_id(3), node_id(1)]))
-            .unwrap();
+    let nodes = store
+        .nodes(&thread_id("a"), &[node_id(5), node_id(9), node_id(3), node_id(1)])
+        .await
+        .unwrap();
     assert_eq!(nodes, vec![text_node("a", 5, Some(1)), text_node("a", 1, None)]);
 
     let range: Vec<u64> =
-        block_on(store.node_range(&thread_id("a"), 2, 9)).unwrap().iter().map(|n| n.seq).collect();
+        store.node_range(&thread_id("a"), 2, 9).await.unwrap().iter().map(|n| n.seq).collect();
     assert_eq!(range, [2, 5], "seq range, in order, this thread only");
-    assert!(block_on(store.node_range(&thread_id("a"), 6, 9)).unwrap().is_empty());
-    assert!(block_on(store.node_range(&thread_id("a"), 5, 1)).unwrap().is_empty());
+    assert!(store.node_range(&thread_id("a"), 6, 9).await.unwrap().is_empty());
+    assert!(store.node_range(&thread_id("a"), 5, 1).await.unwrap().is_empty());
 
     let mut renamed = meta("a", 40);
     renamed.title = "renamed".into();
     renamed.leaf_id = Some(node_id(5));
-    commit(store, vec![WriteOp::PutThread(renamed.clone())]).unwrap();
-    assert_eq!(block_on(store.thread(&thread_id("a"))).unwrap(), Some(renamed));
+    commit(store, vec![WriteOp::PutThread(renamed.clone())]).await.unwrap();
+    assert_eq!(store.thread(&thread_id("a")).await.unwrap(), Some(renamed));
 }
 
-fn every_node_body_round_trips<S: Store>(store: &S) {
+async fn every_node_body_round_trips<S: Store>(store: &S) {
     let bodies = vec![
         NodeBody::TurnContext { model: "k/m".into(), permission_policy: PermissionPolicy::Auto },
         NodeBody::UserMessage {
@@ -214,12 +230,12 @@ fn every_node_body_round_trips<S: Store>(store: &S) {
         expected.push(node.clone());
         ops.push(WriteOp::AppendNode(node));
     }
-    commit(store, ops).unwrap();
+    commit(store, ops).await.unwrap();
     let ids: Vec<NodeId> = expected.iter().map(|n| n.id.clone()).collect();
-    assert_eq!(block_on(store.nodes(&thread_id("t"), &ids)).unwrap(), expected);
+    assert_eq!(store.nodes(&thread_id("t"), &ids).await.unwrap(), expected);
 }
 
-fn integrity_rules<S: Store>(store: &S) {
+async fn integrity_rules<S: Store>(store: &S) {
     commit(
         store,
         vec![
@@ -229,6 +245,7 @@ fn integrity_rules<S: Store>(store: &S) {
             WriteOp::AppendNode(text_node("b", 2, None)),
         ],
     )
+    .await
     .unwrap();
     let refused = [
         ("unknown thread", text_node("zz", 10, None)),
@@ -241,17 +258,18 @@ fn integrity_rules<S: Store>(store: &S) {
         ),
     ];
     for (what, node) in refused {
-        let err = commit(store, vec![WriteOp::AppendNode(node)]).expect_err(what);
+        let err = commit(store, vec![WriteOp::AppendNode(node)]).await.expect_err(what);
         assert!(matches!(err, StoreError::Integrity(_)), "{what}: {err}");
     }
-    assert_eq!(block_on(store.tree_links(&thread_id("a"))).unwrap().len(), 1);
+    assert_eq!(store.tree_links(&thread_id("a")).await.unwrap().len(), 1);
 }
 
-fn units_are_atomic<S: Store>(store: &S) {
+async fn units_are_atomic<S: Store>(store: &S) {
     commit(
         store,
         vec![WriteOp::PutThread(meta("a", 1)), WriteOp::AppendNode(text_node("a", 1, None))],
     )
+    .await
     .unwrap();
     let mut renamed = meta("a", 2);
     renamed.title = "should not stick".into();
@@ -263,14 +281,15 @@ fn units_are_atomic<S: Store>(store: &S) {
             WriteOp::PutSetting { key: "k".into(), value: json!(1) },
             WriteOp::AppendNode(text_node("a", 3, Some(99))),
         ],
-    );
+    )
+    .await;
     assert!(err.is_err());
-    assert_eq!(block_on(store.thread(&thread_id("a"))).unwrap(), Some(meta("a", 1)));
-    assert_eq!(block_on(store.tree_links(&thread_id("a"))).unwrap().len(), 1);
-    assert_eq!(block_on(store.setting("k")).unwrap(), None);
+    assert_eq!(store.thread(&thread_id("a")).await.unwrap(), Some(meta("a", 1)));
+    assert_eq!(store.tree_links(&thread_id("a")).await.unwrap().len(), 1);
+    assert_eq!(store.setting("k").await.unwrap(), None);
 }
 
-fn parent_in_same_unit<S: Store>(store: &S) {
+async fn parent_in_same_unit<S: Store>(store: &S) {
     commit(
         store,
         vec![
@@ -280,8 +299,9 @@ fn parent_in_same_unit<S: Store>(store: &S) {
             WriteOp::AppendNode(text_node("a", 3, Some(2))),
         ],
     )
+    .await
     .unwrap();
-    assert_eq!(block_on(store.tree_links(&thread_id("a"))).unwrap().len(), 3);
+    assert_eq!(store.tree_links(&thread_id("a")).await.unwrap().len(), 3);
 }
 
 fn receipt(client: &str, submission: &str, expires_at_ms: u64) -> Receipt {
@@ -298,7 +318,7 @@ fn receipt(client: &str, submission: &str, expires_at_ms: u64) -> Receipt {
     }
 }
 
-fn delete_cascades<S: Store>(store: &S) {
+async fn delete_cascades<S: Store>(store: &S) {
     commit(
         store,
         vec![
@@ -309,24 +329,27 @@ fn delete_cascades<S: Store>(store: &S) {
             WriteOp::AppendNode(text_node("b", 3, None)),
         ],
     )
+    .await
     .unwrap();
     let kept = receipt("c", "s1", 100);
     commit(store, vec![WriteOp::DeleteThread(thread_id("a")), WriteOp::PutReceipt(kept.clone())])
+        .await
         .unwrap();
-    assert_eq!(block_on(store.thread(&thread_id("a"))).unwrap(), None);
-    assert!(block_on(store.tree_links(&thread_id("a"))).unwrap().is_empty());
-    assert!(block_on(store.nodes(&thread_id("a"), &[node_id(1)])).unwrap().is_empty());
-    assert_eq!(block_on(store.tree_links(&thread_id("b"))).unwrap().len(), 1);
-    assert_eq!(block_on(store.receipt(&kept.key)).unwrap(), Some(kept));
+    assert_eq!(store.thread(&thread_id("a")).await.unwrap(), None);
+    assert!(store.tree_links(&thread_id("a")).await.unwrap().is_empty());
+    assert!(store.nodes(&thread_id("a"), &[node_id(1)]).await.unwrap().is_empty());
+    assert_eq!(store.tree_links(&thread_id("b")).await.unwrap().len(), 1);
+    assert_eq!(store.receipt(&kept.key).await.unwrap(), Some(kept));
     // The deleted ids are free again: a node id is unique only among live nodes.
     commit(
         store,
         vec![WriteOp::PutThread(meta("a", 2)), WriteOp::AppendNode(text_node("a", 1, None))],
     )
+    .await
     .unwrap();
 }
 
-fn receipts_and_pruning<S: Store>(store: &S) {
+async fn receipts_and_pruning<S: Store>(store: &S) {
     let old = receipt("c", "old", 50);
     let fresh = receipt("c", "fresh", 500);
     let other_client = receipt("d", "old", 500);
@@ -338,18 +361,22 @@ fn receipts_and_pruning<S: Store>(store: &S) {
             WriteOp::PutReceipt(other_client.clone()),
         ],
     )
+    .await
     .unwrap();
-    assert_eq!(block_on(store.receipt(&old.key)).unwrap(), Some(old.clone()));
-    commit(store, vec![WriteOp::PruneReceipts { now_ms: 100 }]).unwrap();
-    assert_eq!(block_on(store.receipt(&old.key)).unwrap(), None);
-    assert_eq!(block_on(store.receipt(&fresh.key)).unwrap(), Some(fresh));
-    assert_eq!(block_on(store.receipt(&other_client.key)).unwrap(), Some(other_client));
+    assert_eq!(store.receipt(&old.key).await.unwrap(), Some(old.clone()));
+    commit(store, vec![WriteOp::PruneReceipts { now_ms: 100 }]).await.unwrap();
+    assert_eq!(store.receipt(&old.key).await.unwrap(), None);
+    assert_eq!(store.receipt(&fresh.key).await.unwrap(), Some(fresh));
+    assert_eq!(store.receipt(&other_client.key).await.unwrap(), Some(other_client));
 }
 
-fn settings<S: Store>(store: &S) {
-    assert_eq!(block_on(store.setting("mode")).unwrap(), None);
-    commit(store, vec![WriteOp::PutSetting { key: "mode".into(), value: json!("auto") }]).unwrap();
-    commit(store, vec![WriteOp::PutSetting { key: "mode".into(), value: json!({"v": [1, 2]}) }])
+async fn settings<S: Store>(store: &S) {
+    assert_eq!(store.setting("mode").await.unwrap(), None);
+    commit(store, vec![WriteOp::PutSetting { key: "mode".into(), value: json!("auto") }])
+        .await
         .unwrap();
-    assert_eq!(block_on(store.setting("mode")).unwrap(), Some(json!({"v": [1, 2]})));
+    commit(store, vec![WriteOp::PutSetting { key: "mode".into(), value: json!({"v": [1, 2]}) }])
+        .await
+        .unwrap();
+    assert_eq!(store.setting("mode").await.unwrap(), Some(json!({"v": [1, 2]})));
 }

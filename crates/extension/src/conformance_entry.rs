@@ -1,0 +1,44 @@
+//! Test builds only (feature `conformance`): runs the shared store conformance suite against
+//! IndexedDB in the browser, one case per call, each on its own fresh database.
+
+use std::cell::RefCell;
+
+use js_sys::Array;
+use panelot_core::store::conformance::CASES;
+use panelot_core::store::conformance::run_case;
+use wasm_bindgen::JsValue;
+use wasm_bindgen::prelude::wasm_bindgen;
+
+use crate::idb_store::IdbStore;
+
+thread_local! {
+    static LAST_PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// The case names, in order.
+#[wasm_bindgen(js_name = storeConformanceCases)]
+pub fn store_conformance_cases() -> Array {
+    CASES.iter().map(|name| JsValue::from(*name)).collect()
+}
+
+/// Runs case `idx` on a fresh database. A failed assertion aborts the wasm instance (panics
+/// abort in release builds); [`last_panic`] then says what failed.
+#[wasm_bindgen(js_name = runStoreConformanceCase)]
+pub async fn run_store_conformance_case(idx: u32) -> Result<(), JsValue> {
+    std::panic::set_hook(Box::new(|info| {
+        LAST_PANIC.with(|slot| *slot.borrow_mut() = Some(info.to_string()));
+    }));
+    let name = format!("panelot-conformance-{idx}");
+    let to_js = |err: panelot_core::store::StoreError| JsValue::from_str(&err.to_string());
+    crate::idb_store::delete_database(&name).await.map_err(to_js)?;
+    let store = IdbStore::open(&name).await.map_err(to_js)?;
+    run_case(idx as usize, &store).await;
+    store.close();
+    crate::idb_store::delete_database(&name).await.map_err(to_js)
+}
+
+/// The message of the last panic, if any.
+#[wasm_bindgen(js_name = lastPanic)]
+pub fn last_panic() -> Option<String> {
+    LAST_PANIC.with(|slot| slot.borrow().clone())
+}
