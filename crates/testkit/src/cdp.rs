@@ -39,10 +39,14 @@ impl Cdp {
     /// Connects to `ws://127.0.0.1:<port><path>`.
     pub fn connect(port: u16, path: &str) -> anyhow::Result<Self> {
         let stream = TcpStream::connect(("127.0.0.1", port)).context("connecting to DevTools")?;
-        stream.set_read_timeout(Some(Duration::from_millis(250)))?;
+        // A slow handshake (a busy machine, several browsers starting) must not look like a
+        // failure: block generously until it is done.
+        stream.set_read_timeout(Some(Duration::from_secs(30)))?;
         let url = format!("ws://127.0.0.1:{port}{path}");
         let (socket, _) = tungstenite::client::client(url.as_str(), stream)
             .map_err(|err| anyhow!("DevTools WebSocket handshake failed: {err}"))?;
+        // Afterwards, short reads let command deadlines be checked between messages.
+        socket.get_ref().set_read_timeout(Some(Duration::from_millis(250)))?;
         Ok(Cdp { socket, next_id: 1, events: VecDeque::new() })
     }
 
