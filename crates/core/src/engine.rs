@@ -22,6 +22,7 @@ use panelot_protocol::engine::CommandAckEvent;
 use panelot_protocol::engine::CommandRejectedEvent;
 use panelot_protocol::engine::Delivery;
 use panelot_protocol::engine::ErrorCode;
+use panelot_protocol::engine::PongEvent;
 use panelot_protocol::engine::StreamCursor;
 
 use crate::effects::Clock;
@@ -161,7 +162,13 @@ impl<S: Store> Engine<S> {
         let result = match op {
             Op::ThreadList(params) => self.list_threads(port, &params, out).await,
             Op::ThreadSubscribe(params) => self.subscribe(port, &params, out).await,
-            Op::Ping(_) | Op::Initialize(_) => Ok(()),
+            Op::Ping(ping) => {
+                let pong = AgentEvent::Pong(PongEvent { submission_id: ping.submission_id });
+                out.sends.push((port, EventFrame::new(pong)));
+                Ok(())
+            }
+            // The session answers a second `initialize` itself; it never reaches the engine.
+            Op::Initialize(_) => Ok(()),
             command => self.run_command(port, &client, command, out).await,
         };
         if let Err(err) = result {

@@ -70,6 +70,18 @@ fn rejected_code(frames: &[&EventFrame]) -> ErrorCode {
 }
 
 #[test]
+fn ping_is_answered_with_pong() {
+    let mut h = Harness::new();
+    h.open(1);
+    let out = h.send(1, json!({"type": "ping", "submissionId": "p"}));
+    let frames = out.for_port(1);
+    assert!(
+        matches!(&frames[0].event, AgentEvent::Pong(p) if p.submission_id.as_str() == "p"),
+        "{frames:?}"
+    );
+}
+
+#[test]
 fn create_is_broadcast_acked_and_listed() {
     let mut h = Harness::new();
     h.open(1);

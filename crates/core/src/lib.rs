@@ -2,8 +2,16 @@
 //! owns threads, runs, the agent loop and the gatekeeper. Every outside effect goes through a
 //! trait so the same engine runs in the service worker, natively and under simulation.
 //!
-//! Today it holds the session handshake ([`handshake`]) and the per-port session state machine
-//! ([`session`]), which every host drives the same way.
+//! * [`engine::Engine`]: ports, sessions ([`session`], [`handshake`]), subscriptions and
+//!   delivery with stream cursors, and the thread commands, idempotent through [`receipts`].
+//! * [`store`]: the [`store::Store`] trait (reads plus atomic units of work), its records, the
+//!   in-memory store and the conformance suite every backend passes.
+//! * [`tree`] and [`snapshot`]: a thread's shape from one range read, paths, branches, and the
+//!   projection of stored nodes into snapshot items.
+//! * [`model`]: provider-neutral model requests and streams, implemented by
+//!   `panelot-providers`; [`effects`]: clock and ids.
+//!
+//! Not yet here: turns, runs and recovery, the agent loop, tools and the gatekeeper.
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 

@@ -13,14 +13,12 @@ use panelot_protocol::SubmissionId;
 use panelot_protocol::engine::CommandRejectedEvent;
 use panelot_protocol::engine::ErrorCode;
 use panelot_protocol::engine::ErrorEvent;
-use panelot_protocol::engine::PongEvent;
 use panelot_protocol::parse_budgeted;
 use serde_json::Value;
 
 use panelot_protocol::engine::InitializeParams;
 
 use crate::handshake::Handshake;
-use crate::handshake::initialized;
 use crate::handshake::judge_first_message;
 
 /// Frames to send on the port, and whether to close it.
@@ -157,23 +155,6 @@ fn submission_id_of(raw: &Value) -> Option<SubmissionId> {
     SubmissionId::new(text).ok()
 }
 
-/// How a host without the engine (the extension until its durable store lands) answers a
-/// session: the handshake and pings work, every domain command is refused explicitly.
-pub fn answer_without_engine(step: SessionStep) -> Reply {
-    match step {
-        SessionStep::Reply(reply) => reply,
-        SessionStep::Opened(params) => Reply::one(initialized(&params, None)),
-        SessionStep::Op { op: Op::Ping(ping), .. } => {
-            Reply::one(AgentEvent::Pong(PongEvent { submission_id: ping.submission_id }))
-        }
-        SessionStep::Op { op, .. } => {
-            let message =
-                format!("`{}` is not available in this engine build", op.kind().wire_name());
-            reject(op.submission_id().clone(), message)
-        }
-    }
-}
-
 fn reject(submission_id: SubmissionId, message: String) -> Reply {
     Reply::one(AgentEvent::CommandRejected(CommandRejectedEvent {
         submission_id,
@@ -187,15 +168,15 @@ mod tests {
     use panelot_protocol::ENGINE_PROTOCOL;
     use panelot_protocol::ENGINE_SCHEMA_HASH;
     use panelot_protocol::EventKind;
+    use panelot_protocol::OpKind;
 
     use super::*;
 
-    fn kinds(reply: &Reply) -> Vec<EventKind> {
-        reply.frames.iter().map(|f| f.event.kind()).collect()
-    }
-
-    fn step(session: &mut Session, text: &str) -> Reply {
-        answer_without_engine(session.on_text(text))
+    fn reply_kinds(step: &SessionStep) -> Vec<EventKind> {
+        match step {
+            SessionStep::Reply(reply) => reply.frames.iter().map(|f| f.event.kind()).collect(),
+            other => panic!("expected a reply, got {other:?}"),
+        }
     }
 
     fn open() -> Session {
@@ -203,43 +184,53 @@ mod tests {
         let init = format!(
             r#"{{"type":"initialize","submissionId":"s1","protocol":"{ENGINE_PROTOCOL}","schemaHash":"{ENGINE_SCHEMA_HASH}","clientId":"c1"}}"#
         );
-        let reply = step(&mut session, &init);
-        assert_eq!(kinds(&reply), vec![EventKind::Initialized]);
-        assert!(!reply.close);
+        assert!(
+            matches!(session.on_text(&init), SessionStep::Opened(p) if p.client_id.as_str() == "c1")
+        );
+        assert!(session.is_open());
         session
     }
 
     #[test]
-    fn ping_after_initialize_gets_pong() {
+    fn ops_after_initialize_reach_the_engine_with_the_client() {
         let mut session = open();
-        let reply = step(&mut session, r#"{"type":"ping","submissionId":"p1"}"#);
-        assert_eq!(kinds(&reply), vec![EventKind::Pong]);
+        let step = session.on_text(r#"{"type":"ping","submissionId":"p1"}"#);
+        assert!(
+            matches!(&step, SessionStep::Op { client_id, op } if client_id.as_str() == "c1" && op.kind() == OpKind::Ping),
+            "{step:?}"
+        );
     }
 
     #[test]
     fn garbage_before_initialize_closes_with_reload_required() {
         let mut session = Session::default();
-        let reply = step(&mut session, "not json");
-        assert_eq!(kinds(&reply), vec![EventKind::FatalReloadRequired]);
-        assert!(reply.close);
+        let step = session.on_text("not json");
+        assert_eq!(reply_kinds(&step), [EventKind::FatalReloadRequired]);
+        assert!(matches!(step, SessionStep::Reply(Reply { close: true, .. })));
         assert_eq!(session, Session::Closed);
     }
 
     #[test]
     fn malformed_op_after_initialize_is_rejected_by_submission_id() {
         let mut session = open();
-        let reply = step(&mut session, r#"{"type":"thread.delete","submissionId":"d1"}"#);
+        let SessionStep::Reply(reply) =
+            session.on_text(r#"{"type":"thread.delete","submissionId":"d1"}"#)
+        else {
+            panic!()
+        };
         let AgentEvent::CommandRejected(event) = &reply.frames[0].event else { panic!() };
         assert_eq!((event.submission_id.as_str(), event.code), ("d1", ErrorCode::InvalidCommand));
         assert!(event.message.contains("threadId"), "{}", event.message);
-        let reply = step(&mut session, r#"{"type":"ping"}"#);
-        assert_eq!(kinds(&reply), vec![EventKind::Error]);
+        assert_eq!(reply_kinds(&session.on_text(r#"{"type":"ping"}"#)), [EventKind::Error]);
     }
 
     #[test]
-    fn domain_commands_are_refused_explicitly() {
+    fn a_second_initialize_is_refused_and_the_session_stays_open() {
         let mut session = open();
-        let reply = step(&mut session, r#"{"type":"thread.create","submissionId":"c2"}"#);
-        assert_eq!(kinds(&reply), vec![EventKind::CommandRejected]);
+        let again = format!(
+            r#"{{"type":"initialize","submissionId":"s2","protocol":"{ENGINE_PROTOCOL}","schemaHash":"{ENGINE_SCHEMA_HASH}","clientId":"c1"}}"#
+        );
+        assert_eq!(reply_kinds(&session.on_text(&again)), [EventKind::CommandRejected]);
+        assert!(session.is_open());
     }
 }

@@ -12,6 +12,7 @@ use panelot_testkit::chromium::Display;
 use panelot_testkit::chromium::LaunchOptions;
 use panelot_testkit::chromium::find_chromium;
 use panelot_testkit::extension_id;
+use serde_json::Value;
 
 /// A browser with the extension loaded.
 #[derive(Debug)]
@@ -75,6 +76,46 @@ impl Browser {
         self.cdp
             .open_page(&url)
             .with_context(|| format!("Chromium log:\n{}", self.chromium.log_tail()))
+    }
+
+    /// Connects a new port from `page`, posts `messages` in order, and collects what comes back
+    /// until `expected` messages arrived or the port closed. Returns
+    /// `{how: "complete" | "disconnected" | "timeout", events: [...]}`.
+    pub fn exchange(
+        &mut self,
+        page: &Page,
+        messages: &[Value],
+        expected: usize,
+    ) -> anyhow::Result<Value> {
+        let script = format!(
+            r#"new Promise((resolve) => {{
+                const port = chrome.runtime.connect({{ name: "panelot-e2e" }});
+                const events = [];
+                const finish = (how) => {{ resolve({{ how, events }}); }};
+                port.onMessage.addListener((m) => {{
+                    events.push(m);
+                    if (events.length >= {expected}) {{ finish("complete"); port.disconnect(); }}
+                }});
+                port.onDisconnect.addListener(() => finish("disconnected"));
+                for (const m of {messages}) port.postMessage(m);
+                setTimeout(() => finish("timeout"), 30000);
+            }})"#,
+            messages = Value::Array(messages.to_vec()),
+        );
+        self.cdp
+            .evaluate(page, &script)
+            .with_context(|| format!("Chromium log:\n{}", self.log_tail()))
+    }
+
+    /// Kills the extension's service worker (`Target.closeTarget`); the next port wakes it.
+    pub fn kill_service_worker(&mut self) -> anyhow::Result<()> {
+        let workers = self.cdp.targets("service_worker")?;
+        let worker = workers
+            .iter()
+            .find(|t| t["url"].as_str().is_some_and(|u| u.starts_with(&self.extension_origin)))
+            .context("the extension's service worker is not running")?;
+        let id = worker["targetId"].as_str().context("service worker without targetId")?.to_owned();
+        self.cdp.close_target(&id)
     }
 
     /// Chromium's own log, for failure messages.

@@ -2,7 +2,8 @@
 //
 // MV3 rules learned on these machines: a module service worker may not use top-level `await`
 // (it silently fails to register) nor `import()`. So listeners are registered synchronously here,
-// and every port event is queued until the wasm `init()` resolves, then replayed in order.
+// and every port event is queued until the wasm `init()` resolves and the engine has opened its
+// IndexedDB store, then replayed in order.
 
 import init, { EngineHost } from "./wasm/engine.js";
 
@@ -48,8 +49,8 @@ chrome.runtime.onInstalled.addListener(() => {
 const extensionOrigin = new URL(chrome.runtime.getURL("/")).origin + "/";
 
 init()
-  .then(() => {
-    host = new EngineHost(
+  .then(() =>
+    EngineHost.start(
       extensionOrigin,
       (portId, message) => ports.get(portId)?.postMessage(message),
       (portId) => {
@@ -57,7 +58,10 @@ init()
         ports.delete(portId);
         port?.disconnect();
       },
-    );
+    ),
+  )
+  .then((started) => {
+    host = started;
     for (const event of pending.splice(0)) deliver(event);
   })
   .catch((err) => console.error("panelot: engine failed to start", err));

@@ -11,33 +11,13 @@ use pretty_assertions::assert_eq;
 use serde_json::Value;
 use serde_json::json;
 
-/// Connects a port from the page, sends `messages` one after the other, and collects what comes
-/// back until the port closes or `expected` events arrived.
 fn exchange(
     browser: &mut Browser,
     page: &panelot_testkit::cdp::Page,
     messages: &[Value],
     expected: usize,
 ) -> Value {
-    let script = format!(
-        r#"new Promise((resolve) => {{
-            const port = chrome.runtime.connect({{ name: "panelot-e2e" }});
-            const events = [];
-            const finish = (how) => resolve({{ how, events }});
-            port.onMessage.addListener((m) => {{
-                events.push(m);
-                if (events.length >= {expected}) finish("complete");
-            }});
-            port.onDisconnect.addListener(() => finish("disconnected"));
-            for (const m of {messages}) port.postMessage(m);
-            setTimeout(() => finish("timeout"), 30000);
-        }})"#,
-        messages = Value::Array(messages.to_vec()),
-    );
-    browser
-        .cdp
-        .evaluate(page, &script)
-        .unwrap_or_else(|err| panic!("{err}\n{}", browser.log_tail()))
+    browser.exchange(page, messages, expected).unwrap_or_else(|err| panic!("{err:#}"))
 }
 
 fn initialize(hash: &str) -> Value {
