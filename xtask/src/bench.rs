@@ -7,6 +7,7 @@ use xshell::cmd;
 
 pub(crate) fn bench(_root: &Path) -> anyhow::Result<()> {
     let sh = Shell::new()?;
-    cmd!(sh, "cargo bench --workspace --quiet").run()?;
+    // `--benches`: only the benchmark binaries, not every test target in bench mode.
+    cmd!(sh, "cargo bench --workspace --benches --quiet").run()?;
     Ok(())
 }

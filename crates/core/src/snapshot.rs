@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use panelot_protocol::NodeId;
 use panelot_protocol::ThreadId;
+use panelot_protocol::engine::BranchPosition;
 use panelot_protocol::engine::ItemContent;
 use panelot_protocol::engine::SnapshotItem;
 use panelot_protocol::engine::ThreadMeta;
@@ -83,7 +84,7 @@ pub async fn path_items<S: Store>(
             path.len()
         ))));
     }
-    Ok(project(tree, &records))
+    Ok(project(tree, records))
 }
 
 /// The records of `path`, in path order, with one read: a seq-range read filtered in memory when
@@ -112,41 +113,37 @@ async fn path_records<S: Store>(
         .collect())
 }
 
-/// Projects stored nodes into snapshot items. Audit-only nodes (turn context, decisions,
-/// interaction answers) are not items; a tool result completes its tool-call item; an assistant
-/// message with reasoning shows as a reasoning item and an answer item.
-pub fn project(tree: &ThreadTree, records: &[NodeRecord]) -> Vec<SnapshotItem> {
-    let results: BTreeMap<&str, ToolResultView> = records
-        .iter()
-        .filter_map(|r| match &r.body {
-            NodeBody::ToolResult { item_id, ok, details, .. } => {
-                Some((item_id.as_str(), ToolResultView { ok: *ok, details: details.clone() }))
-            }
-            _ => None,
-        })
-        .collect();
+/// Projects stored nodes into snapshot items, consuming them (a path can be large; nothing is
+/// copied). Audit-only nodes (turn context, decisions, interaction answers) are not items; a tool
+/// result completes its tool-call item; an assistant message with reasoning shows as a reasoning
+/// item and an answer item.
+pub fn project(tree: &ThreadTree, records: Vec<NodeRecord>) -> Vec<SnapshotItem> {
+    let mut results: BTreeMap<String, ToolResultView> = BTreeMap::new();
+    for record in &records {
+        if let NodeBody::ToolResult { item_id, ok, details, .. } = &record.body {
+            results
+                .insert(item_id.to_string(), ToolResultView { ok: *ok, details: details.clone() });
+        }
+    }
     let mut items = Vec::with_capacity(records.len());
     for record in records {
+        let branch =
+            tree.branch_position(&record.id).unwrap_or(BranchPosition { index: 1, count: 1 });
         let item = |content| SnapshotItem {
             node_id: record.id.clone(),
             parent_id: record.parent_id.clone(),
             turn_id: record.turn_id.clone(),
             created_at_ms: record.created_at_ms,
-            branch: tree
-                .branch_position(&record.id)
-                .unwrap_or(panelot_protocol::engine::BranchPosition { index: 1, count: 1 }),
+            branch,
             content,
         };
-        match &record.body {
+        match record.body {
             NodeBody::TurnContext { .. }
             | NodeBody::ToolResult { .. }
             | NodeBody::ApprovalDecision { .. }
             | NodeBody::InteractionResponse { .. } => {}
             NodeBody::UserMessage { input, steered } => {
-                items.push(item(ItemContent::UserMessage {
-                    input: input.clone(),
-                    steered: *steered,
-                }));
+                items.push(item(ItemContent::UserMessage { input, steered }));
             }
             NodeBody::AssistantMessage {
                 text,
@@ -157,28 +154,29 @@ pub fn project(tree: &ThreadTree, records: &[NodeRecord]) -> Vec<SnapshotItem> {
                 cost_usd,
                 ..
             } => {
-                if let Some(reasoning) = reasoning.as_ref().filter(|r| !r.is_empty()) {
-                    items.push(item(ItemContent::Reasoning { text: reasoning.clone() }));
+                if let Some(reasoning) = reasoning.filter(|r| !r.is_empty()) {
+                    items.push(item(ItemContent::Reasoning { text: reasoning }));
                 }
                 items.push(item(ItemContent::AssistantMessage {
-                    text: text.clone(),
-                    model: Some(model.clone()),
-                    stop_reason: Some(*stop_reason),
-                    usage: Some(*usage),
-                    cost_usd: *cost_usd,
+                    text,
+                    model: Some(model),
+                    stop_reason: Some(stop_reason),
+                    usage: Some(usage),
+                    cost_usd,
                 }));
             }
             NodeBody::ToolCall { item_id, tool_name, label, params, .. } => {
+                let result = results.remove(item_id.as_str());
                 items.push(item(ItemContent::ToolCall {
-                    item_id: item_id.clone(),
-                    tool_name: tool_name.clone(),
-                    label: label.clone(),
-                    params: params.clone(),
-                    result: results.get(item_id.as_str()).cloned(),
+                    item_id,
+                    tool_name,
+                    label,
+                    params,
+                    result,
                 }));
             }
             NodeBody::SystemNotice { text } => {
-                items.push(item(ItemContent::SystemNotice { text: text.clone() }));
+                items.push(item(ItemContent::SystemNotice { text }));
             }
         }
     }
