@@ -133,6 +133,12 @@ pub trait Store {
     fn commit(&self, unit: UnitOfWork) -> impl Future<Output = Result<(), StoreError>>;
 }
 
+/// The order of [`Store::threads`]: most recently updated first, ties by id. Backends that
+/// cannot sort in the query sort with this.
+pub fn sort_recent_first(threads: &mut [ThreadMeta]) {
+    threads.sort_by(|a, b| b.updated_at_ms.cmp(&a.updated_at_ms).then_with(|| a.id.cmp(&b.id)));
+}
+
 /// The integrity rules of [`WriteOp::AppendNode`], shared by every backend so they cannot drift:
 /// the thread exists, the id is new, the parent (if any) lives in the same thread, and the seq is
 /// higher than the thread's highest.

@@ -21,6 +21,7 @@ use panelot_core::store::StoreError;
 use panelot_core::store::UnitOfWork;
 use panelot_core::store::WriteOp;
 use panelot_core::store::check_append;
+use panelot_core::store::sort_recent_first;
 use panelot_protocol::NodeId;
 use panelot_protocol::ThreadId;
 use panelot_protocol::engine::ThreadMeta;
@@ -123,7 +124,7 @@ impl Store for IdbStore {
             .iter()
             .map(|v| decode(&text_field(v, "meta")?))
             .collect::<Result<_, _>>()?;
-        threads.sort_by(|a, b| b.updated_at_ms.cmp(&a.updated_at_ms).then_with(|| a.id.cmp(&b.id)));
+        sort_recent_first(&mut threads);
         Ok(threads)
     }
 

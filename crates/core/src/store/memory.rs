@@ -16,6 +16,7 @@ use super::Store;
 use super::StoreError;
 use super::UnitOfWork;
 use super::WriteOp;
+use super::sort_recent_first;
 
 /// The whole state; cloned per unit of work.
 #[derive(Debug, Clone, Default)]
@@ -49,7 +50,7 @@ impl Store for MemoryStore {
 
     async fn threads(&self) -> Result<Vec<ThreadMeta>, StoreError> {
         let mut threads: Vec<ThreadMeta> = self.state.borrow().threads.values().cloned().collect();
-        threads.sort_by(|a, b| b.updated_at_ms.cmp(&a.updated_at_ms).then_with(|| a.id.cmp(&b.id)));
+        sort_recent_first(&mut threads);
         Ok(threads)
     }
 
