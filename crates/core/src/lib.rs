@@ -17,6 +17,7 @@
 
 pub mod effects;
 pub mod engine;
+pub mod gatekeeper;
 pub mod handshake;
 pub mod model;
 pub mod receipts;

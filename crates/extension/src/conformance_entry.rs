@@ -42,3 +42,16 @@ pub async fn run_store_conformance_case(idx: u32) -> Result<(), JsValue> {
 pub fn last_panic() -> Option<String> {
     LAST_PANIC.with(|slot| slot.borrow().clone())
 }
+
+/// Writes a sample conversation of `nodes` nodes as thread `thread` into the engine's own
+/// database (benchmarks of reopening a large thread).
+#[wasm_bindgen(js_name = seedThread)]
+pub async fn seed_thread(thread: String, nodes: u32) -> Result<(), JsValue> {
+    let to_js = |err: panelot_core::store::StoreError| JsValue::from_str(&err.to_string());
+    let store = IdbStore::open(crate::host::DATABASE).await.map_err(to_js)?;
+    let (unit, _) =
+        panelot_core::store::conformance::sample_conversation(&thread, u64::from(nodes));
+    let result = panelot_core::store::Store::commit(&store, unit).await.map_err(to_js);
+    store.close();
+    result
+}

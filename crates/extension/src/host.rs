@@ -24,7 +24,7 @@ use crate::browser_effects::RandomIds;
 use crate::idb_store::IdbStore;
 
 /// The IndexedDB database of the engine.
-const DATABASE: &str = "panelot";
+pub(crate) const DATABASE: &str = "panelot";
 /// Setting holding the last stream epoch; each worker start takes the next one.
 const EPOCH_SETTING: &str = "streamEpoch";
 

@@ -11,27 +11,21 @@ use std::time::Instant;
 
 use panelot_core::snapshot::load_thread_view;
 use panelot_core::snapshot::path_items;
-use panelot_core::store::NodeBody;
-use panelot_core::store::NodeRecord;
 use panelot_core::store::Store;
 use panelot_core::store::UnitOfWork;
 use panelot_core::store::WriteOp;
 use panelot_core::store::conformance::block_on;
 use panelot_core::store::conformance::meta;
 use panelot_core::store::conformance::node_id;
+use panelot_core::store::conformance::sample_conversation;
 use panelot_core::store::conformance::text_node;
 use panelot_core::store::conformance::thread_id;
 use panelot_protocol::AgentEvent;
 use panelot_protocol::EventFrame;
-use panelot_protocol::ItemId;
 use panelot_protocol::SubmissionId;
 use panelot_protocol::engine::InitializedEvent;
-use panelot_protocol::engine::ProviderStopReason;
 use panelot_protocol::engine::ThreadSnapshot;
-use panelot_protocol::engine::ToolLevel;
-use panelot_protocol::engine::Usage;
 use panelot_store_sqlite::SqliteStore;
-use serde_json::json;
 
 const RUNS: usize = 9;
 
@@ -47,67 +41,10 @@ fn median_ms(mut work: impl FnMut()) -> f64 {
     samples[RUNS / 2]
 }
 
-fn body_for(n: u64) -> NodeBody {
-    match n % 4 {
-        1 => text_node("x", n, None).body,
-        2 => NodeBody::ToolCall {
-            item_id: ItemId::new(format!("i{n}")).unwrap(),
-            call_id: format!("c{n}"),
-            tool_name: "click".into(),
-            label: "Click".into(),
-            params: json!({"ref": "e12", "element": "Submit button"}),
-            level: ToolLevel::L1,
-        },
-        3 => NodeBody::ToolResult {
-            item_id: ItemId::new(format!("i{}", n - 1)).unwrap(),
-            call_id: format!("c{}", n - 1),
-            ok: true,
-            content_for_model: "clicked; the page now shows the order summary. ".repeat(20),
-            details: Some(json!({"effect": "verified", "durationMs": 412})),
-        },
-        _ => NodeBody::AssistantMessage {
-            text: "Here is what I found on the page. ".repeat(30),
-            reasoning: Some("The user wants the summary.".into()),
-            provider_state: vec![],
-            model: "m".into(),
-            stop_reason: ProviderStopReason::End,
-            usage: Usage { input: 1200, output: 300, cache_read: Some(1000), cache_write: None },
-            cost_usd: Some(0.001),
-        },
-    }
-}
-
-/// A 1,000-node conversation: turns of four nodes, with a regenerated sibling every ten turns.
-/// Returns the store and a node that has a sibling early in the thread.
 fn conversation(path: &std::path::Path) -> (SqliteStore, u64) {
     let store = SqliteStore::open(path).unwrap();
-    let mut ops = vec![WriteOp::PutThread(meta("t", 1))];
-    let mut parent: Option<u64> = None;
-    let mut n = 0;
-    let mut branch_point = 0;
-    while n < 1_000 {
-        n += 1;
-        ops.push(WriteOp::AppendNode(NodeRecord {
-            body: body_for(n),
-            ..text_node("t", n, parent)
-        }));
-        if n % 40 == 4 && n + 1 < 1_000 {
-            // A regenerated answer: a sibling of this assistant message.
-            n += 1;
-            ops.push(WriteOp::AppendNode(NodeRecord {
-                body: body_for(4),
-                ..text_node("t", n, parent)
-            }));
-            if branch_point == 0 {
-                branch_point = n;
-            }
-        }
-        parent = Some(n);
-    }
-    let mut thread = meta("t", 2);
-    thread.leaf_id = Some(node_id(n));
-    ops.push(WriteOp::PutThread(thread));
-    block_on(store.commit(UnitOfWork { ops })).unwrap();
+    let (unit, branch_point) = sample_conversation("t", 1_000);
+    block_on(store.commit(unit)).unwrap();
     (store, branch_point)
 }
 

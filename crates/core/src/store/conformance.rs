@@ -380,3 +380,71 @@ async fn settings<S: Store>(store: &S) {
         .unwrap();
     assert_eq!(store.setting("mode").await.unwrap(), Some(json!({"v": [1, 2]})));
 }
+
+/// A realistic conversation for benchmarks: turns of user message, tool call, tool result and
+/// answer, with a regenerated answer (a sibling) every ten turns. Returns the unit that writes it
+/// (thread `thread` with its leaf at the last node) and the first node that has a sibling.
+pub fn sample_conversation(thread: &str, n_nodes: u64) -> (UnitOfWork, u64) {
+    let mut ops = vec![WriteOp::PutThread(meta(thread, 1))];
+    let mut parent: Option<u64> = None;
+    let mut n = 0;
+    let mut branch_point = 0;
+    while n < n_nodes {
+        n += 1;
+        ops.push(WriteOp::AppendNode(NodeRecord {
+            body: sample_body(n),
+            ..text_node(thread, n, parent)
+        }));
+        if n % 40 == 4 && n + 1 < n_nodes {
+            n += 1;
+            ops.push(WriteOp::AppendNode(NodeRecord {
+                body: sample_body(4),
+                ..text_node(thread, n, parent)
+            }));
+            if branch_point == 0 {
+                branch_point = n;
+            }
+        }
+        parent = Some(n);
+    }
+    let mut last = meta(thread, 2);
+    last.leaf_id = Some(node_id(n));
+    ops.push(WriteOp::PutThread(last));
+    (UnitOfWork { ops }, branch_point)
+}
+
+fn sample_body(n: u64) -> NodeBody {
+    match n % 4 {
+        1 => NodeBody::UserMessage {
+            input: UserInput {
+                text: "Please check the order page and summarise it.".into(),
+                ..Default::default()
+            },
+            steered: false,
+        },
+        2 => NodeBody::ToolCall {
+            item_id: ItemId::new(format!("i{n}")).unwrap(),
+            call_id: format!("c{n}"),
+            tool_name: "click".into(),
+            label: "Click".into(),
+            params: json!({"ref": "e12", "element": "Submit button"}),
+            level: ToolLevel::L1,
+        },
+        3 => NodeBody::ToolResult {
+            item_id: ItemId::new(format!("i{}", n - 1)).unwrap(),
+            call_id: format!("c{}", n - 1),
+            ok: true,
+            content_for_model: "clicked; the page now shows the order summary. ".repeat(20),
+            details: Some(json!({"effect": "verified", "durationMs": 412})),
+        },
+        _ => NodeBody::AssistantMessage {
+            text: "Here is what I found on the page. ".repeat(30),
+            reasoning: Some("The user wants the summary.".into()),
+            provider_state: vec![],
+            model: "m".into(),
+            stop_reason: ProviderStopReason::End,
+            usage: Usage { input: 1200, output: 300, cache_read: Some(1000), cache_write: None },
+            cost_usd: Some(0.001),
+        },
+    }
+}

@@ -1,0 +1,169 @@
+//! Sensitive payload detection over a call's parameters (reference §6.2 step 3): card
+//! numbers, credential-looking keys, and email addresses.
+
+use serde_json::Value;
+
+/// Substrings of parameter names that mark a credential, compared case-insensitively.
+pub const CREDENTIAL_KEYS: &[&str] =
+    &["password", "passwd", "pwd", "secret", "token", "api_key", "apikey", "private_key"];
+
+/// What the parameters hold.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PayloadFindings {
+    /// JSON paths of values holding a Luhn-valid card number.
+    pub cards: Vec<String>,
+    /// JSON paths of non-empty values under a credential-looking key.
+    pub credentials: Vec<String>,
+    /// JSON paths of values holding an email address.
+    pub emails: Vec<String>,
+}
+
+/// Walks the parameters and reports every sensitive item by JSON path (`/a/0/b`).
+pub fn scan(params: &Value) -> PayloadFindings {
+    let mut findings = PayloadFindings::default();
+    walk(params, "", &mut findings);
+    findings
+}
+
+fn walk(value: &Value, path: &str, findings: &mut PayloadFindings) {
+    match value {
+        Value::Null | Value::Bool(_) => {}
+        Value::Number(number) => {
+            if contains_card(&number.to_string()) {
+                findings.cards.push(path.to_owned());
+            }
+        }
+        Value::String(text) => {
+            if contains_card(text) {
+                findings.cards.push(path.to_owned());
+            }
+            if contains_email(text) {
+                findings.emails.push(path.to_owned());
+            }
+        }
+        Value::Array(items) => {
+            for (idx, item) in items.iter().enumerate() {
+                walk(item, &format!("{path}/{idx}"), findings);
+            }
+        }
+        Value::Object(map) => {
+            for (key, item) in map {
+                let item_path = format!("{path}/{key}");
+                if is_credential_key(key) && !is_blank(item) {
+                    findings.credentials.push(item_path.clone());
+                }
+                walk(item, &item_path, findings);
+            }
+        }
+    }
+}
+
+/// Whether a parameter name looks like it carries a credential (`userPassword`, `API_KEY`).
+pub fn is_credential_key(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    CREDENTIAL_KEYS.iter().any(|it| key.contains(it))
+}
+
+fn is_blank(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::String(text) => text.trim().is_empty(),
+        Value::Array(items) => items.is_empty(),
+        Value::Object(map) => map.is_empty(),
+        Value::Bool(_) | Value::Number(_) => false,
+    }
+}
+
+/// Whether `text` holds a Luhn-valid card number of 13–19 digits, written as one run of
+/// digits or as groups separated by single spaces or dashes.
+///
+/// Groups are tried at group boundaries only: scanning every window of a long digit string
+/// would flag one in ten arbitrary ids.
+pub fn contains_card(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut idx = 0;
+    while idx < bytes.len() {
+        if !bytes[idx].is_ascii_digit() {
+            idx += 1;
+            continue;
+        }
+        // Collect one run: digit groups joined by single separators.
+        let mut groups: Vec<&str> = Vec::new();
+        loop {
+            let start = idx;
+            while idx < bytes.len() && bytes[idx].is_ascii_digit() {
+                idx += 1;
+            }
+            groups.push(&text[start..idx]);
+            let joined = idx + 1 < bytes.len()
+                && matches!(bytes[idx], b' ' | b'-')
+                && bytes[idx + 1].is_ascii_digit();
+            if !joined {
+                break;
+            }
+            idx += 1;
+        }
+        if (0..groups.len()).any(|first| card_from(&groups[first..])) {
+            return true;
+        }
+    }
+    false
+}
+
+fn card_from(groups: &[&str]) -> bool {
+    let mut digits = String::new();
+    for group in groups {
+        digits.push_str(group);
+        if (13..=19).contains(&digits.len()) && is_luhn_valid(&digits) {
+            return true;
+        }
+        if digits.len() > 19 {
+            return false;
+        }
+    }
+    false
+}
+
+/// The Luhn checksum over ASCII digits; all-zero strings are not card numbers.
+pub fn is_luhn_valid(digits: &str) -> bool {
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return false;
+    }
+    if digits.bytes().all(|b| b == b'0') {
+        return false;
+    }
+    let sum: u32 = digits
+        .bytes()
+        .rev()
+        .enumerate()
+        .map(|(idx, b)| {
+            let digit = u32::from(b - b'0');
+            if idx % 2 == 1 {
+                let doubled = digit * 2;
+                if doubled > 9 { doubled - 9 } else { doubled }
+            } else {
+                digit
+            }
+        })
+        .sum();
+    sum.is_multiple_of(10)
+}
+
+/// Whether `text` holds something shaped like `local@domain.tld`.
+pub fn contains_email(text: &str) -> bool {
+    let is_local = |c: char| c.is_ascii_alphanumeric() || "._%+-".contains(c);
+    let is_domain = |c: char| c.is_ascii_alphanumeric() || ".-".contains(c);
+    text.match_indices('@').any(|(at, _)| {
+        let local_ok = text[..at].chars().next_back().is_some_and(is_local);
+        let domain: String = text[at + 1..].chars().take_while(|c| is_domain(*c)).collect();
+        let domain = domain.trim_end_matches('.');
+        let tld_ok = domain.rsplit_once('.').is_some_and(|(head, tld)| {
+            !head.is_empty() && tld.len() >= 2 && tld.chars().all(|c| c.is_ascii_alphabetic())
+        });
+        local_ok && tld_ok
+    })
+}
+
+#[cfg(test)]
+#[path = "payload_tests.rs"]
+mod tests;
