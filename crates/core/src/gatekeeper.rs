@@ -189,12 +189,11 @@ pub fn decide(input: &GateInput<'_>) -> Verdict {
     }
     // Step 7: the policy.
     match input.policy {
-        PermissionPolicy::Always | PermissionPolicy::Untrusted => {
-            let policy = match input.policy {
-                PermissionPolicy::Always => "always",
-                PermissionPolicy::Untrusted | PermissionPolicy::Auto => "untrusted",
-            };
-            ask(flags, format!("policy \"{policy}\" asks before {}", input.tool))
+        PermissionPolicy::Always => {
+            ask(flags, format!("policy \"always\" asks before {}", input.tool))
+        }
+        PermissionPolicy::Untrusted => {
+            ask(flags, format!("policy \"untrusted\" asks before {}", input.tool))
         }
         PermissionPolicy::Auto => Verdict::Allow,
     }

@@ -282,7 +282,9 @@ fn unreadable_targets_ask_unless_denied() {
             .rule("navigate", "*", Deny, User),
         "deny Some(\"r0\"): denied by rule r0",
     );
-    check(case("click").policy(Auto).rule("click", "*", Allow, User).params(json!({})), "allow");
+    // A page tool with no page cannot be matched by an allow rule's `*` origin either.
+    let no_page = Case { page: None, ..case("click").policy(Auto).rule("click", "*", Allow, User) };
+    check(no_page, "ask []: could not read the target of click: empty url");
 }
 
 // Step 4: sensitive payload.

@@ -156,11 +156,6 @@ impl Origin {
             Shape::Authority => parse_authority(scheme, rest, &cleaned),
         }
     }
-
-    /// The key half of a session grant: the origin as displayed.
-    pub fn serialize(&self) -> String {
-        self.to_string()
-    }
 }
 
 fn parse_authority(scheme: Scheme, rest: &str, whole: &str) -> Result<Origin, OriginError> {

@@ -82,8 +82,8 @@ impl SensitiveOrigins {
         &self.user
     }
 
-    /// The first pattern covering `origin`. `*` never counts here: a user who adds `*` would
-    /// otherwise deny every originless tool, which is not what a site list means.
+    /// The first pattern covering `origin`. Originless calls never get here: a site list
+    /// says nothing about tools that touch no site.
     pub fn find(&self, origin: &Origin) -> Option<&OriginPattern> {
         self.builtin.iter().chain(&self.user).find(|it| it.matches(Some(origin)))
     }

@@ -165,3 +165,7 @@ pub fn classify(tool: &str) -> ToolInfo {
 pub fn is_known(tool: &str) -> bool {
     TOOLS.iter().any(|(name, _, _, _)| *name == tool)
 }
+
+#[cfg(test)]
+#[path = "tools_tests.rs"]
+mod tests;
