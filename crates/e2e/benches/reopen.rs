@@ -96,4 +96,26 @@ fn main() {
         "extension: reopen 1,000-node thread ({items} items) warm {:>7.1} ms  (target <= 30 ms)",
         median(warm)
     );
+    print_stages(&mut browser, &page);
+}
+
+/// Where a warm load spends its time, measured in the page against the same database.
+fn print_stages(browser: &mut Browser, page: &panelot_testkit::cdp::Page) {
+    const STAGES: [&str; 7] =
+        ["open db", "meta", "links", "tree", "path records", "projection", "encoding"];
+    let script = format!(
+        r#"(async () => {{
+            const engine = await import(chrome.runtime.getURL("wasm/engine.js"));
+            await engine.default();
+            const runs = [];
+            for (let i = 0; i < {RUNS}; i++) runs.push(await engine.profileReopen("{THREAD}"));
+            return runs;
+        }})()"#
+    );
+    let runs = browser.cdp.evaluate(page, &script).expect("profile a load");
+    let runs = runs.as_array().cloned().unwrap_or_default();
+    let stage = |idx: usize| median(runs.iter().filter_map(|r| r[idx].as_f64()).collect());
+    let parts: Vec<String> =
+        STAGES.iter().enumerate().map(|(idx, name)| format!("{name} {:.1}", stage(idx))).collect();
+    println!("extension: warm load stages (ms, medians): {}", parts.join(", "));
 }

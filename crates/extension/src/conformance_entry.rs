@@ -55,3 +55,46 @@ pub async fn seed_thread(thread: String, nodes: u32) -> Result<(), JsValue> {
     store.close();
     result
 }
+
+fn now_ms() -> f64 {
+    js_sys::Reflect::get(&js_sys::global(), &"performance".into())
+        .ok()
+        .and_then(|p| {
+            let now = js_sys::Reflect::get(&p, &"now".into()).ok()?;
+            wasm_bindgen::JsCast::dyn_ref::<js_sys::Function>(&now)?.call0(&p).ok()
+        })
+        .and_then(|v| v.as_f64())
+        .unwrap_or_default()
+}
+
+/// Times the stages of loading a thread's snapshot from the engine's database (profiling the
+/// reopen benchmark): `[open, meta, links, tree, path records, projection, encoding]` in ms.
+#[wasm_bindgen(js_name = profileReopen)]
+pub async fn profile_reopen(thread: String) -> Result<Array, JsValue> {
+    use panelot_core::store::Store;
+    let to_js = |err: panelot_core::store::StoreError| JsValue::from_str(&err.to_string());
+    let id =
+        panelot_protocol::ThreadId::new(thread).map_err(|e| JsValue::from_str(&e.to_string()))?;
+    let mut marks = vec![now_ms()];
+    let store = IdbStore::open(crate::host::DATABASE).await.map_err(to_js)?;
+    marks.push(now_ms());
+    let meta = store.thread(&id).await.map_err(to_js)?.ok_or("no such thread")?;
+    marks.push(now_ms());
+    let links = store.tree_links(&id).await.map_err(to_js)?;
+    marks.push(now_ms());
+    let tree = panelot_core::tree::ThreadTree::from_links(links);
+    let leaf = meta.leaf_id.clone().ok_or("no leaf")?;
+    let path = tree.path_to(&leaf).map_err(|e| JsValue::from_str(&e.to_string()))?;
+    marks.push(now_ms());
+    let first = tree.seq(&path[0]).unwrap_or(0);
+    let records = store.node_range(&id, first, u64::MAX >> 11).await.map_err(to_js)?;
+    marks.push(now_ms());
+    let items = panelot_core::snapshot::project(&tree, records);
+    marks.push(now_ms());
+    let text = serde_json::to_string(&items).map_err(|e| JsValue::from_str(&e.to_string()))?;
+    marks.push(now_ms());
+    store.close();
+    let stages: Array = marks.windows(2).map(|w| JsValue::from(w[1] - w[0])).collect();
+    stages.push(&JsValue::from(text.len() as f64));
+    Ok(stages)
+}

@@ -24,13 +24,14 @@ use web_sys::IdbTransaction;
 
 /// Object stores and indexes, schema version 1.
 pub(crate) const THREADS: &str = "threads";
-pub(crate) const LINKS: &str = "links";
+/// One record per thread: its links, packed (see `idb_store::PackedLinks`).
+pub(crate) const TREES: &str = "trees";
 pub(crate) const NODES: &str = "nodes";
 pub(crate) const NODES_BY_ID: &str = "byId";
 pub(crate) const RECEIPTS: &str = "receipts";
 pub(crate) const RECEIPTS_BY_EXPIRY: &str = "byExpiry";
 pub(crate) const SETTINGS: &str = "settings";
-pub(crate) const ALL_STORES: [&str; 5] = [THREADS, LINKS, NODES, RECEIPTS, SETTINGS];
+pub(crate) const ALL_STORES: [&str; 5] = [THREADS, TREES, NODES, RECEIPTS, SETTINGS];
 const SCHEMA_VERSION: u32 = 1;
 /// Largest seq a key range needs (JavaScript's largest safe integer).
 pub(crate) const MAX_SEQ: f64 = 9_007_199_254_740_991.0;
@@ -129,7 +130,7 @@ fn create_schema(db: &IdbDatabase) -> Result<(), JsValue> {
     };
     let by_thread_seq: JsValue = Array::of2(&"threadId".into(), &"seq".into()).into();
     db.create_object_store_with_optional_parameters(THREADS, &keyed("id".into()))?;
-    db.create_object_store_with_optional_parameters(LINKS, &keyed(by_thread_seq.clone()))?;
+    db.create_object_store_with_optional_parameters(TREES, &keyed("threadId".into()))?;
     let nodes = db.create_object_store_with_optional_parameters(NODES, &keyed(by_thread_seq))?;
     let unique = IdbIndexParameters::new();
     unique.set_unique(true);
