@@ -105,6 +105,28 @@ fn rejection(op: &Op, code: ErrorCode, message: impl Into<String>) -> AgentEvent
     })
 }
 
+/// Whether an answer is the command's final word, to be replayed for a resend: an ack, or a
+/// refusal that the same state would always give again. A refusal that depends on the moment
+/// (a full queue, a missing capability, an internal failure) is not recorded, so a resend is
+/// judged afresh.
+fn answer_is_final(answer: &AgentEvent) -> bool {
+    let AgentEvent::CommandRejected(rejected) = answer else {
+        return true;
+    };
+    match rejected.code {
+        ErrorCode::ThreadNotFound | ErrorCode::InvalidCommand | ErrorCode::TurnMismatch => true,
+        ErrorCode::ProtocolMismatch
+        | ErrorCode::TurnNotSteerable
+        | ErrorCode::NoActiveTurn
+        | ErrorCode::QueueFull
+        | ErrorCode::Overloaded
+        | ErrorCode::Interrupted
+        | ErrorCode::ProviderError
+        | ErrorCode::NotConfigured
+        | ErrorCode::Internal => false,
+    }
+}
+
 fn ack(op: &Op, thread_id: Option<ThreadId>, revision: Option<u64>) -> AgentEvent {
     AgentEvent::CommandAck(CommandAckEvent {
         submission_id: op.submission_id().clone(),
@@ -203,8 +225,12 @@ impl<S: Store> Engine<S> {
         };
         let decision = self.decide(&op).await?;
         let Decision { mut unit, answer, events } = decision;
-        unit.push(WriteOp::PutReceipt(pending.complete(&answer, now)?));
-        self.store.commit(unit).await?;
+        if answer_is_final(&answer) {
+            unit.push(WriteOp::PutReceipt(pending.complete(&answer, now)?));
+        }
+        if !unit.ops.is_empty() {
+            self.store.commit(unit).await?;
+        }
         for event in events {
             self.publish(port, event, out);
         }

@@ -320,4 +320,18 @@ fn turns_are_refused_explicitly_until_the_agent_loop_lands() {
         "input": {"text": "hello"}}),
     );
     assert_eq!(rejected_code(&out.for_port(1)), ErrorCode::NotConfigured);
+    // A refusal of the moment is not the command's final word: no receipt keeps it.
+    let key = crate::store::ReceiptKey {
+        client_id: panelot_protocol::ClientId::new("c1").unwrap(),
+        submission_id: panelot_protocol::SubmissionId::new("t").unwrap(),
+    };
+    assert_eq!(block_on(h.engine.store().receipt(&key)).unwrap(), None);
+    // A domain refusal is: a resend gets the same answer.
+    let ghost = json!({"type": "thread.delete", "submissionId": "g", "threadId": "ghost"});
+    assert_eq!(rejected_code(&h.send(1, ghost).for_port(1)), ErrorCode::ThreadNotFound);
+    let key = crate::store::ReceiptKey {
+        submission_id: panelot_protocol::SubmissionId::new("g").unwrap(),
+        ..key
+    };
+    assert!(block_on(h.engine.store().receipt(&key)).unwrap().is_some());
 }
