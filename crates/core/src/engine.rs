@@ -269,8 +269,17 @@ impl<S: Store> Engine<S> {
         }
     }
 
-    /// Sends `event` where its delivery says, with a stream cursor on thread events.
+    /// Sends `event` where its delivery says, with a stream cursor on thread events. Runs after
+    /// the event's writes are committed, so it is also where ports stop following a deleted
+    /// thread.
     fn publish(&mut self, sender: PortId, event: AgentEvent, out: &mut Outbox) {
+        if let AgentEvent::ThreadDeleted(deleted) = &event {
+            for state in self.ports.values_mut() {
+                if state.subscription.as_ref() == Some(&deleted.thread_id) {
+                    state.subscription = None;
+                }
+            }
+        }
         let thread = event.common().thread_id().cloned();
         let stream = thread.as_ref().map(|id| self.next_cursor(id));
         let frame = EventFrame { event, stream };

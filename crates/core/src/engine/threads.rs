@@ -248,17 +248,8 @@ impl<S: Store> Engine<S> {
         if let Err(message) = apply_patch(&mut meta, &params.patch) {
             return Ok(Decision::rejected(op, ErrorCode::InvalidCommand, message));
         }
-        meta.revision += 1;
         meta.updated_at_ms = self.clock.now_ms();
-        let updated = AgentEvent::ThreadUpdated(ThreadUpdatedEvent {
-            thread_id: meta.id.clone(),
-            revision: meta.revision,
-            patch: params.patch.clone(),
-        });
-        let answer = ack(op, Some(meta.id.clone()), Some(meta.revision));
-        let mut unit = UnitOfWork::new();
-        unit.push(WriteOp::PutThread(meta));
-        Ok(Decision { unit, answer, events: vec![updated] })
+        Ok(meta_changed(op, meta, params.patch.clone()))
     }
 
     pub(super) async fn delete_thread(
@@ -268,11 +259,6 @@ impl<S: Store> Engine<S> {
     ) -> Result<Decision, StoreError> {
         if let Err(refused) = self.existing(op, &params.thread_id).await? {
             return Ok(refused);
-        }
-        for state in self.ports.values_mut() {
-            if state.subscription.as_ref() == Some(&params.thread_id) {
-                state.subscription = None;
-            }
         }
         let mut unit = UnitOfWork::new();
         unit.push(WriteOp::DeleteThread(params.thread_id.clone()));
@@ -302,17 +288,8 @@ impl<S: Store> Engine<S> {
             }
         };
         meta.leaf_id = Some(leaf.clone());
-        meta.revision += 1;
         let patch = ThreadMetaPatch { leaf_id: Some(leaf), ..ThreadMetaPatch::default() };
-        let updated = AgentEvent::ThreadUpdated(ThreadUpdatedEvent {
-            thread_id: meta.id.clone(),
-            revision: meta.revision,
-            patch,
-        });
-        let answer = ack(op, Some(meta.id.clone()), Some(meta.revision));
-        let mut unit = UnitOfWork::new();
-        unit.push(WriteOp::PutThread(meta));
-        Ok(Decision { unit, answer, events: vec![updated] })
+        Ok(meta_changed(op, meta, patch))
     }
 
     /// `thread.fork`: a new thread holding copies of the path from the root to `atNodeId`.
@@ -374,6 +351,21 @@ impl<S: Store> Engine<S> {
         });
         Ok(Decision { unit, answer: ack(op, Some(fork_id), Some(1)), events: vec![forked] })
     }
+}
+
+/// The decision for a change of thread metadata already applied to `meta`: the next revision,
+/// written, broadcast as `patch`, and acked with the new revision.
+fn meta_changed(op: &Op, mut meta: ThreadMeta, patch: ThreadMetaPatch) -> Decision {
+    meta.revision += 1;
+    let updated = AgentEvent::ThreadUpdated(ThreadUpdatedEvent {
+        thread_id: meta.id.clone(),
+        revision: meta.revision,
+        patch,
+    });
+    let answer = ack(op, Some(meta.id.clone()), Some(meta.revision));
+    let mut unit = UnitOfWork::new();
+    unit.push(WriteOp::PutThread(meta));
+    Decision { unit, answer, events: vec![updated] }
 }
 
 fn fork_title(title: &str) -> String {
