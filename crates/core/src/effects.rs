@@ -52,3 +52,81 @@ impl IdSource for CountingIds {
         format!("{prefix}-{n}")
     }
 }
+
+/// A cancellation flag shared between the engine and one running effect (a model stream, a tool).
+///
+/// Single-threaded like the engine: [`AbortSignal::aborted`] is a future that completes when
+/// [`AbortHandle::abort`] is called, so a transport can race it against the next body chunk and
+/// stop at once instead of at the next poll of a flag.
+#[derive(Debug, Clone, Default)]
+pub struct AbortSignal {
+    state: std::rc::Rc<std::cell::RefCell<AbortState>>,
+}
+
+/// The side that aborts.
+#[derive(Debug, Clone)]
+pub struct AbortHandle {
+    state: std::rc::Rc<std::cell::RefCell<AbortState>>,
+}
+
+#[derive(Debug, Default)]
+struct AbortState {
+    aborted: bool,
+    wakers: Vec<std::task::Waker>,
+}
+
+impl AbortSignal {
+    /// A new signal and the handle that fires it.
+    pub fn new() -> (AbortHandle, AbortSignal) {
+        let signal = AbortSignal::default();
+        (AbortHandle { state: signal.state.clone() }, signal)
+    }
+
+    /// Whether the effect was aborted.
+    pub fn is_aborted(&self) -> bool {
+        self.state.borrow().aborted
+    }
+
+    /// Completes once the effect is aborted (at once if it already is).
+    pub fn aborted(&self) -> Aborted {
+        Aborted { state: self.state.clone() }
+    }
+}
+
+impl AbortHandle {
+    /// Aborts the effect and wakes everything waiting on [`AbortSignal::aborted`].
+    pub fn abort(&self) {
+        let wakers = {
+            let mut state = self.state.borrow_mut();
+            state.aborted = true;
+            std::mem::take(&mut state.wakers)
+        };
+        for waker in wakers {
+            waker.wake();
+        }
+    }
+}
+
+/// Future of [`AbortSignal::aborted`].
+#[derive(Debug)]
+pub struct Aborted {
+    state: std::rc::Rc<std::cell::RefCell<AbortState>>,
+}
+
+impl std::future::Future for Aborted {
+    type Output = ();
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<()> {
+        let mut state = self.state.borrow_mut();
+        if state.aborted {
+            return std::task::Poll::Ready(());
+        }
+        if !state.wakers.iter().any(|w| w.will_wake(cx.waker())) {
+            state.wakers.push(cx.waker().clone());
+        }
+        std::task::Poll::Pending
+    }
+}

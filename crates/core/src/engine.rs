@@ -8,7 +8,11 @@
 //! and a snapshot carries the cursor it is current at, so a client never applies a live event
 //! older than its snapshot.
 
+mod agent_loop;
+mod deltas;
+mod recover;
 mod threads;
+mod turns;
 
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -25,27 +29,113 @@ use panelot_protocol::engine::ErrorCode;
 use panelot_protocol::engine::PongEvent;
 use panelot_protocol::engine::StreamCursor;
 
+pub use agent_loop::FAILURE_BREAKER_AT;
+pub use agent_loop::FAILURE_REMINDER_AT;
+pub use deltas::COALESCE_MS;
+use deltas::DeltaBuffer;
+use panelot_protocol::RunId;
+pub use threads::TITLE_PROMPT;
+pub use turns::RUN_QUEUE_CAPACITY;
+pub use turns::SETTING_DEFAULT_MODEL;
+pub use turns::SETTING_PERMISSION_POLICY;
+pub use turns::SETTING_TURN_TOKEN_BUDGET;
+
 use crate::effects::Clock;
 use crate::effects::IdSource;
+use crate::model::ModelRequest;
 use crate::receipts::ReceiptCheck;
 use crate::receipts::check_receipt;
 use crate::session::Session;
 use crate::session::SessionStep;
+use crate::store::RunRecord;
 use crate::store::Store;
 use crate::store::StoreError;
 use crate::store::UnitOfWork;
 use crate::store::WriteOp;
+use crate::tools::ToolRegistry;
 
 /// A port, as numbered by the host.
 pub type PortId = u32;
 
-/// What the host must send and close after a message.
+/// What the host must do after the engine handled something.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Outbox {
     /// Frames to post, in order, with their port.
     pub sends: Vec<(PortId, EventFrame)>,
     /// Ports to close after posting.
     pub closes: Vec<PortId>,
+    /// Work to start (or stop) outside the engine; results come back through
+    /// [`Engine::on_model_event`], [`Engine::on_model_done`] and [`Engine::on_tool_done`].
+    pub effects: Vec<Effect>,
+    /// When to call [`Engine::on_tick`] next (ms since the Unix epoch), if at all.
+    pub wake_at_ms: Option<u64>,
+}
+
+/// Identity of one effect; never reused by an engine, so a late result of an aborted effect
+/// is recognised and dropped.
+pub type EffectId = u64;
+
+/// Work the engine asks the host to do.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    /// Stream one model call (with a `ModelBackend`), feeding its events and outcome back.
+    CallModel {
+        /// The effect.
+        id: EffectId,
+        /// Connection to use.
+        connection: String,
+        /// The call.
+        request: ModelRequest,
+    },
+    /// Run one tool call, feeding its outcome back.
+    RunTool {
+        /// The effect.
+        id: EffectId,
+        /// The call.
+        call: ToolInvocation,
+    },
+    /// Stop an effect at once (its outcome, if any, is ignored).
+    Abort {
+        /// The effect.
+        id: EffectId,
+    },
+}
+
+/// A tool call to run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolInvocation {
+    /// Its thread.
+    pub thread_id: ThreadId,
+    /// Its run.
+    pub run_id: RunId,
+    /// Provider call id.
+    pub call_id: String,
+    /// Tool name.
+    pub tool: String,
+    /// Validated parameters.
+    pub params: serde_json::Value,
+    /// How many times this call has been dispatched, this time included (above 1 only for a
+    /// replayed read or an explicit retry).
+    pub dispatch: u32,
+}
+
+/// How a tool call ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolOutcome {
+    /// It worked.
+    Success {
+        /// What the model reads.
+        content: String,
+        /// Rich details for the UI (evidence, attachments); never sent to the model.
+        details: Option<serde_json::Value>,
+    },
+    /// It failed; the message goes back to the model.
+    Failure {
+        /// What went wrong, for the model and the card.
+        message: String,
+        /// Rich details for the UI.
+        details: Option<serde_json::Value>,
+    },
 }
 
 impl Outbox {
@@ -61,6 +151,17 @@ struct PortState {
     subscription: Option<ThreadId>,
 }
 
+/// What an effect in flight belongs to.
+#[derive(Debug, Clone)]
+enum InFlight {
+    /// The model call of a run.
+    Model(RunId),
+    /// A tool call of a run (index into its tool calls).
+    Tool(RunId, usize),
+    /// The title of a thread, generated beside its first turn.
+    Title { thread: ThreadId, fallback: String },
+}
+
 /// The engine.
 pub struct Engine<S: Store> {
     store: S,
@@ -69,6 +170,18 @@ pub struct Engine<S: Store> {
     epoch: u64,
     ports: BTreeMap<PortId, PortState>,
     sequences: BTreeMap<ThreadId, u64>,
+    tools: ToolRegistry,
+    /// Every open run, mirroring the store (updated only after a commit).
+    runs: BTreeMap<RunId, RunRecord>,
+    /// Streaming state of runs, lost on restart by design.
+    live: BTreeMap<RunId, agent_loop::LiveRun>,
+    in_flight: BTreeMap<EffectId, InFlight>,
+    next_effect: EffectId,
+    next_run_seq: u64,
+    deltas: DeltaBuffer,
+    /// Work queued by steps for after them: steps never call each other, so the loop has no
+    /// recursion however long a turn runs.
+    follow_ups: std::collections::VecDeque<FollowUp>,
 }
 
 impl<S: Store> std::fmt::Debug for Engine<S> {
@@ -85,6 +198,24 @@ pub(crate) struct Decision {
     unit: UnitOfWork,
     answer: AgentEvent,
     events: Vec<AgentEvent>,
+    then: Vec<FollowUp>,
+}
+
+/// Work of a command that runs once its decision is durable and published.
+#[derive(Debug, Clone)]
+pub(crate) enum FollowUp {
+    /// Start the thread's next queued run if it is free.
+    Schedule(ThreadId),
+    /// Make the run's next model call.
+    Continue(RunId),
+    /// Dispatch the run's next tool call.
+    Dispatch(RunId),
+    /// Stop an effect.
+    Abort(EffectId),
+    /// Apply an outcome the engine decided for a tool call (a write the user marked done).
+    Outcome(EffectId, ToolOutcome),
+    /// Ask for the title of the run's thread.
+    Title(RunId),
 }
 
 impl Decision {
@@ -93,6 +224,7 @@ impl Decision {
             unit: UnitOfWork::new(),
             answer: rejection(op, code, message),
             events: Vec::new(),
+            then: Vec::new(),
         }
     }
 }
@@ -136,11 +268,48 @@ fn ack(op: &Op, thread_id: Option<ThreadId>, revision: Option<u64>) -> AgentEven
     })
 }
 
+fn run_ack(op: &Op, thread_id: &ThreadId, run_id: &RunId) -> AgentEvent {
+    AgentEvent::CommandAck(CommandAckEvent {
+        submission_id: op.submission_id().clone(),
+        thread_id: Some(thread_id.clone()),
+        run_id: Some(run_id.clone()),
+        revision: None,
+    })
+}
+
 impl<S: Store> Engine<S> {
     /// An engine over `store`. `epoch` is the service-worker generation (persisted by the host
     /// across restarts and increased at each start).
     pub fn new(store: S, clock: Rc<dyn Clock>, ids: Rc<dyn IdSource>, epoch: u64) -> Self {
-        Engine { store, clock, ids, epoch, ports: BTreeMap::new(), sequences: BTreeMap::new() }
+        Engine {
+            store,
+            clock,
+            ids,
+            epoch,
+            ports: BTreeMap::new(),
+            sequences: BTreeMap::new(),
+            tools: ToolRegistry::new(),
+            runs: BTreeMap::new(),
+            live: BTreeMap::new(),
+            in_flight: BTreeMap::new(),
+            next_effect: 1,
+            next_run_seq: 1,
+            deltas: DeltaBuffer::default(),
+            follow_ups: std::collections::VecDeque::new(),
+        }
+    }
+
+    /// Sets the tools the model is offered.
+    pub fn with_tools(mut self, tools: ToolRegistry) -> Self {
+        self.tools = tools;
+        self
+    }
+
+    /// Open runs, in admission order (for hosts, tests and the simulation's invariants).
+    pub fn open_runs(&self) -> Vec<&RunRecord> {
+        let mut runs: Vec<&RunRecord> = self.runs.values().collect();
+        runs.sort_by_key(|r| r.seq);
+        runs
     }
 
     /// The store.
@@ -177,7 +346,73 @@ impl<S: Store> Engine<S> {
                 self.handle_op(port, client_id, op, &mut out).await
             }
         }
+        self.drain(&mut out).await;
         out
+    }
+
+    /// Sends what has waited long enough (coalesced deltas). Call at [`Outbox::wake_at_ms`].
+    pub async fn on_tick(&mut self) -> Outbox {
+        let mut out = Outbox::default();
+        let now = self.clock.now_ms();
+        for thread in self.deltas.due_threads(now) {
+            self.flush_deltas(&thread, &mut out);
+        }
+        self.drain(&mut out).await;
+        out
+    }
+
+    /// Sends every buffered delta at once (a host that is about to sleep).
+    pub fn flush(&mut self) -> Outbox {
+        let mut out = Outbox::default();
+        let threads: Vec<ThreadId> = self.sequences.keys().cloned().collect();
+        for thread in threads {
+            self.flush_deltas(&thread, &mut out);
+        }
+        out
+    }
+
+    fn finish(&self, out: &mut Outbox) {
+        out.wake_at_ms = self.deltas.deadline();
+    }
+
+    /// Applies a unit of work, then mirrors its run changes in memory: the in-memory runs never
+    /// run ahead of the store.
+    async fn commit(&mut self, unit: UnitOfWork) -> Result<(), StoreError> {
+        let changes: Vec<WriteOp> = unit
+            .ops
+            .iter()
+            .filter(|op| {
+                matches!(op, WriteOp::PutRun(_) | WriteOp::DeleteRun(_) | WriteOp::DeleteThread(_))
+            })
+            .cloned()
+            .collect();
+        self.store.commit(unit).await?;
+        for change in changes {
+            match change {
+                WriteOp::PutRun(run) if run.is_terminal() => {
+                    self.runs.remove(&run.id);
+                    self.live.remove(&run.id);
+                }
+                WriteOp::PutRun(run) => {
+                    self.runs.insert(run.id.clone(), *run);
+                }
+                WriteOp::DeleteRun(id) => {
+                    self.runs.remove(&id);
+                }
+                WriteOp::DeleteThread(thread) => {
+                    self.runs.retain(|_, run| run.thread_id != thread);
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn new_effect(&mut self, owner: InFlight) -> EffectId {
+        let id = self.next_effect;
+        self.next_effect += 1;
+        self.in_flight.insert(id, owner);
+        id
     }
 
     async fn handle_op(&mut self, port: PortId, client: ClientId, op: Op, out: &mut Outbox) {
@@ -224,18 +459,45 @@ impl<S: Store> Engine<S> {
             ReceiptCheck::New(pending) => pending,
         };
         let decision = self.decide(&op).await?;
-        let Decision { mut unit, answer, events } = decision;
+        let Decision { mut unit, answer, events, then } = decision;
         if answer_is_final(&answer) {
             unit.push(WriteOp::PutReceipt(pending.complete(&answer, now)?));
         }
         if !unit.ops.is_empty() {
-            self.store.commit(unit).await?;
+            self.commit(unit).await?;
         }
         for event in events {
             self.publish(port, event, out);
         }
         self.publish(port, answer, out);
+        self.follow_ups.extend(then);
         Ok(())
+    }
+
+    fn later(&mut self, follow_up: FollowUp) {
+        self.follow_ups.push_back(follow_up);
+    }
+
+    /// Runs queued follow-ups until none is left; every entry point ends here.
+    async fn drain(&mut self, out: &mut Outbox) {
+        while let Some(follow_up) = self.follow_ups.pop_front() {
+            self.follow_up(follow_up, out).await;
+        }
+        self.finish(out);
+    }
+
+    async fn follow_up(&mut self, follow_up: FollowUp, out: &mut Outbox) {
+        match follow_up {
+            FollowUp::Schedule(thread) => self.schedule(&thread, out).await,
+            FollowUp::Continue(run) => self.call_model(&run, out).await,
+            FollowUp::Dispatch(run) => self.dispatch_next_tool(&run, out).await,
+            FollowUp::Abort(id) => {
+                self.in_flight.remove(&id);
+                out.effects.push(Effect::Abort { id });
+            }
+            FollowUp::Outcome(id, outcome) => self.tool_done(id, outcome, out).await,
+            FollowUp::Title(run) => self.request_title(&run, out).await,
+        }
     }
 
     async fn decide(&mut self, op: &Op) -> Result<Decision, StoreError> {
@@ -245,21 +507,27 @@ impl<S: Store> Engine<S> {
             Op::ThreadDelete(params) => self.delete_thread(op, params).await,
             Op::ThreadSelectBranch(params) => self.select_branch(op, params).await,
             Op::ThreadFork(params) => self.fork_thread(op, params).await,
-            Op::TurnSubmit(_)
-            | Op::TurnFork(_)
-            | Op::TurnSteer(_)
-            | Op::TurnEnqueue(_)
-            | Op::TurnInterrupt(_)
-            | Op::QueueUpdate(_)
-            | Op::QueueRemove(_)
-            | Op::RunResume(_)
-            | Op::RunResolveUncertain(_)
-            | Op::ApprovalResponse(_)
-            | Op::InteractionResponse(_) => Ok(Decision::rejected(
+            Op::TurnSubmit(p) => {
+                self.admit(op, &p.thread_id, &p.input, p.overrides.as_ref(), None).await
+            }
+            Op::TurnEnqueue(p) => {
+                self.admit(op, &p.thread_id, &p.input, p.overrides.as_ref(), None).await
+            }
+            Op::TurnFork(p) => {
+                let sibling = Some(&p.sibling_of_node_id);
+                self.admit(op, &p.thread_id, &p.input, p.overrides.as_ref(), sibling).await
+            }
+            Op::TurnSteer(p) => self.steer(op, p),
+            Op::TurnInterrupt(p) => self.interrupt(op, &p.thread_id).await,
+            Op::QueueUpdate(p) => self.queue_update(op, p),
+            Op::QueueRemove(p) => self.queue_remove(op, p),
+            Op::RunResume(p) => self.resume(op, p),
+            Op::RunResolveUncertain(p) => self.resolve_uncertain(op, p).await,
+            Op::ApprovalResponse(_) | Op::InteractionResponse(_) => Ok(Decision::rejected(
                 op,
                 ErrorCode::NotConfigured,
                 format!(
-                    "`{}` needs the agent loop, which this engine build does not run yet",
+                    "`{}` needs an approval or interaction this engine build never asks for",
                     op.kind().wire_name()
                 ),
             )),
@@ -273,6 +541,28 @@ impl<S: Store> Engine<S> {
     /// the event's writes are committed, so it is also where ports stop following a deleted
     /// thread.
     fn publish(&mut self, sender: PortId, event: AgentEvent, out: &mut Outbox) {
+        if let AgentEvent::ItemDelta(delta) = event {
+            self.deltas.push(delta, self.clock.now_ms());
+            return;
+        }
+        if let Some(thread) = event.common().thread_id().cloned() {
+            self.flush_deltas(&thread, out);
+        }
+        self.emit(sender, event, out);
+    }
+
+    /// Publishes a thread event caused by the loop, not by a port's command.
+    fn broadcast(&mut self, event: AgentEvent, out: &mut Outbox) {
+        self.publish(PortId::MAX, event, out);
+    }
+
+    fn flush_deltas(&mut self, thread: &ThreadId, out: &mut Outbox) {
+        for delta in self.deltas.take_thread(thread) {
+            self.emit(PortId::MAX, AgentEvent::ItemDelta(delta), out);
+        }
+    }
+
+    fn emit(&mut self, sender: PortId, event: AgentEvent, out: &mut Outbox) {
         if let AgentEvent::ThreadDeleted(deleted) = &event {
             for state in self.ports.values_mut() {
                 if state.subscription.as_ref() == Some(&deleted.thread_id) {

@@ -15,13 +15,18 @@
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod context;
 pub mod effects;
 pub mod engine;
 pub mod gatekeeper;
 pub mod handshake;
 pub mod model;
 pub mod receipts;
+pub mod runs;
 pub mod session;
+#[cfg(test)]
+mod sim;
 pub mod snapshot;
 pub mod store;
+pub mod tools;
 pub mod tree;

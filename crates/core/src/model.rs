@@ -193,3 +193,24 @@ impl ProviderError {
         }
     }
 }
+
+/// A boxed, single-threaded future (the engine's futures are `!Send` by design).
+pub type LocalFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + 'a>>;
+
+/// Where model calls go: implemented by `panelot-providers` over an `Http` transport (connection
+/// lookup, keys with failover, retries), and by scripted models in tests and the simulation.
+///
+/// The engine itself never awaits a model: the host runs each call the engine asks for with a
+/// backend and feeds the events and the outcome back, so a long stream never blocks a port.
+pub trait ModelBackend {
+    /// Streams one call to `model` at `connection`, handing every event to `on_event` in order,
+    /// and returns the complete response. Aborting `abort` ends the call at once with a
+    /// [`ProviderError`] of kind `network` whose message says it was aborted.
+    fn stream<'a>(
+        &'a self,
+        connection: &'a str,
+        request: &'a ModelRequest,
+        on_event: &'a mut dyn FnMut(ModelEvent),
+        abort: crate::effects::AbortSignal,
+    ) -> LocalFuture<'a, Result<ModelResponse, ProviderError>>;
+}

@@ -11,6 +11,7 @@
 
 mod memory;
 mod records;
+mod runs;
 
 #[cfg(any(test, feature = "conformance"))]
 pub mod conformance;
@@ -19,9 +20,11 @@ use std::future::Future;
 
 pub use memory::MemoryStore;
 use panelot_protocol::NodeId;
+use panelot_protocol::RunId;
 use panelot_protocol::ThreadId;
 use panelot_protocol::engine::ThreadMeta;
 pub use records::*;
+pub use runs::*;
 
 /// Why a store operation failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -65,7 +68,8 @@ pub enum WriteOp {
     /// Appends a node. Its parent must exist in the same thread (stored, or appended earlier in
     /// the same unit), its id must be new and its `seq` higher than every other of the thread.
     AppendNode(NodeRecord),
-    /// Deletes a thread and everything in it (nodes, receipts stay: they answer replays).
+    /// Deletes a thread and everything in it (nodes and runs; receipts stay: they answer
+    /// replays).
     DeleteThread(ThreadId),
     /// Creates or replaces a command receipt.
     PutReceipt(Receipt),
@@ -74,6 +78,10 @@ pub enum WriteOp {
         /// Expiry cut-off.
         now_ms: u64,
     },
+    /// Creates or replaces a run.
+    PutRun(Box<RunRecord>),
+    /// Deletes a run (a queued message removed before it started).
+    DeleteRun(RunId),
     /// Creates or replaces a setting.
     PutSetting {
         /// Setting key.
@@ -123,6 +131,9 @@ pub trait Store {
         key: &ReceiptKey,
     ) -> impl Future<Output = Result<Option<Receipt>, StoreError>>;
 
+    /// Every run that is not terminal, in admission order (`seq`): what recovery starts from.
+    fn open_runs(&self) -> impl Future<Output = Result<Vec<RunRecord>, StoreError>>;
+
     /// A setting.
     fn setting(
         &self,
@@ -131,6 +142,46 @@ pub trait Store {
 
     /// Applies a unit of work atomically.
     fn commit(&self, unit: UnitOfWork) -> impl Future<Output = Result<(), StoreError>>;
+}
+
+/// A shared store is a store: the simulation keeps one across engine restarts.
+impl<S: Store> Store for std::rc::Rc<S> {
+    async fn thread(&self, id: &ThreadId) -> Result<Option<ThreadMeta>, StoreError> {
+        (**self).thread(id).await
+    }
+    async fn threads(&self) -> Result<Vec<ThreadMeta>, StoreError> {
+        (**self).threads().await
+    }
+    async fn tree_links(&self, thread: &ThreadId) -> Result<Vec<NodeLink>, StoreError> {
+        (**self).tree_links(thread).await
+    }
+    async fn nodes(
+        &self,
+        thread: &ThreadId,
+        ids: &[NodeId],
+    ) -> Result<Vec<NodeRecord>, StoreError> {
+        (**self).nodes(thread, ids).await
+    }
+    async fn node_range(
+        &self,
+        thread: &ThreadId,
+        from: u64,
+        to: u64,
+    ) -> Result<Vec<NodeRecord>, StoreError> {
+        (**self).node_range(thread, from, to).await
+    }
+    async fn receipt(&self, key: &ReceiptKey) -> Result<Option<Receipt>, StoreError> {
+        (**self).receipt(key).await
+    }
+    async fn open_runs(&self) -> Result<Vec<RunRecord>, StoreError> {
+        (**self).open_runs().await
+    }
+    async fn setting(&self, key: &str) -> Result<Option<serde_json::Value>, StoreError> {
+        (**self).setting(key).await
+    }
+    async fn commit(&self, unit: UnitOfWork) -> Result<(), StoreError> {
+        (**self).commit(unit).await
+    }
 }
 
 /// The order of [`Store::threads`]: most recently updated first, ties by id. Backends that

@@ -17,6 +17,7 @@ use panelot_core::store::NodeLink;
 use panelot_core::store::NodeRecord;
 use panelot_core::store::Receipt;
 use panelot_core::store::ReceiptKey;
+use panelot_core::store::RunRecord;
 use panelot_core::store::Store;
 use panelot_core::store::StoreError;
 use panelot_core::store::UnitOfWork;
@@ -186,6 +187,13 @@ impl Store for IdbStore {
         decode(&text_field(&value, "record")?).map(Some)
     }
 
+    async fn open_runs(&self) -> Result<Vec<RunRecord>, StoreError> {
+        let tx = self.read(&[RUNS])?;
+        let index = store_of(&tx, RUNS)?.index(RUNS_OPEN).map_err(|e| js_err("index", e))?;
+        let rows = done(index.get_all().map_err(|e| js_err("getAll", e))?).await?;
+        array_items(rows).iter().map(|row| decode(&text_field(row, "record")?)).collect()
+    }
+
     async fn setting(&self, key: &str) -> Result<Option<serde_json::Value>, StoreError> {
         let value = self.get(SETTINGS, &key.into()).await?;
         if value.is_undefined() {
@@ -248,6 +256,17 @@ async fn apply(tx: &IdbTransaction, trees: &mut TreeCache, op: WriteOp) -> Resul
                     .map_err(|e| js_err("delete", e))?,
             )
             .await?;
+            let runs = store_of(tx, RUNS)?;
+            let by_thread = runs.index(RUNS_BY_THREAD).map_err(|e| js_err("index", e))?;
+            let keys = done(
+                by_thread
+                    .get_all_keys_with_key(&thread.as_str().into())
+                    .map_err(|e| js_err("getAllKeys", e))?,
+            )
+            .await?;
+            for key in array_items(keys) {
+                done(runs.delete(&key).map_err(|e| js_err("delete", e))?).await?;
+            }
         }
         WriteOp::PutReceipt(receipt) => {
             let row = object(&[
@@ -269,6 +288,37 @@ async fn apply(tx: &IdbTransaction, trees: &mut TreeCache, op: WriteOp) -> Resul
             for key in array_items(keys) {
                 done(receipts.delete(&key).map_err(|e| js_err("delete", e))?).await?;
             }
+        }
+        WriteOp::PutRun(run) => {
+            let thread = done(
+                store_of(tx, THREADS)?
+                    .count_with_key(&run.thread_id.as_str().into())
+                    .map_err(|e| js_err("count", e))?,
+            )
+            .await?;
+            if thread.as_f64() != Some(1.0) {
+                return Err(StoreError::Integrity(format!(
+                    "run {} names unknown thread {}",
+                    run.id, run.thread_id
+                )));
+            }
+            let mut fields = vec![
+                ("id", run.id.as_str().into()),
+                ("threadId", run.thread_id.as_str().into()),
+                ("record", encode(&*run)?),
+            ];
+            if !run.is_terminal() {
+                fields.push(("openSeq", (run.seq as f64).into()));
+            }
+            done(put(RUNS, object(&fields)?)?).await?;
+        }
+        WriteOp::DeleteRun(run) => {
+            done(
+                store_of(tx, RUNS)?
+                    .delete(&run.as_str().into())
+                    .map_err(|e| js_err("delete", e))?,
+            )
+            .await?;
         }
         WriteOp::PutSetting { key, value } => {
             let row = object(&[("key", key.as_str().into()), ("value", value.to_string().into())])?;

@@ -17,6 +17,7 @@ use panelot_core::store::NodeLink;
 use panelot_core::store::NodeRecord;
 use panelot_core::store::Receipt;
 use panelot_core::store::ReceiptKey;
+use panelot_core::store::RunRecord;
 use panelot_core::store::Store;
 use panelot_core::store::StoreError;
 use panelot_core::store::UnitOfWork;
@@ -186,6 +187,15 @@ impl Store for SqliteStore {
         record.map(|r| serde_json::from_str(&r).map_err(corrupt)).transpose()
     }
 
+    async fn open_runs(&self) -> Result<Vec<RunRecord>, StoreError> {
+        let conn = self.conn.borrow();
+        let mut stmt = conn
+            .prepare_cached("SELECT record FROM runs WHERE open = 1 ORDER BY seq")
+            .map_err(backend)?;
+        let rows = stmt.query_map([], |row| row.get::<_, String>(0)).map_err(backend)?;
+        rows.map(|row| serde_json::from_str(&row.map_err(backend)?).map_err(corrupt)).collect()
+    }
+
     async fn setting(&self, key: &str) -> Result<Option<serde_json::Value>, StoreError> {
         let conn = self.conn.borrow();
         let value: Option<String> = conn
@@ -223,6 +233,8 @@ fn apply(tx: &Transaction<'_>, op: WriteOp) -> Result<(), StoreError> {
             tx.execute("DELETE FROM nodes WHERE thread_id = ?1", [thread.as_str()])
                 .map_err(backend)?;
             tx.execute("DELETE FROM threads WHERE id = ?1", [thread.as_str()]).map_err(backend)?;
+            tx.execute("DELETE FROM runs WHERE thread_id = ?1", [thread.as_str()])
+                .map_err(backend)?;
         }
         WriteOp::PutReceipt(receipt) => {
             let record = encode(&receipt)?;
@@ -243,6 +255,10 @@ fn apply(tx: &Transaction<'_>, op: WriteOp) -> Result<(), StoreError> {
             tx.execute("DELETE FROM receipts WHERE expires_at_ms <= ?1", [now_ms as i64])
                 .map_err(backend)?;
         }
+        WriteOp::PutRun(run) => put_run(tx, &run)?,
+        WriteOp::DeleteRun(run) => {
+            tx.execute("DELETE FROM runs WHERE id = ?1", [run.as_str()]).map_err(backend)?;
+        }
         WriteOp::PutSetting { key, value } => {
             tx.execute(
                 "INSERT OR REPLACE INTO settings (key, value) VALUES (?1, ?2)",
@@ -251,6 +267,34 @@ fn apply(tx: &Transaction<'_>, op: WriteOp) -> Result<(), StoreError> {
             .map_err(backend)?;
         }
     }
+    Ok(())
+}
+
+fn put_run(tx: &Transaction<'_>, run: &RunRecord) -> Result<(), StoreError> {
+    let thread_exists = tx
+        .prepare_cached("SELECT 1 FROM threads WHERE id = ?1")
+        .and_then(|mut s| s.exists([run.thread_id.as_str()]))
+        .map_err(backend)?;
+    if !thread_exists {
+        return Err(StoreError::Integrity(format!(
+            "run {} names unknown thread {}",
+            run.id, run.thread_id
+        )));
+    }
+    let record = encode(run)?;
+    tx.prepare_cached(
+        "INSERT OR REPLACE INTO runs (id, thread_id, seq, open, record) VALUES (?1, ?2, ?3, ?4, ?5)",
+    )
+    .and_then(|mut s| {
+        s.execute(params![
+            run.id.as_str(),
+            run.thread_id.as_str(),
+            run.seq as i64,
+            i64::from(!run.is_terminal()),
+            record
+        ])
+    })
+    .map_err(backend)?;
     Ok(())
 }
 

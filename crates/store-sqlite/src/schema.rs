@@ -36,6 +36,16 @@ pub const MIGRATIONS: &[&str] = &[
         key TEXT PRIMARY KEY NOT NULL,
         value TEXT NOT NULL
     );",
+    // 1 → 2: runs. Only open runs are read back (recovery), through a partial index.
+    "CREATE TABLE runs (
+        id TEXT PRIMARY KEY NOT NULL,
+        thread_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        open INTEGER NOT NULL,
+        record TEXT NOT NULL
+    );
+    CREATE INDEX open_runs ON runs (seq) WHERE open = 1;
+    CREATE INDEX runs_by_thread ON runs (thread_id);",
 ];
 
 /// The version this build writes.

@@ -46,9 +46,35 @@ use crate::tree::ThreadTree;
 /// Longest thread title.
 const MAX_TITLE_CHARS: usize = 200;
 /// Title of a new thread until its first message names it.
-const NEW_THREAD_TITLE: &str = "New chat";
+pub(crate) const NEW_THREAD_TITLE: &str = "New chat";
+/// Longest fallback title (the first line of the first message).
+const FALLBACK_TITLE_CHARS: usize = 40;
+/// Longest generated title.
+const GENERATED_TITLE_CHARS: usize = 60;
+/// The instruction of the title call.
+pub const TITLE_PROMPT: &str = "Name the task in the user's message for a list of conversations: at most 6 words, in the user's language, no punctuation, no quotes. Name the task, not the tool. Reply with the title only.";
 
-fn new_id<T>(
+/// The title shown at once: the first line of the first message.
+pub(crate) fn fallback_title(text: &str) -> String {
+    let line = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or(NEW_THREAD_TITLE);
+    let mut title: String = line.chars().take(FALLBACK_TITLE_CHARS).collect();
+    if line.chars().count() > FALLBACK_TITLE_CHARS {
+        title.push('…');
+    }
+    title
+}
+
+/// A generated title cleaned of what models add anyway (quotes, a trailing period, markup).
+pub(crate) fn clean_title(text: &str) -> Option<String> {
+    let line = text.lines().map(str::trim).find(|l| !l.is_empty())?;
+    let trimmed = line.trim_start_matches(['#', '*', ' ']).trim_matches(|c: char| {
+        matches!(c, '"' | '\'' | '“' | '”' | '「' | '」' | '*' | '.' | '。' | ' ')
+    });
+    let title: String = trimmed.chars().take(GENERATED_TITLE_CHARS).collect();
+    (!title.is_empty()).then_some(title)
+}
+
+pub(crate) fn fresh_id<T>(
     engine_ids: &dyn crate::effects::IdSource,
     prefix: &str,
     make: fn(String) -> Result<T, panelot_protocol::IdError>,
@@ -90,6 +116,9 @@ impl<S: Store> Engine<S> {
         params: &ThreadSubscribeParams,
         out: &mut Outbox,
     ) -> Result<(), StoreError> {
+        // Buffered text goes out first: the snapshot includes it, and the cursor it carries is
+        // after it, so nothing is shown twice or lost.
+        self.flush_deltas(&params.thread_id, out);
         let answer = match self.snapshot_for(&params.thread_id).await {
             Ok(snapshot) => {
                 if let Some(state) = self.ports.get_mut(&port) {
@@ -118,7 +147,7 @@ impl<S: Store> Engine<S> {
         let mut view = load_thread_view(&self.store, thread).await?;
         if let (Some(reason), Some(leaf)) = (view.repaired_leaf.take(), view.meta.leaf_id.clone()) {
             let notice = NodeRecord {
-                id: new_id(&*self.ids, "n", NodeId::new)?,
+                id: fresh_id(&*self.ids, "n", NodeId::new)?,
                 thread_id: thread.clone(),
                 parent_id: Some(leaf),
                 seq: view.tree.next_seq(),
@@ -138,13 +167,13 @@ impl<S: Store> Engine<S> {
             view = load_thread_view(&self.store, thread).await?;
         }
         Ok(ThreadSnapshot {
+            active_turn: self.active_turn(thread),
+            queued_runs: self.queued(thread),
+            recoverable_runs: self.recoverable(thread),
             meta: view.meta,
             items: view.items,
-            active_turn: None,
             pending_approvals: Vec::new(),
             pending_interactions: Vec::new(),
-            queued_runs: Vec::new(),
-            recoverable_runs: Vec::new(),
         })
     }
 
@@ -162,8 +191,8 @@ impl<S: Store> Engine<S> {
             .into_iter()
             .filter(|meta| params.include_archived || !meta.archived)
             .map(|meta| ThreadSummary {
+                running: self.is_running(&meta.id),
                 meta,
-                running: false,
                 pending_approvals: 0,
                 pending_interactions: 0,
             })
@@ -183,7 +212,7 @@ impl<S: Store> Engine<S> {
     ) -> Result<Decision, StoreError> {
         let now = self.clock.now_ms();
         let meta = ThreadMeta {
-            id: new_id(&*self.ids, "t", ThreadId::new)?,
+            id: fresh_id(&*self.ids, "t", ThreadId::new)?,
             title: NEW_THREAD_TITLE.to_owned(),
             created_at_ms: now,
             updated_at_ms: now,
@@ -209,6 +238,7 @@ impl<S: Store> Engine<S> {
             unit,
             answer: ack(op, Some(meta.id), Some(meta.revision)),
             events: vec![created],
+            then: Vec::new(),
         })
     }
 
@@ -264,10 +294,23 @@ impl<S: Store> Engine<S> {
         unit.push(WriteOp::DeleteThread(params.thread_id.clone()));
         let deleted =
             AgentEvent::ThreadDeleted(ThreadDeletedEvent { thread_id: params.thread_id.clone() });
+        // The thread's runs stop with it: their effects are aborted once the delete is durable.
+        let then = self
+            .in_flight
+            .iter()
+            .filter(|(_, owner)| match owner {
+                super::InFlight::Model(run) | super::InFlight::Tool(run, _) => {
+                    self.runs.get(run).is_some_and(|r| r.thread_id == params.thread_id)
+                }
+                super::InFlight::Title { thread, .. } => thread == &params.thread_id,
+            })
+            .map(|(id, _)| super::FollowUp::Abort(*id))
+            .collect();
         Ok(Decision {
             unit,
             answer: ack(op, Some(params.thread_id.clone()), None),
             events: vec![deleted],
+            then,
         })
     }
 
@@ -311,13 +354,13 @@ impl<S: Store> Engine<S> {
         };
         let records = self.store.nodes(&params.thread_id, &path).await?;
         let now = self.clock.now_ms();
-        let fork_id = new_id(&*self.ids, "t", ThreadId::new)?;
+        let fork_id = fresh_id(&*self.ids, "t", ThreadId::new)?;
         let mut unit = UnitOfWork::new();
         let mut parent: Option<NodeId> = None;
         let mut copies = Vec::with_capacity(records.len());
         for (idx, record) in records.into_iter().enumerate() {
             let copy = NodeRecord {
-                id: new_id(&*self.ids, "n", NodeId::new)?,
+                id: fresh_id(&*self.ids, "n", NodeId::new)?,
                 thread_id: fork_id.clone(),
                 parent_id: parent.take(),
                 seq: idx as u64 + 1,
@@ -349,7 +392,12 @@ impl<S: Store> Engine<S> {
             from_thread_id: params.thread_id.clone(),
             at_node_id: params.at_node_id.clone(),
         });
-        Ok(Decision { unit, answer: ack(op, Some(fork_id), Some(1)), events: vec![forked] })
+        Ok(Decision {
+            unit,
+            answer: ack(op, Some(fork_id), Some(1)),
+            events: vec![forked],
+            then: Vec::new(),
+        })
     }
 }
 
@@ -365,7 +413,7 @@ fn meta_changed(op: &Op, mut meta: ThreadMeta, patch: ThreadMetaPatch) -> Decisi
     let answer = ack(op, Some(meta.id.clone()), Some(meta.revision));
     let mut unit = UnitOfWork::new();
     unit.push(WriteOp::PutThread(meta));
-    Decision { unit, answer, events: vec![updated] }
+    Decision { unit, answer, events: vec![updated], then: Vec::new() }
 }
 
 fn fork_title(title: &str) -> String {

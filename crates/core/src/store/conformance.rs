@@ -13,11 +13,14 @@ use std::task::Waker;
 use panelot_protocol::ClientId;
 use panelot_protocol::ItemId;
 use panelot_protocol::NodeId;
+use panelot_protocol::RunId;
 use panelot_protocol::SubmissionId;
 use panelot_protocol::ThreadId;
 use panelot_protocol::TurnId;
+use panelot_protocol::engine::ModelChoice;
 use panelot_protocol::engine::PermissionPolicy;
 use panelot_protocol::engine::ProviderStopReason;
+use panelot_protocol::engine::RunState;
 use panelot_protocol::engine::ThreadMeta;
 use panelot_protocol::engine::ThreadStats;
 use panelot_protocol::engine::ToolLevel;
@@ -25,17 +28,21 @@ use panelot_protocol::engine::Usage;
 use panelot_protocol::engine::UserInput;
 use serde_json::json;
 
+use super::LoopCounters;
 use super::NodeBody;
 use super::NodeRecord;
 use super::Receipt;
 use super::ReceiptKey;
+use super::RunRecord;
 use super::Store;
 use super::StoreError;
+use super::ToolCallRecord;
+use super::ToolCallStatus;
 use super::UnitOfWork;
 use super::WriteOp;
 
 /// The cases, by name.
-pub const CASES: [&str; 9] = [
+pub const CASES: [&str; 10] = [
     "empty store",
     "threads and nodes round trip",
     "every node body round trips",
@@ -45,6 +52,7 @@ pub const CASES: [&str; 9] = [
     "delete cascades and keeps receipts",
     "receipts and pruning",
     "settings",
+    "runs: open ones in admission order, terminal ones kept out, cascade",
 ];
 
 /// Runs one case by its index in [`CASES`] against `store`, which must be empty.
@@ -59,6 +67,7 @@ pub async fn run_case<S: Store>(idx: usize, store: &S) {
         6 => delete_cascades(store).await,
         7 => receipts_and_pruning(store).await,
         8 => settings(store).await,
+        9 => runs(store).await,
         _ => panic!("no conformance case {idx}"),
     }
 }
@@ -379,6 +388,88 @@ async fn settings<S: Store>(store: &S) {
         .await
         .unwrap();
     assert_eq!(store.setting("mode").await.unwrap(), Some(json!({"v": [1, 2]})));
+}
+
+/// A run record with defaults.
+pub fn run(id: &str, thread: &str, seq: u64, state: RunState) -> RunRecord {
+    RunRecord {
+        id: RunId::new(id).unwrap(),
+        thread_id: thread_id(thread),
+        turn_id: TurnId::new(format!("turn-{id}")).unwrap(),
+        seq,
+        state,
+        resumable: false,
+        input: UserInput { text: format!("input of {id}"), ..Default::default() },
+        overrides: None,
+        sibling_of: None,
+        revision: 1,
+        model: ModelChoice {
+            connection_id: panelot_protocol::ConnectionId::new("conn").unwrap(),
+            model_id: panelot_protocol::ModelId::new("model").unwrap(),
+        },
+        policy: PermissionPolicy::Untrusted,
+        token_budget: None,
+        steers: Vec::new(),
+        tools: Vec::new(),
+        approval: None,
+        counters: LoopCounters::default(),
+        stop_reason: None,
+        note: None,
+        created_at_ms: seq,
+        updated_at_ms: seq,
+    }
+}
+
+async fn runs<S: Store>(store: &S) {
+    assert!(store.open_runs().await.unwrap().is_empty());
+    // A run needs its thread.
+    let orphan =
+        commit(store, vec![WriteOp::PutRun(Box::new(run("r0", "a", 1, RunState::Queued)))]);
+    assert!(matches!(orphan.await, Err(StoreError::Integrity(_))));
+    let mut executing = run("r2", "a", 2, RunState::ExecutingTool);
+    executing.tools.push(ToolCallRecord {
+        node_id: node_id(7),
+        item_id: ItemId::new("i7").unwrap(),
+        call_id: "call_1".into(),
+        tool_name: "click".into(),
+        params: json!({"ref": "e1", "nested": [1, {"x": null}]}),
+        status: ToolCallStatus::Dispatched,
+        dispatches: 1,
+    });
+    executing.counters.recent_calls = vec!["click:{}".into()];
+    let queued = run("r3", "a", 3, RunState::Queued);
+    let done = run("r1", "a", 1, RunState::Completed);
+    let mut user_interrupted = run("r4", "b", 4, RunState::Interrupted);
+    let mut restart_interrupted = run("r5", "b", 5, RunState::Interrupted);
+    restart_interrupted.resumable = true;
+    user_interrupted.resumable = false;
+    commit(
+        store,
+        vec![
+            WriteOp::PutThread(meta("a", 1)),
+            WriteOp::PutThread(meta("b", 1)),
+            WriteOp::PutRun(Box::new(queued.clone())),
+            WriteOp::PutRun(Box::new(done)),
+            WriteOp::PutRun(Box::new(executing.clone())),
+            WriteOp::PutRun(Box::new(user_interrupted)),
+            WriteOp::PutRun(Box::new(restart_interrupted.clone())),
+        ],
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        store.open_runs().await.unwrap(),
+        vec![executing.clone(), queued.clone(), restart_interrupted.clone()]
+    );
+    // Replacing a run moves it out of the open set when it ends.
+    let mut finished = executing;
+    finished.state = RunState::Failed;
+    commit(store, vec![WriteOp::PutRun(Box::new(finished)), WriteOp::DeleteRun(queued.id)])
+        .await
+        .unwrap();
+    assert_eq!(store.open_runs().await.unwrap(), vec![restart_interrupted.clone()]);
+    commit(store, vec![WriteOp::DeleteThread(thread_id("b"))]).await.unwrap();
+    assert!(store.open_runs().await.unwrap().is_empty());
 }
 
 /// A realistic conversation for benchmarks: turns of user message, tool call, tool result and

@@ -5,6 +5,7 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use panelot_protocol::NodeId;
+use panelot_protocol::RunId;
 use panelot_protocol::ThreadId;
 use panelot_protocol::engine::ThreadMeta;
 
@@ -12,6 +13,7 @@ use super::NodeLink;
 use super::NodeRecord;
 use super::Receipt;
 use super::ReceiptKey;
+use super::RunRecord;
 use super::Store;
 use super::StoreError;
 use super::UnitOfWork;
@@ -28,6 +30,7 @@ struct State {
     node_index: BTreeMap<NodeId, (ThreadId, u64)>,
     receipts: BTreeMap<ReceiptKey, Receipt>,
     settings: BTreeMap<String, serde_json::Value>,
+    runs: BTreeMap<RunId, RunRecord>,
 }
 
 /// An in-memory store.
@@ -40,6 +43,16 @@ impl MemoryStore {
     /// An empty store.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Every run, terminal ones included (for tests and the simulation's invariants).
+    pub fn all_runs(&self) -> Vec<RunRecord> {
+        self.state.borrow().runs.values().cloned().collect()
+    }
+
+    /// Every receipt (for the simulation's invariants).
+    pub fn all_receipts(&self) -> Vec<Receipt> {
+        self.state.borrow().receipts.values().cloned().collect()
     }
 }
 
@@ -102,6 +115,13 @@ impl Store for MemoryStore {
         Ok(self.state.borrow().receipts.get(key).cloned())
     }
 
+    async fn open_runs(&self) -> Result<Vec<RunRecord>, StoreError> {
+        let mut runs: Vec<RunRecord> =
+            self.state.borrow().runs.values().filter(|r| !r.is_terminal()).cloned().collect();
+        runs.sort_by_key(|r| r.seq);
+        Ok(runs)
+    }
+
     async fn setting(&self, key: &str) -> Result<Option<serde_json::Value>, StoreError> {
         Ok(self.state.borrow().settings.get(key).cloned())
     }
@@ -124,6 +144,7 @@ fn apply(state: &mut State, op: WriteOp) -> Result<(), StoreError> {
         WriteOp::AppendNode(node) => append_node(state, node)?,
         WriteOp::DeleteThread(thread) => {
             state.threads.remove(&thread);
+            state.runs.retain(|_, run| run.thread_id != thread);
             if let Some(nodes) = state.nodes.remove(&thread) {
                 for node in nodes.values() {
                     state.node_index.remove(&node.id);
@@ -134,6 +155,18 @@ fn apply(state: &mut State, op: WriteOp) -> Result<(), StoreError> {
             state.receipts.insert(receipt.key.clone(), receipt);
         }
         WriteOp::PruneReceipts { now_ms } => state.receipts.retain(|_, r| r.expires_at_ms > now_ms),
+        WriteOp::PutRun(run) => {
+            if !state.threads.contains_key(&run.thread_id) {
+                return Err(StoreError::Integrity(format!(
+                    "run {} names unknown thread {}",
+                    run.id, run.thread_id
+                )));
+            }
+            state.runs.insert(run.id.clone(), *run);
+        }
+        WriteOp::DeleteRun(run) => {
+            state.runs.remove(&run);
+        }
         WriteOp::PutSetting { key, value } => {
             state.settings.insert(key, value);
         }

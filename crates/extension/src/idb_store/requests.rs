@@ -22,7 +22,8 @@ use web_sys::IdbOpenDbRequest;
 use web_sys::IdbRequest;
 use web_sys::IdbTransaction;
 
-/// Object stores and indexes, schema version 1.
+/// Object stores and indexes. Version 1: threads, trees, nodes, receipts, settings; version 2:
+/// runs.
 pub(crate) const THREADS: &str = "threads";
 /// One record per thread: its links, packed (see `idb_store::PackedLinks`).
 pub(crate) const TREES: &str = "trees";
@@ -31,8 +32,13 @@ pub(crate) const NODES_BY_ID: &str = "byId";
 pub(crate) const RECEIPTS: &str = "receipts";
 pub(crate) const RECEIPTS_BY_EXPIRY: &str = "byExpiry";
 pub(crate) const SETTINGS: &str = "settings";
-pub(crate) const ALL_STORES: [&str; 5] = [THREADS, TREES, NODES, RECEIPTS, SETTINGS];
-const SCHEMA_VERSION: u32 = 1;
+/// Runs by id; `openSeq` is set only on open runs, so its index holds exactly the open runs in
+/// admission order (IndexedDB leaves records without the key path out of an index).
+pub(crate) const RUNS: &str = "runs";
+pub(crate) const RUNS_OPEN: &str = "open";
+pub(crate) const RUNS_BY_THREAD: &str = "byThread";
+pub(crate) const ALL_STORES: [&str; 6] = [THREADS, TREES, NODES, RECEIPTS, SETTINGS, RUNS];
+const SCHEMA_VERSION: u32 = 2;
 /// Largest seq a key range needs (JavaScript's largest safe integer).
 pub(crate) const MAX_SEQ: f64 = 9_007_199_254_740_991.0;
 
@@ -112,9 +118,9 @@ pub(crate) async fn open(name: &str) -> Result<IdbDatabase, StoreError> {
         .map_err(|e| js_err("opening IndexedDB", e))?;
     let upgrade_target = request.clone();
     // Runs at most once per open; `once_into_js` frees it after the call.
-    let on_upgrade = Closure::once_into_js(move || {
+    let on_upgrade = Closure::once_into_js(move |event: web_sys::IdbVersionChangeEvent| {
         if let Ok(db) = upgrade_target.result().and_then(|r| r.dyn_into::<IdbDatabase>()) {
-            let _ = create_schema(&db);
+            let _ = upgrade_schema(&db, event.old_version() as u32);
         }
     });
     request.set_onupgradeneeded(Some(on_upgrade.unchecked_ref()));
@@ -122,12 +128,26 @@ pub(crate) async fn open(name: &str) -> Result<IdbDatabase, StoreError> {
     db.dyn_into::<IdbDatabase>().map_err(|e| js_err("opening IndexedDB", e))
 }
 
-fn create_schema(db: &IdbDatabase) -> Result<(), JsValue> {
-    let keyed = |path: JsValue| {
-        let params = IdbObjectStoreParameters::new();
-        params.set_key_path(&path);
-        params
-    };
+fn keyed(path: JsValue) -> IdbObjectStoreParameters {
+    let params = IdbObjectStoreParameters::new();
+    params.set_key_path(&path);
+    params
+}
+
+/// Each version's step, applied from the database's version up (append only).
+fn upgrade_schema(db: &IdbDatabase, old_version: u32) -> Result<(), JsValue> {
+    if old_version < 1 {
+        create_version_1(db)?;
+    }
+    if old_version < 2 {
+        let runs = db.create_object_store_with_optional_parameters(RUNS, &keyed("id".into()))?;
+        runs.create_index_with_str(RUNS_OPEN, "openSeq")?;
+        runs.create_index_with_str(RUNS_BY_THREAD, "threadId")?;
+    }
+    Ok(())
+}
+
+fn create_version_1(db: &IdbDatabase) -> Result<(), JsValue> {
     let by_thread_seq: JsValue = Array::of2(&"threadId".into(), &"seq".into()).into();
     db.create_object_store_with_optional_parameters(THREADS, &keyed("id".into()))?;
     db.create_object_store_with_optional_parameters(TREES, &keyed("threadId".into()))?;

@@ -1,0 +1,9 @@
+//! The engine under test: a scripted world ([`world`]), turn tests through it, and the
+//! simulation (seeded schedules, crashes at unit-of-work boundaries, restarts, invariants).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stderr)]
+
+mod world;
+
+#[cfg(test)]
+mod turn_tests;

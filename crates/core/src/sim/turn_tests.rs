@@ -1,0 +1,508 @@
+//! Turns through the engine, end to end in process: scripted model, scripted tools, one port.
+
+use panelot_protocol::AgentEvent;
+use panelot_protocol::ThreadId;
+use panelot_protocol::engine::ErrorCode;
+use panelot_protocol::engine::ItemKind;
+use panelot_protocol::engine::ProviderErrorKind;
+use panelot_protocol::engine::RunState;
+use panelot_protocol::engine::StopReason;
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+use serde_json::json;
+
+use super::world::Reply;
+use super::world::World;
+use crate::model::ContentPart;
+use crate::model::Message;
+use crate::store::NodeBody;
+use crate::store::NodeRecord;
+use crate::store::Store;
+use crate::store::conformance::block_on;
+
+fn submit(world: &mut World, thread: &ThreadId, text: &str) -> Vec<AgentEvent> {
+    let id = world.submission();
+    let msg = json!({"type": "turn.submit", "submissionId": id, "threadId": thread,
+        "input": {"text": text}});
+    world.send(msg).into_iter().map(|f| f.event).collect()
+}
+
+fn acked(events: &[AgentEvent]) -> bool {
+    events.iter().any(|e| matches!(e, AgentEvent::CommandAck(_)))
+}
+
+fn rejected(events: &[AgentEvent]) -> Option<ErrorCode> {
+    events.iter().find_map(|e| match e {
+        AgentEvent::CommandRejected(r) => Some(r.code),
+        _ => None,
+    })
+}
+
+fn stops(world: &World) -> Vec<StopReason> {
+    world.events(|e| match e {
+        AgentEvent::TurnComplete(c) => Some(c.stop_reason),
+        _ => None,
+    })
+}
+
+fn kinds(path: &[NodeRecord]) -> Vec<&'static str> {
+    path.iter()
+        .map(|n| match &n.body {
+            NodeBody::TurnContext { .. } => "context",
+            NodeBody::UserMessage { steered: true, .. } => "steer",
+            NodeBody::UserMessage { .. } => "user",
+            NodeBody::AssistantMessage { .. } => "assistant",
+            NodeBody::ToolCall { .. } => "call",
+            NodeBody::ToolResult { ok: true, .. } => "result",
+            NodeBody::ToolResult { ok: false, .. } => "error",
+            NodeBody::ApprovalDecision { .. } => "decision",
+            NodeBody::InteractionResponse { .. } => "answer",
+            NodeBody::SystemNotice { .. } => "notice",
+        })
+        .collect()
+}
+
+fn results(path: &[NodeRecord]) -> Vec<String> {
+    path.iter()
+        .filter_map(|n| match &n.body {
+            NodeBody::ToolResult { content_for_model, .. } => Some(content_for_model.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn set_budget(world: &World, tokens: u64) {
+    let op = crate::store::WriteOp::PutSetting {
+        key: crate::engine::SETTING_TURN_TOKEN_BUDGET.into(),
+        value: json!(tokens),
+    };
+    block_on(world.store.commit(crate::store::UnitOfWork { ops: vec![op] })).unwrap();
+}
+
+#[test]
+fn a_turn_streams_items_in_order_and_ends_after_its_writes() {
+    let mut world = World::new();
+    let thread = world.create_thread();
+    world.script.push_back(Reply::text("Hello there, how can I help?"));
+    let events = submit(&mut world, &thread, "Say hello\nplease");
+    assert!(acked(&events), "{events:?}");
+    world.settle();
+    // Title updates are checked below: the title call runs beside the turn.
+    let names: Vec<&str> = world
+        .frames
+        .iter()
+        .map(|f| f.event.kind().wire_name())
+        .filter(|k| *k != "thread.updated")
+        .collect();
+    let from = names.iter().position(|k| *k == "turn.start").unwrap();
+    assert_eq!(
+        &names[from..],
+        [
+            "turn.start",
+            "item.start",
+            "item.complete",
+            "item.start",
+            "item.delta",
+            "item.complete",
+            "token.usage",
+            "turn.complete",
+        ]
+    );
+    // The streamed chunks (4 characters each) reached the port merged into one delta.
+    let text: Vec<String> = world.events(|e| match e {
+        AgentEvent::ItemDelta(d) => d.delta.text.clone(),
+        _ => None,
+    });
+    assert_eq!(text, ["Hello there, how can I help?"]);
+    assert_eq!(stops(&world), [StopReason::End]);
+    let path = world.path(&thread);
+    assert_eq!(kinds(&path), ["user", "context", "assistant"]);
+    // The fallback title came at once, the generated one after.
+    let titles: Vec<String> = world.events(|e| match e {
+        AgentEvent::ThreadUpdated(u) => u.patch.title.clone(),
+        _ => None,
+    });
+    assert_eq!(titles, ["Say hello", "Scripted title"]);
+    // Every live event of the thread carries the next cursor (a snapshot carries the current).
+    let sequences: Vec<u64> = world
+        .frames
+        .iter()
+        .filter(|f| !matches!(f.event, AgentEvent::ThreadSnapshot(_)))
+        .filter_map(|f| f.stream.as_ref().map(|s| s.sequence))
+        .collect();
+    assert_eq!(sequences, (1..=sequences.len() as u64).collect::<Vec<_>>());
+}
+
+#[test]
+fn tool_calls_run_and_their_results_go_back_to_the_model() {
+    let mut world = World::new();
+    let thread = world.create_thread();
+    world.script.push_back(Reply::tool("click", json!({"ref": "e1"})));
+    world.script.push_back(Reply::text("Clicked it."));
+    submit(&mut world, &thread, "click the button");
+    world.settle();
+    assert_eq!(world.executions.len(), 1);
+    assert_eq!(world.executions[0].call.params, json!({"ref": "e1"}));
+    let path = world.path(&thread);
+    assert_eq!(kinds(&path), ["user", "context", "assistant", "call", "result", "assistant"]);
+    // The second request replays the call and its (fenced) result.
+    let second = &world.requests[1];
+    let Message::Assistant(turn) = &second.messages[1] else { panic!("{second:?}") };
+    assert_eq!(turn.tool_calls[0].name, "click");
+    let Message::ToolResult { content, is_error: false, .. } = &second.messages[2] else {
+        panic!()
+    };
+    let ContentPart::Text(text) = &content[0] else { panic!() };
+    assert!(text.contains("click done on e1") && text.starts_with("<untrusted-content"), "{text}");
+    assert_eq!(second.tools.len(), 2);
+    let completes: Vec<bool> = world.events(|e| match e {
+        AgentEvent::ItemComplete(c) if c.result.is_some() => c.result.as_ref().map(|r| r.ok),
+        _ => None,
+    });
+    assert_eq!(completes, [true]);
+    assert_eq!(stops(&world), [StopReason::End]);
+}
+
+#[test]
+fn bad_calls_become_error_results_without_running_anything() {
+    let mut world = World::new();
+    let thread = world.create_thread();
+    world.script.push_back(Reply::Tools(vec![
+        ("click".into(), "{not json".into()),
+        ("click".into(), json!({"ref": 5}).to_string()),
+        ("teleport".into(), json!({}).to_string()),
+    ]));
+    world.script.push_back(Reply::text("I could not."));
+    submit(&mut world, &thread, "go");
+    world.settle();
+    assert!(world.executions.is_empty());
+    let results = results(&world.path(&thread));
+    assert_eq!(results.len(), 3);
+    assert!(results[0].contains("not a valid JSON object"), "{results:?}");
+    assert!(results[1].contains("params.ref must be a string"), "{results:?}");
+    assert!(results[2].contains("no tool named `teleport`"), "{results:?}");
+    assert!(results[2].contains("Several tool calls in a row have failed"), "{results:?}");
+}
+
+#[test]
+fn five_failures_switch_tools_off_for_one_last_answer() {
+    let mut world = World::new();
+    let thread = world.create_thread();
+    for _ in 0..5 {
+        world.script.push_back(Reply::tool("click", json!({"ref": "bad"})));
+    }
+    world.script.push_back(Reply::tool("click", json!({"ref": "e1"})));
+    submit(&mut world, &thread, "click");
+    world.settle();
+    assert_eq!(world.executions.len(), 5, "the sixth call is never run");
+    assert!(world.requests[5].tools.is_empty(), "the last call offers no tools");
+    assert_eq!(world.requests.len(), 6);
+    let results = results(&world.path(&thread));
+    assert!(results[4].contains("tools are now switched off"), "{results:?}");
+    // Identical failing calls are also flagged as stuck from the third on.
+    assert!(results[2].contains("this exact call 3 times in a row"), "{results:?}");
+    assert!(!results[1].contains("exact call"), "{results:?}");
+    assert_eq!(stops(&world), [StopReason::End]);
+}
+
+#[test]
+fn a_steer_joins_before_the_next_model_call_never_between_a_call_and_its_result() {
+    let mut world = World::new();
+    let thread = world.create_thread();
+    world.script.push_back(Reply::tool("read_page", json!({"ref": "e1"})));
+    world.script.push_back(Reply::text("Done, and noted."));
+    submit(&mut world, &thread, "read");
+    // Run the model call: the tool call is now dispatched and waiting.
+    while !world.effects.iter().any(|e| matches!(e, crate::engine::Effect::RunTool { .. })) {
+        assert!(world.step(0));
+    }
+    let turn = world.events(|e| match e {
+        AgentEvent::TurnStart(s) => Some(s.turn_id.clone()),
+        _ => None,
+    })[0]
+        .clone();
+    let id = world.submission();
+    let events = world.send(json!({"type": "turn.steer", "submissionId": id, "threadId": thread,
+        "expectedTurnId": turn, "input": {"text": "also check the footer"}}));
+    assert!(acked(&events.into_iter().map(|f| f.event).collect::<Vec<_>>()));
+    world.settle();
+    let path = world.path(&thread);
+    assert_eq!(
+        kinds(&path),
+        ["user", "context", "assistant", "call", "result", "steer", "assistant"]
+    );
+    let last = world.requests.last().unwrap();
+    assert!(matches!(last.messages.last(), Some(Message::User { .. })));
+    // A steer for a turn that is not running is refused with the right code.
+    let id = world.submission();
+    let stale = world.send(json!({"type": "turn.steer", "submissionId": id, "threadId": thread,
+        "expectedTurnId": turn, "input": {"text": "late"}}));
+    assert_eq!(
+        rejected(&stale.into_iter().map(|f| f.event).collect::<Vec<_>>()),
+        Some(ErrorCode::NoActiveTurn)
+    );
+}
+
+#[test]
+fn messages_queue_behind_a_running_turn_up_to_eight() {
+    let mut world = World::new();
+    let thread = world.create_thread();
+    submit(&mut world, &thread, "first");
+    for n in 0..8 {
+        let events = submit(&mut world, &thread, &format!("queued {n}"));
+        assert!(acked(&events), "{events:?}");
+    }
+    let events = submit(&mut world, &thread, "one too many");
+    assert_eq!(rejected(&events), Some(ErrorCode::QueueFull));
+    let pending: Vec<u32> = world.events(|e| match e {
+        AgentEvent::QueueUpdated(q) => Some(q.pending),
+        _ => None,
+    });
+    assert_eq!(pending, (1..=8).collect::<Vec<_>>());
+    world.settle();
+    assert_eq!(stops(&world), vec![StopReason::End; 9]);
+    let users: Vec<String> = world
+        .path(&thread)
+        .into_iter()
+        .filter_map(|n| match n.body {
+            NodeBody::UserMessage { input, .. } => Some(input.text),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(users[0], "first");
+    assert_eq!(users[8], "queued 7");
+}
+
+#[test]
+fn interrupt_stops_the_running_tool_answers_its_call_and_starts_the_next_message() {
+    let mut world = World::new();
+    let thread = world.create_thread();
+    world.script.push_back(Reply::tool("click", json!({"ref": "e1"})));
+    world.script.push_back(Reply::text("second turn"));
+    submit(&mut world, &thread, "click slowly");
+    submit(&mut world, &thread, "then this");
+    // Run the model call; the click is dispatched, not finished.
+    world.step(0);
+    world.step(0);
+    assert!(world.effects.iter().any(|e| matches!(e, crate::engine::Effect::RunTool { .. })));
+    let id = world.submission();
+    world.send(json!({"type": "turn.interrupt", "submissionId": id, "threadId": thread}));
+    assert!(
+        !world.effects.iter().any(|e| matches!(e, crate::engine::Effect::RunTool { .. })),
+        "the tool was aborted"
+    );
+    world.settle();
+    assert!(world.executions.is_empty());
+    assert_eq!(stops(&world), [StopReason::Interrupted, StopReason::End]);
+    let path = world.path(&thread);
+    assert_eq!(
+        kinds(&path),
+        ["user", "context", "assistant", "call", "error", "user", "context", "assistant"]
+    );
+    // The next request is valid for providers: the interrupted call has its result.
+    let last = world.requests.last().unwrap();
+    assert!(last.messages.iter().any(|m| matches!(m, Message::ToolResult { is_error: true, .. })));
+}
+
+#[test]
+fn without_a_model_a_turn_is_refused_and_nothing_is_written() {
+    let mut world = World::new();
+    let thread = world.create_thread();
+    let op = crate::store::WriteOp::PutSetting {
+        key: crate::engine::SETTING_DEFAULT_MODEL.into(),
+        value: Value::Null,
+    };
+    block_on(world.store.commit(crate::store::UnitOfWork { ops: vec![op] })).unwrap();
+    let events = submit(&mut world, &thread, "hi");
+    assert_eq!(rejected(&events), Some(ErrorCode::NotConfigured));
+    assert!(world.store.all_runs().is_empty());
+}
+
+#[test]
+fn a_resent_submit_replays_its_ack_and_admits_one_run() {
+    let mut world = World::new();
+    let thread = world.create_thread();
+    let msg = json!({"type": "turn.submit", "submissionId": "same", "threadId": thread,
+        "input": {"text": "once"}});
+    let ack = |frames: Vec<panelot_protocol::EventFrame>| {
+        frames.into_iter().find(|f| matches!(f.event, AgentEvent::CommandAck(_))).unwrap().event
+    };
+    let first = ack(world.send(msg.clone()));
+    let again = ack(world.send(msg));
+    assert_eq!(first, again);
+    world.settle();
+    assert_eq!(world.store.all_runs().len(), 1);
+    // The same id with another payload is refused and changes nothing.
+    let other = world.send(json!({"type": "turn.submit", "submissionId": "same",
+        "threadId": thread, "input": {"text": "twice"}}));
+    assert_eq!(
+        rejected(&other.into_iter().map(|f| f.event).collect::<Vec<_>>()),
+        Some(ErrorCode::InvalidCommand)
+    );
+}
+
+#[test]
+fn a_provider_failure_ends_the_turn_with_an_error_event() {
+    let mut world = World::new();
+    let thread = world.create_thread();
+    world.script.push_back(Reply::Fail(ProviderErrorKind::Auth));
+    submit(&mut world, &thread, "hi");
+    world.settle();
+    let errors: Vec<(ErrorCode, bool)> = world.events(|e| match e {
+        AgentEvent::Error(err) => Some((err.code, err.retryable)),
+        _ => None,
+    });
+    assert_eq!(errors, [(ErrorCode::ProviderError, false)]);
+    assert_eq!(stops(&world), [StopReason::Error]);
+    assert!(world.store.all_runs().iter().all(|r| r.state == RunState::Failed));
+}
+
+#[test]
+fn a_write_cut_by_a_restart_parks_and_runs_again_only_on_an_explicit_retry() {
+    let mut world = World::new();
+    let thread = world.create_thread();
+    world.script.push_back(Reply::tool("click", json!({"ref": "e1"})));
+    world.script.push_back(Reply::text("done"));
+    submit(&mut world, &thread, "click");
+    world.step(0);
+    world.step(0);
+    // The click is dispatched; the worker dies before its result is written.
+    world.restart();
+    world.settle();
+    let run = world.store.all_runs().pop().unwrap();
+    assert_eq!(run.state, RunState::PausedUncertain);
+    // The reconnecting UI gets the recovery card in its first snapshot.
+    let cards: Vec<usize> = world.events(|e| match e {
+        AgentEvent::Initialized(i) => i.snapshot.as_ref().map(|s| s.recoverable_runs.len()),
+        _ => None,
+    });
+    assert_eq!(cards.last(), Some(&1));
+    // The snapshot offers the card too.
+    let id = world.submission();
+    let snap =
+        world.send(json!({"type": "thread.subscribe", "submissionId": id, "threadId": thread}));
+    let AgentEvent::ThreadSnapshot(snapshot) = &snap[0].event else { panic!("{snap:?}") };
+    assert_eq!(snapshot.snapshot.recoverable_runs.len(), 1);
+    assert_eq!(snapshot.snapshot.recoverable_runs[0].tool_name.as_deref(), Some("click"));
+    let id = world.submission();
+    world.send(json!({"type": "run.resolveUncertain", "submissionId": id, "threadId": thread,
+        "runId": run.id, "resolution": "retry"}));
+    world.settle();
+    assert_eq!(world.executions.len(), 1, "the retry is the only run after the crash");
+    assert_eq!(world.executions[0].call.dispatch, 2, "and it knows it is a second dispatch");
+    assert_eq!(stops(&world), [StopReason::End]);
+}
+
+#[test]
+fn a_read_cut_by_a_restart_is_replayed() {
+    let mut world = World::new();
+    let thread = world.create_thread();
+    world.script.push_back(Reply::tool("read_page", json!({"ref": "e1"})));
+    world.script.push_back(Reply::text("read it"));
+    submit(&mut world, &thread, "read");
+    world.step(0);
+    world.step(0);
+    world.restart();
+    world.settle();
+    assert_eq!(world.executions.len(), 1);
+    assert_eq!(stops(&world), [StopReason::End]);
+    assert_eq!(
+        kinds(&world.path(&thread)),
+        ["user", "context", "assistant", "call", "result", "assistant"]
+    );
+}
+
+#[test]
+fn a_stream_cut_by_a_restart_is_interrupted_and_resumes_on_request() {
+    let mut world = World::new();
+    let thread = world.create_thread();
+    world.script.push_back(Reply::text("after the restart"));
+    submit(&mut world, &thread, "write a poem");
+    // The model call is out; the worker dies before it ends.
+    world.restart();
+    let run = world.store.all_runs().pop().unwrap();
+    assert_eq!((run.state, run.resumable), (RunState::Interrupted, true));
+    let id = world.submission();
+    let events = world.send(json!({"type": "run.resume", "submissionId": id, "threadId": thread,
+        "runId": run.id}));
+    assert!(acked(&events.into_iter().map(|f| f.event).collect::<Vec<_>>()));
+    world.settle();
+    assert_eq!(stops(&world), [StopReason::End]);
+    assert_eq!(kinds(&world.path(&thread)), ["user", "context", "assistant"]);
+}
+
+#[test]
+fn the_token_budget_really_pauses_the_run() {
+    let mut world = World::new();
+    set_budget(&world, 150);
+    let thread = world.create_thread();
+    for _ in 0..3 {
+        world.script.push_back(Reply::tool("read_page", json!({"ref": "e1"})));
+    }
+    world.script.push_back(Reply::text("finished"));
+    submit(&mut world, &thread, "read a lot");
+    world.settle();
+    // Each scripted call costs 110 tokens: the second call passes the budget of 150.
+    let run = world.store.all_runs().pop().unwrap();
+    assert_eq!(run.state, RunState::PausedBudget);
+    assert_eq!(world.requests.len(), 2);
+    let id = world.submission();
+    world.send(
+        json!({"type": "run.resume", "submissionId": id, "threadId": thread, "runId": run.id}),
+    );
+    world.settle();
+    assert_eq!(world.requests.len(), 4);
+    assert_eq!(stops(&world), [StopReason::End]);
+}
+
+#[test]
+fn a_new_message_closes_a_budget_paused_run_and_starts() {
+    let mut world = World::new();
+    set_budget(&world, 50);
+    let thread = world.create_thread();
+    world.script.push_back(Reply::tool("read_page", json!({"ref": "e1"})));
+    world.script.push_back(Reply::text("next turn"));
+    submit(&mut world, &thread, "first");
+    world.settle();
+    submit(&mut world, &thread, "second");
+    world.settle();
+    assert_eq!(stops(&world), [StopReason::BudgetPause, StopReason::End]);
+}
+
+#[test]
+fn fork_starts_a_sibling_branch_and_the_snapshot_shows_it() {
+    let mut world = World::new();
+    let thread = world.create_thread();
+    world.script.push_back(Reply::text("one"));
+    world.script.push_back(Reply::text("two"));
+    submit(&mut world, &thread, "original");
+    world.settle();
+    let user = world.path(&thread)[0].id.clone();
+    let id = world.submission();
+    world.send(json!({"type": "turn.fork", "submissionId": id, "threadId": thread,
+        "siblingOfNodeId": user, "input": {"text": "edited"}}));
+    world.settle();
+    let path = world.path(&thread);
+    assert_eq!(kinds(&path), ["user", "context", "assistant"]);
+    let NodeBody::UserMessage { input, .. } = &path[0].body else { panic!() };
+    assert_eq!(input.text, "edited");
+    let id = world.submission();
+    let snap =
+        world.send(json!({"type": "thread.subscribe", "submissionId": id, "threadId": thread}));
+    let AgentEvent::ThreadSnapshot(snapshot) = &snap[0].event else { panic!() };
+    let user_item =
+        snapshot.snapshot.items.iter().find(|i| i.kind() == ItemKind::UserMessage).unwrap();
+    assert_eq!((user_item.branch.index, user_item.branch.count), (2, 2));
+}
+
+#[test]
+fn deleting_a_thread_stops_its_run() {
+    let mut world = World::new();
+    let thread = world.create_thread();
+    submit(&mut world, &thread, "long task");
+    assert_eq!(world.effects.len(), 2, "the model call and the title call");
+    let id = world.submission();
+    world.send(json!({"type": "thread.delete", "submissionId": id, "threadId": thread}));
+    assert!(world.effects.is_empty(), "{:?}", world.effects);
+    assert!(block_on(world.store.open_runs()).unwrap().is_empty());
+}

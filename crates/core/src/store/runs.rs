@@ -1,0 +1,182 @@
+//! The durable record of a run: one turn of the agent loop, from admission to its terminal
+//! state. Everything the loop needs to go on after a restart is here or in the thread's nodes;
+//! recovery ([`crate::runs::recovery`]) is a pure function of these records.
+
+use panelot_protocol::ApprovalId;
+use panelot_protocol::ItemId;
+use panelot_protocol::NodeId;
+use panelot_protocol::RunId;
+use panelot_protocol::ThreadId;
+use panelot_protocol::TurnId;
+use panelot_protocol::engine::ApprovalRequestPayload;
+use panelot_protocol::engine::ModelChoice;
+use panelot_protocol::engine::PermissionPolicy;
+use panelot_protocol::engine::RunState;
+use panelot_protocol::engine::StopReason;
+use panelot_protocol::engine::TurnOverrides;
+use panelot_protocol::engine::UserInput;
+use serde::Deserialize;
+use serde::Serialize;
+
+/// A run of the agent loop.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct RunRecord {
+    /// The run.
+    pub id: RunId,
+    /// Its thread.
+    pub thread_id: ThreadId,
+    /// The turn it runs.
+    pub turn_id: TurnId,
+    /// Admission order within the engine (queue order).
+    pub seq: u64,
+    /// Where the loop is.
+    pub state: RunState,
+    /// Whether a parked run may be continued (`interrupted` by a restart) rather than being
+    /// final (`interrupted` by the user).
+    pub resumable: bool,
+    /// The message that started it.
+    pub input: UserInput,
+    /// Its own overrides, kept from the composer.
+    pub overrides: Option<TurnOverrides>,
+    /// For `turn.fork`: the node whose parent the message attaches to (as its new sibling).
+    /// `None` appends at the thread's leaf when the run starts.
+    pub sibling_of: Option<NodeId>,
+    /// Edits of a queued run.
+    pub revision: u64,
+    /// Model of the run, frozen at admission.
+    pub model: ModelChoice,
+    /// Permission policy of the run, frozen at admission.
+    pub policy: PermissionPolicy,
+    /// Tokens the turn may spend before it pauses; `None` is unlimited.
+    pub token_budget: Option<u64>,
+    /// Steers acknowledged and not yet in the thread, in admission order.
+    pub steers: Vec<SteerRecord>,
+    /// Tool calls of the last model answer, in order, with their progress.
+    pub tools: Vec<ToolCallRecord>,
+    /// The approval the run waits for.
+    pub approval: Option<ApprovalRecord>,
+    /// Loop bookkeeping that must survive a restart.
+    pub counters: LoopCounters,
+    /// Why the run ended, once terminal.
+    pub stop_reason: Option<StopReason>,
+    /// Why the run stopped or failed, for the user.
+    pub note: Option<String>,
+    /// Creation time (ms since the Unix epoch).
+    pub created_at_ms: u64,
+    /// Last change (ms since the Unix epoch).
+    pub updated_at_ms: u64,
+}
+
+impl RunRecord {
+    /// Whether the run will never change again.
+    pub fn is_terminal(&self) -> bool {
+        match self.state {
+            RunState::Completed | RunState::Failed => true,
+            RunState::Interrupted => !self.resumable,
+            RunState::Queued
+            | RunState::Preparing
+            | RunState::StreamingModel
+            | RunState::WaitingApproval
+            | RunState::WaitingInteraction
+            | RunState::ExecutingTool
+            | RunState::PausedBudget
+            | RunState::PausedUncertain => false,
+        }
+    }
+
+    /// Whether the run waits for the user to say how to go on.
+    pub fn is_parked(&self) -> bool {
+        match self.state {
+            RunState::PausedBudget | RunState::PausedUncertain => true,
+            RunState::Interrupted => self.resumable,
+            RunState::Queued
+            | RunState::Preparing
+            | RunState::StreamingModel
+            | RunState::WaitingApproval
+            | RunState::WaitingInteraction
+            | RunState::ExecutingTool
+            | RunState::Completed
+            | RunState::Failed => false,
+        }
+    }
+
+    /// Whether the run is doing (or waiting on) work of the loop right now.
+    pub fn is_active(&self) -> bool {
+        !self.is_terminal() && !self.is_parked() && self.state != RunState::Queued
+    }
+}
+
+/// A steer accepted into a running turn.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct SteerRecord {
+    /// Id of the user-message node it becomes.
+    pub node_id: NodeId,
+    /// The message.
+    pub input: UserInput,
+}
+
+/// A tool call of the current step.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCallRecord {
+    /// The stored tool-call node.
+    pub node_id: NodeId,
+    /// The streamed item.
+    pub item_id: ItemId,
+    /// Provider call id.
+    pub call_id: String,
+    /// Tool name.
+    pub tool_name: String,
+    /// Parameters as parsed (`null` when they did not parse).
+    pub params: serde_json::Value,
+    /// Where the call is.
+    pub status: ToolCallStatus,
+    /// How many times the call was dispatched (a write is dispatched twice only on an explicit
+    /// retry).
+    pub dispatches: u32,
+}
+
+/// Progress of one tool call.
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolCallStatus {
+    /// Not dispatched yet.
+    Pending,
+    /// Dispatched; its result is not written.
+    Dispatched,
+    /// Its result node is written.
+    Done,
+}
+
+/// An approval the run waits for.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct ApprovalRecord {
+    /// The approval.
+    pub id: ApprovalId,
+    /// Index of the call in [`RunRecord::tools`].
+    pub tool_index: usize,
+    /// What the card shows.
+    pub request: ApprovalRequestPayload,
+}
+
+/// Counters of the loop's safety nets.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct LoopCounters {
+    /// Model calls made.
+    pub model_calls: u32,
+    /// Tool failures in a row (denials do not count).
+    pub consecutive_failures: u32,
+    /// Tools are off: the next model call is the last, without tools.
+    pub tools_disabled: bool,
+    /// Fingerprints (tool + params) of the last calls, newest last, at most 6.
+    pub recent_calls: Vec<String>,
+    /// Tokens spent by the turn (input + output of every call).
+    pub tokens_used: u64,
+    /// Tokens the turn may spend before it pauses next: the budget, raised by one budget at
+    /// each `run.resume`.
+    pub budget_allowance: u64,
+}

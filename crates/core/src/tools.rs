@@ -1,0 +1,200 @@
+//! The tool registry: what each tool is (name, schema, level, effects, how to recover it, how far
+//! its results can be trusted), built once by the host and read by the agent loop.
+//!
+//! The engine never runs a tool itself: it asks the host to (an effect), so browser tools,
+//! MCP tools and scripted test tools all look the same here.
+
+mod schema;
+
+use std::collections::BTreeMap;
+
+use panelot_protocol::engine::Provenance;
+use panelot_protocol::engine::ToolLevel;
+use panelot_protocol::engine::Trust;
+pub use schema::validate_params;
+
+use crate::model::ToolSpec;
+
+/// Whether a tool changes anything outside the engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolEffect {
+    /// Only reads.
+    Read,
+    /// May change a page, a tab, a file or a remote system.
+    Write,
+}
+
+/// What recovery may do with a call whose outcome a restart made unknown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecoveryClass {
+    /// Run it again.
+    RetrySafe,
+    /// Ask the user, after they had a look (`paused_uncertain`).
+    InspectFirst,
+    /// Never run it again without an explicit retry (`paused_uncertain`).
+    NeverRetry,
+}
+
+/// Everything the loop knows about a tool.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolDescriptor {
+    /// Name the model calls it by.
+    pub name: String,
+    /// Short label for cards.
+    pub label: String,
+    /// What it does, when to use it, what to do when it fails.
+    pub description: String,
+    /// JSON Schema of its parameters (the subset [`validate_params`] checks).
+    pub parameters: serde_json::Value,
+    /// Tool family.
+    pub level: ToolLevel,
+    /// Read or write.
+    pub effect: ToolEffect,
+    /// What recovery may do.
+    pub recovery: RecoveryClass,
+    /// Whether its results may be followed as instructions.
+    pub result_trust: Trust,
+    /// Who produces its results.
+    pub result_provenance: Provenance,
+}
+
+impl ToolDescriptor {
+    /// A descriptor with the defaults of its level and effect: reads are retry-safe and writes
+    /// never retried; builtin results are trusted, everything else is untrusted page or MCP
+    /// content.
+    pub fn new(
+        name: &str,
+        description: &str,
+        parameters: serde_json::Value,
+        level: ToolLevel,
+        effect: ToolEffect,
+    ) -> Self {
+        let recovery = match (level, effect) {
+            (ToolLevel::Mcp, _) | (_, ToolEffect::Write) => RecoveryClass::NeverRetry,
+            (_, ToolEffect::Read) => RecoveryClass::RetrySafe,
+        };
+        let (result_trust, result_provenance) = match level {
+            ToolLevel::Builtin => (Trust::Trusted, Provenance::Tool),
+            ToolLevel::Mcp => (Trust::Untrusted, Provenance::Mcp),
+            ToolLevel::L0 | ToolLevel::L1 | ToolLevel::L2 => (Trust::Untrusted, Provenance::Page),
+        };
+        ToolDescriptor {
+            name: name.to_owned(),
+            label: name.replace('_', " "),
+            description: description.to_owned(),
+            parameters,
+            level,
+            effect,
+            recovery,
+            result_trust,
+            result_provenance,
+        }
+    }
+
+    /// What the model is offered.
+    pub fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: self.name.clone(),
+            description: self.description.clone(),
+            parameters: self.parameters.clone(),
+        }
+    }
+}
+
+/// Why a tool could not be registered.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RegistryError {
+    /// Two tools with one name.
+    #[error("tool `{0}` is registered twice")]
+    Duplicate(String),
+    /// A name providers would refuse.
+    #[error("tool name `{0}` must be 1 to 64 characters of a-z, A-Z, 0-9, `_` or `-`")]
+    BadName(String),
+}
+
+/// The tools of an engine, by name.
+#[derive(Debug, Clone, Default)]
+pub struct ToolRegistry {
+    tools: BTreeMap<String, ToolDescriptor>,
+}
+
+impl ToolRegistry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a tool.
+    pub fn register(&mut self, tool: ToolDescriptor) -> Result<(), RegistryError> {
+        let valid = !tool.name.is_empty()
+            && tool.name.len() <= 64
+            && tool.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+        if !valid {
+            return Err(RegistryError::BadName(tool.name));
+        }
+        if self.tools.contains_key(&tool.name) {
+            return Err(RegistryError::Duplicate(tool.name));
+        }
+        self.tools.insert(tool.name.clone(), tool);
+        Ok(())
+    }
+
+    /// A tool by name.
+    pub fn get(&self, name: &str) -> Option<&ToolDescriptor> {
+        self.tools.get(name)
+    }
+
+    /// What the model is offered: every tool of an enabled level (all levels when `levels` is
+    /// `None`), in name order so the prompt-cache prefix stays stable.
+    pub fn specs(&self, levels: Option<&[ToolLevel]>) -> Vec<ToolSpec> {
+        self.tools
+            .values()
+            .filter(|t| levels.is_none_or(|l| l.contains(&t.level)))
+            .map(ToolDescriptor::spec)
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn defaults_follow_level_and_effect() {
+        let read = ToolDescriptor::new("snapshot", "d", json!({}), ToolLevel::L1, ToolEffect::Read);
+        assert_eq!(read.recovery, RecoveryClass::RetrySafe);
+        assert_eq!(read.result_trust, Trust::Untrusted);
+        let write = ToolDescriptor::new("click", "d", json!({}), ToolLevel::L1, ToolEffect::Write);
+        assert_eq!(write.recovery, RecoveryClass::NeverRetry);
+        let mcp = ToolDescriptor::new("search", "d", json!({}), ToolLevel::Mcp, ToolEffect::Read);
+        assert_eq!(
+            (mcp.recovery, mcp.result_provenance),
+            (RecoveryClass::NeverRetry, Provenance::Mcp)
+        );
+        let builtin =
+            ToolDescriptor::new("note", "d", json!({}), ToolLevel::Builtin, ToolEffect::Read);
+        assert_eq!(builtin.result_trust, Trust::Trusted);
+    }
+
+    #[test]
+    fn registry_refuses_duplicates_and_bad_names_and_filters_levels() {
+        let mut registry = ToolRegistry::new();
+        let tool =
+            |name: &str, level| ToolDescriptor::new(name, "d", json!({}), level, ToolEffect::Read);
+        registry.register(tool("b_tab", ToolLevel::L0)).unwrap();
+        registry.register(tool("a_page", ToolLevel::L1)).unwrap();
+        assert_eq!(
+            registry.register(tool("a_page", ToolLevel::L1)),
+            Err(RegistryError::Duplicate("a_page".into()))
+        );
+        assert!(matches!(
+            registry.register(tool("has space", ToolLevel::L1)),
+            Err(RegistryError::BadName(_))
+        ));
+        let names = |specs: Vec<ToolSpec>| specs.into_iter().map(|s| s.name).collect::<Vec<_>>();
+        assert_eq!(names(registry.specs(None)), ["a_page", "b_tab"]);
+        assert_eq!(names(registry.specs(Some(&[ToolLevel::L0]))), ["b_tab"]);
+    }
+}
