@@ -8,6 +8,7 @@
 //! cargo xtask bench                 benchmarks (medians printed)
 //! cargo xtask protocol [--write]    check (or rewrite) schema hashes and generated TypeScript
 //! cargo xtask fuzz [--seconds N] [--target NAME]   run the cargo-fuzz targets on nightly
+//! cargo xtask sim [--seeds N | --seed S]            the engine simulation: N seeds, or replay S
 //! ```
 //!
 //! Every command installs what it is missing (the wasm target, the pinned wasm-bindgen, npm
@@ -18,6 +19,7 @@ mod build;
 mod fuzz;
 mod protocol;
 mod run;
+mod sim;
 mod test;
 mod tools;
 
@@ -40,6 +42,7 @@ fn main() -> anyhow::Result<()> {
         "bench" => bench::bench(&root),
         "protocol" => protocol::protocol(&root, flag(&rest, "--write")),
         "fuzz" => fuzz::fuzz(&root, option(&rest, "--seconds")?, option(&rest, "--target")?),
+        "sim" => sim::sim(&root, option(&rest, "--seeds")?, option(&rest, "--seed")?),
         "help" | "--help" | "-h" => {
             eprintln!("{HELP}");
             Ok(())
@@ -48,7 +51,7 @@ fn main() -> anyhow::Result<()> {
     }
 }
 
-const HELP: &str = "usage: cargo xtask <build [--test]|run|test|bench|protocol [--write]|fuzz [--seconds N] [--target NAME]>";
+const HELP: &str = "usage: cargo xtask <build [--test]|run|test|bench|protocol [--write]|fuzz [--seconds N] [--target NAME]|sim [--seeds N|--seed S]>";
 
 fn workspace_root() -> anyhow::Result<PathBuf> {
     let manifest_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));

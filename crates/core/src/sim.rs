@@ -7,3 +7,6 @@ mod world;
 
 #[cfg(test)]
 mod turn_tests;
+
+#[cfg(test)]
+mod sim_tests;

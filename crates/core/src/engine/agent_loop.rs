@@ -221,42 +221,16 @@ impl<S: Store> Engine<S> {
             return;
         };
         for parked in of_thread.into_iter().filter(RunRecord::is_parked) {
-            let stop = match parked.state {
-                RunState::PausedBudget => StopReason::BudgetPause,
-                _ => StopReason::Interrupted,
+            // Closed like any ending run: its acknowledged steers join the thread.
+            let (state, stop) = match parked.state {
+                RunState::PausedBudget => (RunState::Completed, StopReason::BudgetPause),
+                _ => (RunState::Interrupted, StopReason::Interrupted),
             };
-            if let Err(err) = self.close_parked(parked, stop, out).await {
-                tracing::warn!(%err, "closing a parked run failed");
-                return;
-            }
+            self.end_run(parked, state, stop, None, None, out).await;
         }
         if let Err(err) = self.start_run(&next, out).await {
             self.fail_run(&next, &err.to_string(), out).await;
         }
-    }
-
-    async fn close_parked(
-        &mut self,
-        mut run: RunRecord,
-        stop: StopReason,
-        out: &mut Outbox,
-    ) -> Result<(), StoreError> {
-        let now = self.clock.now_ms();
-        match run.state {
-            RunState::PausedBudget => Self::transition(&mut run, RunState::Completed, now)?,
-            _ => {
-                Self::transition(&mut run, RunState::Interrupted, now)?;
-                run.resumable = false;
-            }
-        }
-        run.stop_reason = Some(stop);
-        let (thread, turn) = (run.thread_id.clone(), run.turn_id.clone());
-        let mut unit = UnitOfWork::new();
-        unit.push(WriteOp::PutRun(Box::new(run)));
-        self.commit(unit).await?;
-        let complete = TurnCompleteEvent { thread_id: thread, turn_id: turn, stop_reason: stop };
-        self.broadcast(AgentEvent::TurnComplete(complete), out);
-        Ok(())
     }
 
     /// Starts a queued run: its turn context and message join the thread, then the first model
@@ -687,7 +661,7 @@ impl<S: Store> Engine<S> {
                     stop_reason: stop,
                 };
                 self.broadcast(AgentEvent::TurnComplete(complete), out);
-                self.later(super::FollowUp::Schedule(thread.clone()));
+                self.later(super::FollowUp::Schedule(thread));
             }
         }
         Ok(())
@@ -794,7 +768,7 @@ impl<S: Store> Engine<S> {
             stop_reason: stop,
         };
         self.broadcast(AgentEvent::TurnComplete(complete), out);
-        self.later(super::FollowUp::Schedule(thread.clone()));
+        self.later(super::FollowUp::Schedule(thread));
     }
 
     /// The unit that ends a run, with the items it completes and the steers it writes.

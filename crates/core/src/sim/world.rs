@@ -149,10 +149,9 @@ impl Store for CrashStore {
             }
             self.commits_left.set(Some(left - 1));
         }
-        let stored = self.inner.all_runs();
         for op in &unit.ops {
             if let WriteOp::PutRun(run) = op
-                && stored.iter().any(|s| s.id == run.id && s.is_terminal())
+                && self.inner.run(&run.id).is_some_and(|s| s.is_terminal())
             {
                 self.terminal_rewrites.borrow_mut().push(format!("{} -> {:?}", run.id, run.state));
             }
@@ -410,7 +409,8 @@ impl World {
             .into_iter()
             .enumerate()
             .map(|(i, (name, arguments))| ToolCall {
-                id: format!("call-{id}-{i}"),
+                // Unique across restarts, as providers' ids are.
+                id: format!("call-{}-{i}", self.requests.len()),
                 name,
                 arguments,
             })

@@ -50,6 +50,11 @@ impl MemoryStore {
         self.state.borrow().runs.values().cloned().collect()
     }
 
+    /// A run by id, terminal or not.
+    pub fn run(&self, id: &RunId) -> Option<RunRecord> {
+        self.state.borrow().runs.get(id).cloned()
+    }
+
     /// Every receipt (for the simulation's invariants).
     pub fn all_receipts(&self) -> Vec<Receipt> {
         self.state.borrow().receipts.values().cloned().collect()
