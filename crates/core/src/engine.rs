@@ -9,6 +9,7 @@
 //! older than its snapshot.
 
 mod agent_loop;
+mod approvals;
 mod deltas;
 mod recover;
 mod threads;
@@ -31,6 +32,12 @@ use panelot_protocol::engine::StreamCursor;
 
 pub use agent_loop::FAILURE_BREAKER_AT;
 pub use agent_loop::FAILURE_REMINDER_AT;
+pub use approvals::APPROVAL_TIMEOUT_MS;
+pub use approvals::SETTING_RULES;
+pub use approvals::SETTING_RULES_SEEDED;
+pub use approvals::SETTING_SENSITIVE;
+pub use approvals::StoredRule;
+pub use approvals::seeded_rules;
 pub use deltas::COALESCE_MS;
 use deltas::DeltaBuffer;
 use panelot_protocol::RunId;
@@ -357,6 +364,7 @@ impl<S: Store> Engine<S> {
         for thread in self.deltas.due_threads(now) {
             self.flush_deltas(&thread, &mut out);
         }
+        self.expire_approvals(&mut out).await;
         self.drain(&mut out).await;
         out
     }
@@ -372,7 +380,10 @@ impl<S: Store> Engine<S> {
     }
 
     fn finish(&self, out: &mut Outbox) {
-        out.wake_at_ms = self.deltas.deadline();
+        out.wake_at_ms = match (self.deltas.deadline(), self.next_approval_deadline()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
     }
 
     /// Applies a unit of work, then mirrors its run changes in memory: the in-memory runs never
@@ -523,11 +534,12 @@ impl<S: Store> Engine<S> {
             Op::QueueRemove(p) => self.queue_remove(op, p),
             Op::RunResume(p) => self.resume(op, p),
             Op::RunResolveUncertain(p) => self.resolve_uncertain(op, p).await,
-            Op::ApprovalResponse(_) | Op::InteractionResponse(_) => Ok(Decision::rejected(
+            Op::ApprovalResponse(p) => self.respond_to_approval(op, p).await,
+            Op::InteractionResponse(_) => Ok(Decision::rejected(
                 op,
                 ErrorCode::NotConfigured,
                 format!(
-                    "`{}` needs an approval or interaction this engine build never asks for",
+                    "`{}` answers an interaction, which this engine build never asks for",
                     op.kind().wire_name()
                 ),
             )),

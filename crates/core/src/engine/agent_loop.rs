@@ -37,6 +37,7 @@ use super::Outbox;
 use super::ToolInvocation;
 use super::ToolOutcome;
 use crate::context;
+use crate::gatekeeper::Verdict;
 use crate::model::ModelEvent;
 use crate::model::ModelRequest;
 use crate::model::ModelResponse;
@@ -148,6 +149,12 @@ fn item_of(node: &NodeId) -> ItemId {
 fn fallback_item() -> ItemId {
     #[allow(clippy::unwrap_used)] // a constant, valid id
     ItemId::new("i-item").unwrap()
+}
+
+/// Whether an outcome is a refusal by the user's permissions: it goes back to the model but
+/// does not count towards the failure breaker.
+fn is_denial(outcome: &ToolOutcome) -> bool {
+    matches!(outcome, ToolOutcome::Failure { details: Some(d), .. } if d.get("denied") == Some(&serde_json::Value::Bool(true)))
 }
 
 fn stop_of(reason: ProviderStopReason) -> StopReason {
@@ -586,6 +593,7 @@ impl<S: Store> Engine<S> {
                 params,
                 status: ToolCallStatus::Pending,
                 dispatches: 0,
+                approved: false,
             });
         }
         run.counters.tokens_used += usage.input + usage.output;
@@ -724,7 +732,7 @@ impl<S: Store> Engine<S> {
         out: &mut Outbox,
     ) {
         let now = self.clock.now_ms();
-        let unit = match self.ending_unit(&mut run, state, stop, note, now).await {
+        let unit = match self.ending_unit(&mut run, state, stop, note, now, None).await {
             Ok(unit) => unit,
             Err(err) => {
                 tracing::warn!(%err, "could not prepare the end of a run");
@@ -780,6 +788,7 @@ impl<S: Store> Engine<S> {
         stop: StopReason,
         note: Option<String>,
         now: u64,
+        audit: Option<NodeBody>,
     ) -> Result<(UnitOfWork, Vec<(ItemId, NodeId, ToolResultView)>, Vec<NodeId>), StoreError> {
         let mut unit = UnitOfWork::new();
         let mut completed = Vec::new();
@@ -787,6 +796,10 @@ impl<S: Store> Engine<S> {
         if let Some((mut meta, tree)) = self.thread_state(&run.thread_id).await? {
             let mut chain =
                 Chain::new(&run.thread_id, Some(&run.turn_id), meta.leaf_id.clone(), &tree, now);
+            // An audit record (the decision that ended the run) comes first.
+            if let Some(body) = audit {
+                chain.push(self.new_node_id()?, body);
+            }
             for call in run.tools.iter_mut().filter(|c| c.status != ToolCallStatus::Done) {
                 let content = match call.status {
                     ToolCallStatus::Dispatched => {
@@ -899,6 +912,26 @@ impl<S: Store> Engine<S> {
                 .await?;
                 continue;
             }
+            // The gatekeeper, before dispatch; an approved call is judged again, and only a
+            // denial (a rule or list changed meanwhile) still stops it.
+            match self.gate(&run, &call).await? {
+                Verdict::Allow => {}
+                Verdict::Ask { .. } if call.approved => {}
+                Verdict::Ask { flags, reason } => {
+                    tracing::debug!(%reason, "asking before a tool call");
+                    return self.ask_approval(run, index, flags, out).await;
+                }
+                Verdict::Deny { reason, .. } => {
+                    let message =
+                        format!("Denied by the user's permissions: {reason}. Do not retry it.");
+                    let denied = ToolOutcome::Failure {
+                        message,
+                        details: Some(serde_json::json!({"denied": true})),
+                    };
+                    self.write_tool_result(&mut run, index, denied, out).await?;
+                    continue;
+                }
+            }
             Self::transition(&mut run, RunState::ExecutingTool, self.clock.now_ms())?;
             run.tools[index].status = ToolCallStatus::Dispatched;
             run.tools[index].dispatches += 1;
@@ -955,6 +988,7 @@ impl<S: Store> Engine<S> {
         };
         let now = self.clock.now_ms();
         let call = run.tools[index].clone();
+        let denial = is_denial(&outcome);
         let (ok, mut content, details) = match outcome {
             ToolOutcome::Success { content, details } => (true, content, details),
             ToolOutcome::Failure { message, details } => {
@@ -964,7 +998,7 @@ impl<S: Store> Engine<S> {
         let counters = &mut run.counters;
         if ok {
             counters.consecutive_failures = 0;
-        } else {
+        } else if !denial {
             counters.consecutive_failures += 1;
             if counters.consecutive_failures == FAILURE_REMINDER_AT {
                 content.push_str("\n\nSeveral tool calls in a row have failed. Stop and rethink: read the errors, check the page again, or try another way.");

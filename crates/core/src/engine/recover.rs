@@ -16,6 +16,7 @@ impl<S: Store> Engine<S> {
     /// outbox holds the effects to start (resumed model calls, replayed reads).
     pub async fn start(&mut self) -> Result<Outbox, StoreError> {
         let mut out = Outbox::default();
+        self.seed_rules().await?;
         let open = self.store.open_runs().await?;
         self.next_run_seq =
             open.iter().map(|r| r.seq + 1).max().unwrap_or(1).max(self.next_run_seq);

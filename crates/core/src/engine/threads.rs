@@ -172,7 +172,7 @@ impl<S: Store> Engine<S> {
             recoverable_runs: self.recoverable(thread),
             meta: view.meta,
             items: view.items,
-            pending_approvals: Vec::new(),
+            pending_approvals: self.pending_approvals(thread),
             pending_interactions: Vec::new(),
         })
     }

@@ -306,7 +306,7 @@ impl<S: Store> Engine<S> {
         };
         let now = self.clock.now_ms();
         let (unit, completed, steers) = self
-            .ending_unit(&mut run, RunState::Interrupted, StopReason::Interrupted, None, now)
+            .ending_unit(&mut run, RunState::Interrupted, StopReason::Interrupted, None, now, None)
             .await?;
         let then = self
             .in_flight
@@ -512,6 +512,7 @@ impl<S: Store> Engine<S> {
                         StopReason::Error,
                         Some("The user failed the run.".into()),
                         now,
+                        None,
                     )
                     .await?;
                 let mut events: Vec<AgentEvent> = completed

@@ -103,6 +103,7 @@ mod tests {
                 params: json!({}),
                 status: *status,
                 dispatches: u32::from(*status != ToolCallStatus::Pending),
+                approved: false,
             })
             .collect();
         record

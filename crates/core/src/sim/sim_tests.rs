@@ -24,7 +24,7 @@ use crate::store::conformance::block_on;
 
 /// Seeds per `cargo test` run: enough to cover every crash point of the usual schedules, few
 /// enough to keep the suite quick.
-const DEFAULT_SEEDS: u64 = 400;
+const DEFAULT_SEEDS: u64 = 300;
 
 /// SplitMix64: small, fast and good enough to pick schedules.
 struct Rng(u64);
@@ -98,7 +98,7 @@ fn act(world: &mut World, thread: &ThreadId, rng: &mut Rng, accepted: &mut Accep
             let text = format!("message {n}");
             let id = world.submission();
             let frames = world.send(json!({"type": "turn.submit", "submissionId": id,
-                "threadId": thread, "input": {"text": text}}));
+                "threadId": thread, "input": super::world::input(text.as_str())}));
             if let Some(run) = ack_run(&frames) {
                 accepted.runs.insert(run);
                 accepted.texts.push(text);
@@ -109,7 +109,7 @@ fn act(world: &mut World, thread: &ThreadId, rng: &mut Rng, accepted: &mut Accep
                 let text = format!("steer {n}");
                 let id = world.submission();
                 let frames = world.send(json!({"type": "turn.steer", "submissionId": id,
-                    "threadId": thread, "expectedTurnId": turn, "input": {"text": text}}));
+                    "threadId": thread, "expectedTurnId": turn, "input": super::world::input(text.as_str())}));
                 if ack_run(&frames).is_some() {
                     accepted.texts.push(text);
                 }
@@ -135,6 +135,22 @@ fn resolve_parked(world: &mut World, thread: &ThreadId, rng: &mut Rng, accepted:
         .filter(|r| r.is_parked())
         .map(|r| (r.id, r.state))
         .collect();
+    let waiting: Vec<panelot_protocol::ApprovalId> = block_on(world.store.open_runs())
+        .unwrap()
+        .into_iter()
+        .filter_map(|r| r.approval.map(|a| a.id))
+        .collect();
+    for approval in waiting {
+        let decision = match rng.below(5) {
+            0 => json!({"type": "acceptForSession"}),
+            1 => json!({"type": "decline", "note": "no"}),
+            2 => json!({"type": "cancel"}),
+            _ => json!({"type": "accept"}),
+        };
+        let id = world.submission();
+        world.send(json!({"type": "approval.response", "submissionId": id,
+            "approvalId": approval, "decision": decision}));
+    }
     for (run, state) in parked {
         let id = world.submission();
         let message = match state {
@@ -158,6 +174,13 @@ fn resolve_parked(world: &mut World, thread: &ThreadId, rng: &mut Rng, accepted:
 fn run_seed(seed: u64) {
     let mut rng = Rng(seed);
     let mut world = World::new();
+    if rng.chance(50) {
+        let op = crate::store::WriteOp::PutSetting {
+            key: crate::engine::SETTING_PERMISSION_POLICY.into(),
+            value: json!("untrusted"),
+        };
+        block_on(world.store.commit(crate::store::UnitOfWork { ops: vec![op] })).unwrap();
+    }
     let thread = world.create_thread();
     for _ in 0..40 {
         world.script.push_back(random_reply(&mut rng));

@@ -13,6 +13,7 @@ use serde_json::json;
 
 use super::world::Reply;
 use super::world::World;
+use crate::effects::Clock;
 use crate::model::ContentPart;
 use crate::model::Message;
 use crate::store::NodeBody;
@@ -23,7 +24,7 @@ use crate::store::conformance::block_on;
 fn submit(world: &mut World, thread: &ThreadId, text: &str) -> Vec<AgentEvent> {
     let id = world.submission();
     let msg = json!({"type": "turn.submit", "submissionId": id, "threadId": thread,
-        "input": {"text": text}});
+        "input": super::world::input(text)});
     world.send(msg).into_iter().map(|f| f.event).collect()
 }
 
@@ -223,7 +224,7 @@ fn a_steer_joins_before_the_next_model_call_never_between_a_call_and_its_result(
         .clone();
     let id = world.submission();
     let events = world.send(json!({"type": "turn.steer", "submissionId": id, "threadId": thread,
-        "expectedTurnId": turn, "input": {"text": "also check the footer"}}));
+        "expectedTurnId": turn, "input": super::world::input("also check the footer")}));
     assert!(acked(&events.into_iter().map(|f| f.event).collect::<Vec<_>>()));
     world.settle();
     let path = world.path(&thread);
@@ -236,7 +237,7 @@ fn a_steer_joins_before_the_next_model_call_never_between_a_call_and_its_result(
     // A steer for a turn that is not running is refused with the right code.
     let id = world.submission();
     let stale = world.send(json!({"type": "turn.steer", "submissionId": id, "threadId": thread,
-        "expectedTurnId": turn, "input": {"text": "late"}}));
+        "expectedTurnId": turn, "input": super::world::input("late")}));
     assert_eq!(
         rejected(&stale.into_iter().map(|f| f.event).collect::<Vec<_>>()),
         Some(ErrorCode::NoActiveTurn)
@@ -323,7 +324,7 @@ fn a_resent_submit_replays_its_ack_and_admits_one_run() {
     let mut world = World::new();
     let thread = world.create_thread();
     let msg = json!({"type": "turn.submit", "submissionId": "same", "threadId": thread,
-        "input": {"text": "once"}});
+        "input": super::world::input("once")});
     let ack = |frames: Vec<panelot_protocol::EventFrame>| {
         frames.into_iter().find(|f| matches!(f.event, AgentEvent::CommandAck(_))).unwrap().event
     };
@@ -334,7 +335,7 @@ fn a_resent_submit_replays_its_ack_and_admits_one_run() {
     assert_eq!(world.store.all_runs().len(), 1);
     // The same id with another payload is refused and changes nothing.
     let other = world.send(json!({"type": "turn.submit", "submissionId": "same",
-        "threadId": thread, "input": {"text": "twice"}}));
+        "threadId": thread, "input": super::world::input("twice")}));
     assert_eq!(
         rejected(&other.into_iter().map(|f| f.event).collect::<Vec<_>>()),
         Some(ErrorCode::InvalidCommand)
@@ -480,7 +481,7 @@ fn fork_starts_a_sibling_branch_and_the_snapshot_shows_it() {
     let user = world.path(&thread)[0].id.clone();
     let id = world.submission();
     world.send(json!({"type": "turn.fork", "submissionId": id, "threadId": thread,
-        "siblingOfNodeId": user, "input": {"text": "edited"}}));
+        "siblingOfNodeId": user, "input": super::world::input("edited")}));
     world.settle();
     let path = world.path(&thread);
     assert_eq!(kinds(&path), ["user", "context", "assistant"]);
@@ -505,4 +506,201 @@ fn deleting_a_thread_stops_its_run() {
     world.send(json!({"type": "thread.delete", "submissionId": id, "threadId": thread}));
     assert!(world.effects.is_empty(), "{:?}", world.effects);
     assert!(block_on(world.store.open_runs()).unwrap().is_empty());
+}
+
+fn ask_first(world: &World) {
+    let op = crate::store::WriteOp::PutSetting {
+        key: crate::engine::SETTING_PERMISSION_POLICY.into(),
+        value: json!("untrusted"),
+    };
+    block_on(world.store.commit(crate::store::UnitOfWork { ops: vec![op] })).unwrap();
+}
+
+fn approvals(
+    world: &World,
+) -> Vec<(panelot_protocol::ApprovalId, panelot_protocol::engine::ApprovalRequestPayload)> {
+    world.events(|e| match e {
+        AgentEvent::ApprovalRequest(a) => Some((a.approval_id.clone(), a.request.clone())),
+        _ => None,
+    })
+}
+
+fn respond(
+    world: &mut World,
+    approval: &panelot_protocol::ApprovalId,
+    decision: Value,
+) -> Vec<AgentEvent> {
+    let id = world.submission();
+    world
+        .send(json!({"type": "approval.response", "submissionId": id, "approvalId": approval,
+            "decision": decision}))
+        .into_iter()
+        .map(|f| f.event)
+        .collect()
+}
+
+#[test]
+fn a_write_asks_first_and_runs_once_accepted() {
+    let mut world = World::new();
+    ask_first(&world);
+    let thread = world.create_thread();
+    world.script.push_back(Reply::tool("click", json!({"ref": "e1"})));
+    world.script.push_back(Reply::text("done"));
+    world.script.push_back(Reply::tool("read_page", json!({"ref": "e1"})));
+    world.script.push_back(Reply::text("read"));
+    submit(&mut world, &thread, "click");
+    world.settle();
+    assert!(world.executions.is_empty(), "nothing runs before the answer");
+    let asked = approvals(&world);
+    assert_eq!(asked.len(), 1);
+    let (approval, request) = &asked[0];
+    assert_eq!(request.tool, "click");
+    assert_eq!(request.params, json!({"ref": "e1"}));
+    assert_eq!(request.target_origin.as_deref(), Some("https://shop.example"));
+    assert_eq!(
+        request.deadline_at_ms,
+        world.clock.now_ms() - crate::engine::COALESCE_MS + crate::engine::APPROVAL_TIMEOUT_MS
+    );
+    // The card survives a restart, and the answer given after it still counts.
+    world.restart();
+    let pending: Vec<usize> = world.events(|e| match e {
+        AgentEvent::Initialized(i) => i.snapshot.as_ref().map(|s| s.pending_approvals.len()),
+        _ => None,
+    });
+    assert_eq!(pending.last(), Some(&1));
+    let answer = respond(&mut world, approval, json!({"type": "accept"}));
+    assert!(acked(&answer), "{answer:?}");
+    assert!(
+        answer
+            .iter()
+            .any(|e| matches!(e, AgentEvent::ApprovalResolved(r) if r.outcome == "accepted"))
+    );
+    world.settle();
+    assert_eq!(world.executions.len(), 1);
+    // The origin joined the thread's scope; reads never ask.
+    let meta = block_on(world.store.thread(&thread)).unwrap().unwrap();
+    assert_eq!(meta.scope_origins, ["https://shop.example"]);
+    submit(&mut world, &thread, "read it");
+    world.settle();
+    assert_eq!(approvals(&world).len(), 1);
+    assert_eq!(world.executions.len(), 2);
+    // A second answer to a decided approval is refused.
+    let late = respond(&mut world, approval, json!({"type": "cancel"}));
+    assert_eq!(rejected(&late), Some(ErrorCode::InvalidCommand));
+}
+
+#[test]
+fn a_decline_goes_back_to_the_model_and_does_not_trip_the_breaker() {
+    let mut world = World::new();
+    ask_first(&world);
+    let thread = world.create_thread();
+    for _ in 0..6 {
+        world.script.push_back(Reply::tool("click", json!({"ref": "e1"})));
+    }
+    world.script.push_back(Reply::text("ok, I will not"));
+    submit(&mut world, &thread, "click");
+    for n in 0..6 {
+        world.settle();
+        let asked = approvals(&world);
+        assert_eq!(asked.len(), n + 1);
+        respond(&mut world, &asked[n].0, json!({"type": "decline", "note": "not that one"}));
+    }
+    world.settle();
+    assert!(world.executions.is_empty());
+    let results = results(&world.path(&thread));
+    assert_eq!(results.len(), 6);
+    assert!(results[0].contains("declined: not that one"), "{results:?}");
+    assert!(!results[5].contains("switched off"), "declines are not failures: {results:?}");
+    assert!(!world.requests.last().unwrap().tools.is_empty());
+    assert_eq!(stops(&world), [StopReason::End]);
+}
+
+#[test]
+fn accept_for_session_covers_the_thread_and_accept_for_site_every_thread() {
+    let mut world = World::new();
+    ask_first(&world);
+    let thread = world.create_thread();
+    world.script.push_back(Reply::tool("click", json!({"ref": "e1"})));
+    world.script.push_back(Reply::tool("click", json!({"ref": "e2"})));
+    world.script.push_back(Reply::text("done"));
+    submit(&mut world, &thread, "click twice");
+    world.settle();
+    let asked = approvals(&world);
+    respond(&mut world, &asked[0].0, json!({"type": "acceptForSession"}));
+    world.settle();
+    assert_eq!(approvals(&world).len(), 1, "the session grant covers the second click");
+    assert_eq!(world.executions.len(), 2);
+    // Another thread asks again; accepting for the site makes a rule every thread follows.
+    let other = world.create_thread();
+    world.script.push_back(Reply::tool("click", json!({"ref": "e3"})));
+    world.script.push_back(Reply::text("done"));
+    submit(&mut world, &other, "click here too");
+    world.settle();
+    let asked = approvals(&world);
+    assert_eq!(asked.len(), 2);
+    respond(&mut world, &asked[1].0, json!({"type": "acceptForSite"}));
+    world.settle();
+    let third = world.create_thread();
+    world.script.push_back(Reply::tool("click", json!({"ref": "e4"})));
+    world.script.push_back(Reply::text("done"));
+    submit(&mut world, &third, "and here");
+    world.settle();
+    assert_eq!(approvals(&world).len(), 2);
+    assert_eq!(world.executions.len(), 4);
+    let rules = block_on(world.store.setting(crate::engine::SETTING_RULES)).unwrap().unwrap();
+    assert!(rules.to_string().contains(r#""origin":"https://shop.example""#), "{rules}");
+}
+
+#[test]
+fn an_unanswered_approval_declines_at_its_deadline_and_cancel_ends_the_turn() {
+    let mut world = World::new();
+    ask_first(&world);
+    let thread = world.create_thread();
+    world.script.push_back(Reply::tool("click", json!({"ref": "e1"})));
+    world.script.push_back(Reply::tool("click", json!({"ref": "e1"})));
+    submit(&mut world, &thread, "click");
+    world.settle();
+    let out = block_on(world.engine.on_tick());
+    assert!(out.wake_at_ms.is_some_and(|at| at > world.clock.now_ms()), "the deadline is armed");
+    world.clock.advance(crate::engine::APPROVAL_TIMEOUT_MS);
+    let out = block_on(world.engine.on_tick());
+    world.absorb(out);
+    world.settle();
+    let results = results(&world.path(&thread));
+    assert!(results[0].contains("no answer within 5 minutes"), "{results:?}");
+    let asked = approvals(&world);
+    assert_eq!(asked.len(), 2);
+    let cancelled = respond(&mut world, &asked[1].0, json!({"type": "cancel"}));
+    assert!(acked(&cancelled), "{cancelled:?}");
+    world.settle();
+    assert!(world.executions.is_empty());
+    assert_eq!(stops(&world), [StopReason::Interrupted]);
+}
+
+#[test]
+fn a_deny_rule_refuses_without_asking_and_the_seeded_rule_stays_deleted() {
+    let mut world = World::new();
+    // The engine seeded its default rules at start.
+    world.restart();
+    let seeded = block_on(world.store.setting(crate::engine::SETTING_RULES)).unwrap().unwrap();
+    assert!(seeded.to_string().contains("run_javascript"), "{seeded}");
+    let rules = json!([{"id": "no-clicks", "tool": "click", "origin": "*.example", "verdict": "deny",
+        "source": "user", "createdAtMs": 1}]);
+    let op = crate::store::WriteOp::PutSetting {
+        key: crate::engine::SETTING_RULES.into(),
+        value: rules.clone(),
+    };
+    block_on(world.store.commit(crate::store::UnitOfWork { ops: vec![op] })).unwrap();
+    world.restart();
+    let kept = block_on(world.store.setting(crate::engine::SETTING_RULES)).unwrap().unwrap();
+    assert_eq!(kept, rules, "a deleted seeded rule is not seeded again");
+    let thread = world.create_thread();
+    world.script.push_back(Reply::tool("click", json!({"ref": "e1"})));
+    world.script.push_back(Reply::text("cannot"));
+    submit(&mut world, &thread, "click");
+    world.settle();
+    assert!(world.executions.is_empty());
+    assert!(approvals(&world).is_empty());
+    let results = results(&world.path(&thread));
+    assert!(results[0].contains("denied by rule no-clicks"), "{results:?}");
 }

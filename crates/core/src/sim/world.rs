@@ -51,6 +51,12 @@ use crate::tools::ToolDescriptor;
 use crate::tools::ToolEffect;
 use crate::tools::ToolRegistry;
 
+/// A message as the UI sends it, with the tab the user is on.
+pub(crate) fn input(text: impl Into<Value>) -> Value {
+    json!({"text": text.into(), "browserContext": {"capturedAtMs": 1, "defaultTab":
+        {"tabId": 7, "windowId": 1, "url": "https://shop.example/cart", "title": "Cart"}}})
+}
+
 /// The UI port of the world.
 pub(crate) const PORT: PortId = 1;
 
@@ -209,12 +215,17 @@ impl World {
     /// A fresh world with a default model configured.
     pub(crate) fn new() -> World {
         let store = Rc::new(MemoryStore::new());
-        let setting = WriteOp::PutSetting {
+        let model = WriteOp::PutSetting {
             key: crate::engine::SETTING_DEFAULT_MODEL.into(),
             value: json!({"connectionId": "mock", "modelId": "scripted"}),
         };
+        // Writes run without a question unless a test sets another policy.
+        let policy = WriteOp::PutSetting {
+            key: crate::engine::SETTING_PERMISSION_POLICY.into(),
+            value: json!("auto"),
+        };
         #[allow(clippy::unwrap_used)]
-        block_on(store.commit(UnitOfWork { ops: vec![setting] })).unwrap();
+        block_on(store.commit(UnitOfWork { ops: vec![model, policy] })).unwrap();
         let crash = CrashStore {
             inner: store.clone(),
             commits_left: Rc::new(Cell::new(None)),

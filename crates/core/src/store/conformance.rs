@@ -435,6 +435,7 @@ async fn runs<S: Store>(store: &S) {
         params: json!({"ref": "e1", "nested": [1, {"x": null}]}),
         status: ToolCallStatus::Dispatched,
         dispatches: 1,
+        approved: false,
     });
     executing.counters.recent_calls = vec!["click:{}".into()];
     let queued = run("r3", "a", 3, RunState::Queued);

@@ -136,6 +136,10 @@ pub struct ToolCallRecord {
     /// How many times the call was dispatched (a write is dispatched twice only on an explicit
     /// retry).
     pub dispatches: u32,
+    /// The user approved this very call; it is still re-checked at dispatch (a deny rule added
+    /// meanwhile wins).
+    #[serde(default)]
+    pub approved: bool,
 }
 
 /// Progress of one tool call.
