@@ -31,6 +31,14 @@ pub enum ErrorReason {
     ResponseFormat,
     /// The stream ended before the response was complete.
     IncompleteResponse,
+    /// The endpoint could not be reached (connection refused, DNS, TLS).
+    Unreachable,
+    /// The endpoint sent nothing for longer than the stall timeout.
+    Stalled,
+    /// The engine aborted the call.
+    Aborted,
+    /// The connection is unknown, disabled, or its stored keys cannot be opened.
+    ConnectionUnavailable,
 }
 
 impl ErrorReason {
@@ -46,6 +54,10 @@ impl ErrorReason {
             ErrorReason::UpstreamError => "upstream_error",
             ErrorReason::ResponseFormat => "response_format",
             ErrorReason::IncompleteResponse => "incomplete_response",
+            ErrorReason::Unreachable => "unreachable",
+            ErrorReason::Stalled => "stalled",
+            ErrorReason::Aborted => "aborted",
+            ErrorReason::ConnectionUnavailable => "connection_unavailable",
         }
     }
 }

@@ -1,16 +1,54 @@
-//! Model providers for Panelot: the host-independent core of the OpenAI-compatible
-//! `chat/completions` and Anthropic `messages` adapters.
+//! Model providers for Panelot: the OpenAI-compatible `chat/completions` and Anthropic
+//! `messages` adapters, and the client the engine calls models through.
 //!
-//! Everything here is pure: bytes of a response body go in, [`ModelEvent`]s and one
-//! [`ModelResponse`] (or a classified [`ProviderError`]) come out; a [`ModelRequest`] goes in and a
-//! JSON body with its path and headers comes out. The HTTP transports (native and `fetch`) build
-//! on this and arrive later; nothing here uses threads, files or clocks, so it builds for wasm.
+//! The adapters are pure: bytes of a response body go in, [`ModelEvent`]s and one
+//! [`ModelResponse`] (or a classified [`ProviderError`]) come out; a [`ModelRequest`] goes in and
+//! a JSON body with its path and headers comes out. The client adds the effects, each behind a
+//! small trait the host supplies, so the crate builds for wasm and tests never touch real time:
 //!
 //! * [`sse`]: incremental Server-Sent-Events framing.
 //! * [`openai`] and [`anthropic`]: request builders and stream adapters per wire format.
 //! * [`StreamDecoder`]: SSE framing plus an adapter, fed the body chunk by chunk.
 //! * [`classify_http_error`] and [`retry_after_ms`]: diagnosis of failed HTTP calls.
 //! * [`Quirks`] and [`templates`]: what differs between endpoints of the same wire format.
+//! * [`Http`] (bytes in and out, abortable) and [`Timer`] (now and sleep): the host's effects.
+//! * [`Connection`]: one endpoint as stored (normalized [`BaseUrl`], keys and sensitive header
+//!   values sealed as [`SealedSecret`]s under the host's [`VaultKey`]).
+//! * [`ProviderClient`]: the engine's [`ModelBackend`]: sticky keys with failover, retries with
+//!   backoff, stall timeout, abort; model listing and [`verify`](ProviderClient::verify).
+//! * [`capabilities`] and [`cost_usd`]: what a model supports and what a call cost.
+//!
+//! | feature  | default | what it adds |
+//! |----------|---------|--------------|
+//! | `native` | off     | `NativeHttp` (reqwest, rustls) and `TokioTimer`; needs a tokio runtime |
+//!
+//! The extension implements [`Http`] over `fetch` and [`Timer`] over `setTimeout`; a native host
+//! constructs the client like this (on a tokio current-thread runtime):
+//!
+//! ```no_run
+//! # async fn host(stored: Vec<panelot_providers::Connection>, request: panelot_core::model::ModelRequest) -> Result<(), Box<dyn std::error::Error>> {
+//! use panelot_core::effects::AbortSignal;
+//! use panelot_core::model::ModelBackend;
+//! use panelot_providers::ClientConfig;
+//! use panelot_providers::NativeHttp;
+//! use panelot_providers::ProviderClient;
+//! use panelot_providers::TokioTimer;
+//! use panelot_providers::VaultKey;
+//!
+//! // The host keeps this key apart from the settings that hold the sealed secrets.
+//! let vault_key = VaultKey::from_bytes([0; 32]);
+//! let config = ClientConfig { jitter_seed: 0x5eed, ..ClientConfig::default() };
+//! let client = ProviderClient::new(NativeHttp::new()?, TokioTimer, vault_key, config);
+//! client.set_connections(stored);
+//! let (_abort_handle, abort) = AbortSignal::new();
+//! let mut events = Vec::new();
+//! let response = client.stream("openai", &request, &mut |event| events.push(event), abort).await?;
+//! # drop(response);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Decoding a body by hand:
 //!
 //! ```
 //! use panelot_core::model::ModelEvent;
@@ -35,6 +73,7 @@
 //! [`ModelResponse`]: panelot_core::model::ModelResponse
 //! [`ProviderError`]: panelot_core::model::ProviderError
 //! [`ModelRequest`]: panelot_core::model::ModelRequest
+//! [`ModelBackend`]: panelot_core::model::ModelBackend
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 // `ProviderError` is the engine's error type (136 bytes). It is returned at most once per model
@@ -43,21 +82,61 @@
 #![allow(clippy::result_large_err)]
 
 pub mod anthropic;
+mod capabilities;
+mod client;
+mod connection;
 mod diagnose;
 mod error;
+mod http;
 mod http_date;
+#[cfg(feature = "native")]
+mod native;
 pub mod openai;
+mod poll;
 mod quirks;
 mod request;
+mod secret;
 pub mod sse;
 mod stream;
 pub mod templates;
+mod timer;
 mod tool_ids;
 
+pub use capabilities::Capabilities;
+pub use capabilities::ModelEntry;
+pub use capabilities::Pricing;
+pub use capabilities::UNKNOWN_MODEL;
+pub use capabilities::builtin_capabilities;
+pub use capabilities::capabilities;
+pub use capabilities::cost_usd;
+pub use capabilities::pricing;
+pub use client::ClientConfig;
+pub use client::ConnectionModels;
+pub use client::ProviderClient;
+pub use client::VerifyFailure;
+pub use client::VerifyReport;
+pub use connection::BaseUrl;
+pub use connection::Connection;
+pub use connection::ConnectionDraft;
+pub use connection::ConnectionError;
+pub use connection::CustomHeader;
+pub use connection::StoredValue;
+pub use connection::UrlError;
+pub use connection::is_sensitive_header;
 pub use diagnose::HttpFailure;
 pub use diagnose::classify_http_error;
 pub use diagnose::retry_after_ms;
 pub use error::ErrorReason;
+pub use http::Http;
+pub use http::HttpBody;
+pub use http::HttpError;
+pub use http::HttpRequest;
+pub use http::HttpResponse;
+pub use http::Method;
+#[cfg(feature = "native")]
+pub use native::NativeHttp;
+#[cfg(feature = "native")]
+pub use native::TokioTimer;
 pub use quirks::MaxTokensField;
 pub use quirks::QuirkFlag;
 pub use quirks::Quirks;
@@ -67,6 +146,12 @@ pub use request::Header;
 pub use request::HeaderValue;
 pub use request::ProviderRequest;
 pub use request::join_url;
+pub use secret::SealedSecret;
+pub use secret::SecretError;
+pub use secret::VaultKey;
 pub use stream::StreamAdapter;
 pub use stream::StreamDecoder;
+pub use templates::WireFormat;
+pub use timer::Timer;
+pub use timer::Wait;
 pub use tool_ids::ToolCallIds;

@@ -7,12 +7,15 @@ use crate::quirks::MaxTokensField;
 use crate::quirks::Quirks;
 
 /// The wire protocol of a connection. There is deliberately no third one: other services are
-/// reached through their OpenAI-compatible layers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// reached through their OpenAI-compatible layers. Stored as a connection's `kind`
+/// (`"openai"`, `"anthropic"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum WireFormat {
     /// `POST {base}/chat/completions`.
+    #[serde(rename = "openai")]
     OpenAi,
     /// `POST {base}/v1/messages`.
+    #[serde(rename = "anthropic")]
     Anthropic,
 }
 
