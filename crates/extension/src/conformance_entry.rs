@@ -98,3 +98,18 @@ pub async fn profile_reopen(thread: String) -> Result<Array, JsValue> {
     stages.push(&JsValue::from(text.len() as f64));
     Ok(stages)
 }
+
+/// Writes a setting into the engine's own database (end-to-end tests configure a connection and
+/// a default model this way until settings have their own commands).
+#[wasm_bindgen(js_name = seedSetting)]
+pub async fn seed_setting(key: String, json: String) -> Result<(), JsValue> {
+    let to_js = |err: panelot_core::store::StoreError| JsValue::from_str(&err.to_string());
+    let value: serde_json::Value =
+        serde_json::from_str(&json).map_err(|err| JsValue::from_str(&err.to_string()))?;
+    let store = IdbStore::open(crate::host::DATABASE).await.map_err(to_js)?;
+    let mut unit = panelot_core::store::UnitOfWork::new();
+    unit.push(panelot_core::store::WriteOp::PutSetting { key, value });
+    let result = panelot_core::store::Store::commit(&store, unit).await.map_err(to_js);
+    store.close();
+    result
+}

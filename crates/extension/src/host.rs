@@ -1,17 +1,33 @@
-//! The engine in the service worker: port events are queued and handled one at a time by a
-//! single drain loop, each to completion, so a command's effects come before anything sent after
-//! it, and the engine is only ever touched by that loop.
+//! The engine in the service worker: port events, model stream events, tool outcomes and timer
+//! ticks are queued and handled one at a time by a single drain loop, each to completion, so a
+//! command's effects come before anything sent after it, and the engine is only ever touched by
+//! that loop. The effects the engine asks for (model calls, tools) run as their own tasks and
+//! feed their results back through the same queue, so a long stream never blocks a port.
 
 use std::cell::Cell;
 use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
 use js_sys::Function;
 use js_sys::JSON;
+use panelot_core::effects::AbortHandle;
+use panelot_core::effects::AbortSignal;
+use panelot_core::engine::Effect;
+use panelot_core::engine::EffectId;
 use panelot_core::engine::Engine;
 use panelot_core::engine::Outbox;
 use panelot_core::engine::PortId;
+use panelot_core::engine::ToolOutcome;
+use panelot_core::model::ModelBackend;
+use panelot_core::model::ModelEvent;
+use panelot_core::model::ModelResponse;
+use panelot_core::model::ProviderError;
+use panelot_providers::ClientConfig;
+use panelot_providers::Connection;
+use panelot_providers::ProviderClient;
+use panelot_providers::VaultKey;
 use panelot_core::store::Store;
 use panelot_core::store::StoreError;
 use panelot_core::store::UnitOfWork;
@@ -21,19 +37,30 @@ use wasm_bindgen::prelude::wasm_bindgen;
 
 use crate::browser_effects::BrowserClock;
 use crate::browser_effects::RandomIds;
+use crate::fetch_http::BrowserTimer;
+use crate::fetch_http::FetchHttp;
+use crate::fetch_http::sleep_ms;
 use crate::idb_store::IdbStore;
 
 /// The IndexedDB database of the engine.
 pub(crate) const DATABASE: &str = "panelot";
 /// Setting holding the last stream epoch; each worker start takes the next one.
 const EPOCH_SETTING: &str = "streamEpoch";
+/// Setting holding the model connections (a list of `panelot_providers::Connection`).
+pub(crate) const CONNECTIONS_SETTING: &str = "connections";
 
 #[derive(Debug)]
-enum PortEvent {
+enum HostEvent {
     Connect(PortId),
     Message(PortId, String),
     Disconnect(PortId),
+    ModelEvent(EffectId, ModelEvent),
+    ModelDone(EffectId, Result<ModelResponse, ProviderError>),
+    ToolDone(EffectId, ToolOutcome),
+    Tick,
 }
+
+type Client = ProviderClient<FetchHttp, BrowserTimer>;
 
 struct Inner {
     extension_origin: String,
@@ -41,8 +68,15 @@ struct Inner {
     close: Function,
     /// Taken by the drain loop while it runs; nobody else touches the engine.
     engine: RefCell<Option<Engine<IdbStore>>>,
-    queue: RefCell<VecDeque<PortEvent>>,
+    queue: RefCell<VecDeque<HostEvent>>,
     draining: Cell<bool>,
+    /// A second connection to the database, for the model calls' connection settings.
+    settings: IdbStore,
+    client: Rc<Client>,
+    /// Effects that can still be aborted.
+    aborts: RefCell<BTreeMap<EffectId, AbortHandle>>,
+    /// The time a tick is already armed for.
+    tick_at: Cell<Option<u64>>,
 }
 
 /// The engine's end of every UI port.
@@ -76,23 +110,39 @@ async fn next_epoch(store: &IdbStore) -> Result<u64, StoreError> {
 impl EngineHost {
     /// Opens the store, takes a new stream epoch and returns the host. `extension_origin` is
     /// `chrome-extension://<id>/`; `post(portId, message)` and `close(portId)` act on ports.
+    ///
+    /// `vault_key` (32 bytes, kept in `chrome.storage.local`, apart from the database) opens the
+    /// connections' sealed keys. Recovery of the stored runs starts at once.
     pub async fn start(
         extension_origin: String,
         post: Function,
         close: Function,
+        vault_key: Vec<u8>,
     ) -> Result<EngineHost, JsValue> {
+        let key: [u8; 32] = vault_key
+            .try_into()
+            .map_err(|_| JsValue::from_str("panelot engine: the vault key must be 32 bytes"))?;
         let store = IdbStore::open(DATABASE).await.map_err(js_error)?;
+        let settings = IdbStore::open(DATABASE).await.map_err(js_error)?;
         let epoch = next_epoch(&store).await.map_err(js_error)?;
-        let engine = Engine::new(store, Rc::new(BrowserClock), Rc::new(RandomIds), epoch);
-        let inner = Inner {
+        let mut engine = Engine::new(store, Rc::new(BrowserClock), Rc::new(RandomIds), epoch);
+        let recovered = engine.start().await.map_err(js_error)?;
+        let config = ClientConfig { jitter_seed: js_sys::Math::random().to_bits(), ..ClientConfig::default() };
+        let client = ProviderClient::new(FetchHttp, BrowserTimer, VaultKey::from_bytes(key), config);
+        let inner = Rc::new(Inner {
             extension_origin,
             post,
             close,
             engine: RefCell::new(Some(engine)),
             queue: RefCell::new(VecDeque::new()),
             draining: Cell::new(false),
-        };
-        Ok(EngineHost { inner: Rc::new(inner) })
+            settings,
+            client: Rc::new(client),
+            aborts: RefCell::new(BTreeMap::new()),
+            tick_at: Cell::new(None),
+        });
+        deliver(&inner, recovered);
+        Ok(EngineHost { inner })
     }
 
     /// A port connected. Only the extension's own pages may talk to the engine: a port from a
@@ -103,7 +153,7 @@ impl EngineHost {
             let _ = self.inner.close.call1(&JsValue::NULL, &JsValue::from(port_id));
             return;
         }
-        self.enqueue(PortEvent::Connect(port_id));
+        self.enqueue(HostEvent::Connect(port_id));
     }
 
     /// A message arrived on a port.
@@ -111,28 +161,32 @@ impl EngineHost {
     pub fn on_message(&self, port_id: u32, message: &JsValue) {
         // Ports carry structured-cloned JSON; text is the budgeted boundary into Rust.
         let text = JSON::stringify(message).ok().and_then(|s| s.as_string()).unwrap_or_default();
-        self.enqueue(PortEvent::Message(port_id, text));
+        self.enqueue(HostEvent::Message(port_id, text));
     }
 
     /// A port went away.
     #[wasm_bindgen(js_name = onDisconnect)]
     pub fn on_disconnect(&self, port_id: u32) {
-        self.enqueue(PortEvent::Disconnect(port_id));
+        self.enqueue(HostEvent::Disconnect(port_id));
     }
 }
 
 impl EngineHost {
-    fn enqueue(&self, event: PortEvent) {
-        self.inner.queue.borrow_mut().push_back(event);
-        if self.inner.draining.replace(true) {
-            return;
-        }
-        let inner = Rc::clone(&self.inner);
-        wasm_bindgen_futures::spawn_local(drain(inner));
+    fn enqueue(&self, event: HostEvent) {
+        enqueue(&self.inner, event);
     }
 }
 
+fn enqueue(inner: &Rc<Inner>, event: HostEvent) {
+    inner.queue.borrow_mut().push_back(event);
+    if inner.draining.replace(true) {
+        return;
+    }
+    wasm_bindgen_futures::spawn_local(drain(Rc::clone(inner)));
+}
+
 async fn drain(inner: Rc<Inner>) {
+    let inner = &inner;
     let Some(mut engine) = inner.engine.borrow_mut().take() else {
         inner.draining.set(false);
         return;
@@ -141,14 +195,21 @@ async fn drain(inner: Rc<Inner>) {
         let next = inner.queue.borrow_mut().pop_front();
         let Some(event) = next else { break };
         let outbox = match event {
-            PortEvent::Connect(port) => {
+            HostEvent::Connect(port) => {
                 engine.connect(port);
                 Outbox::default()
             }
-            PortEvent::Message(port, text) => engine.on_text(port, &text).await,
-            PortEvent::Disconnect(port) => {
+            HostEvent::Message(port, text) => engine.on_text(port, &text).await,
+            HostEvent::Disconnect(port) => {
                 engine.disconnect(port);
                 Outbox::default()
+            }
+            HostEvent::ModelEvent(id, event) => engine.on_model_event(id, event).await,
+            HostEvent::ModelDone(id, result) => engine.on_model_done(id, result).await,
+            HostEvent::ToolDone(id, outcome) => engine.on_tool_done(id, outcome).await,
+            HostEvent::Tick => {
+                inner.tick_at.set(None);
+                engine.on_tick().await
             }
         };
         deliver(&inner, outbox);
@@ -157,7 +218,7 @@ async fn drain(inner: Rc<Inner>) {
     inner.draining.set(false);
 }
 
-fn deliver(inner: &Inner, outbox: Outbox) {
+fn deliver(inner: &Rc<Inner>, outbox: Outbox) {
     for (port, frame) in outbox.sends {
         let Ok(text) = frame.to_json() else { continue };
         if let Ok(message) = JSON::parse(&text) {
@@ -167,4 +228,72 @@ fn deliver(inner: &Inner, outbox: Outbox) {
     for port in outbox.closes {
         let _ = inner.close.call1(&JsValue::NULL, &JsValue::from(port));
     }
+    for effect in outbox.effects {
+        start_effect(inner, effect);
+    }
+    if let Some(at) = outbox.wake_at_ms {
+        arm_tick(inner, at);
+    }
+}
+
+/// Calls the engine's `on_tick` at `at` (one timer, moved earlier when needed).
+fn arm_tick(inner: &Rc<Inner>, at: u64) {
+    if inner.tick_at.get().is_some_and(|armed| armed <= at) {
+        return;
+    }
+    inner.tick_at.set(Some(at));
+    let delay = at.saturating_sub(js_sys::Date::now() as u64);
+    let inner = Rc::clone(inner);
+    wasm_bindgen_futures::spawn_local(async move {
+        sleep_ms(delay).await;
+        if inner.tick_at.get() == Some(at) {
+            enqueue(&inner, HostEvent::Tick);
+        }
+    });
+}
+
+fn start_effect(inner: &Rc<Inner>, effect: Effect) {
+    match effect {
+        Effect::CallModel { id, connection, request } => {
+            let (handle, signal) = AbortSignal::new();
+            inner.aborts.borrow_mut().insert(id, handle);
+            let inner = Rc::clone(inner);
+            wasm_bindgen_futures::spawn_local(async move {
+                let result = call_model(&inner, id, &connection, &request, signal).await;
+                inner.aborts.borrow_mut().remove(&id);
+                enqueue(&inner, HostEvent::ModelDone(id, result));
+            });
+        }
+        Effect::RunTool { id, call } => {
+            // Browser tools arrive with the page executor; none is registered yet, so the engine
+            // never asks for one. Answer honestly if it ever does.
+            let outcome = ToolOutcome::Failure {
+                message: format!("the tool `{}` is not available in this build", call.tool),
+                details: None,
+            };
+            enqueue(inner, HostEvent::ToolDone(id, outcome));
+        }
+        Effect::Abort { id } => {
+            if let Some(handle) = inner.aborts.borrow_mut().remove(&id) {
+                handle.abort();
+            }
+        }
+    }
+}
+
+async fn call_model(
+    inner: &Rc<Inner>,
+    id: EffectId,
+    connection: &str,
+    request: &panelot_core::model::ModelRequest,
+    signal: AbortSignal,
+) -> Result<ModelResponse, ProviderError> {
+    // Connections are read at each call, so a change in settings applies to the next one.
+    let stored = inner.settings.setting(CONNECTIONS_SETTING).await.ok().flatten();
+    let connections: Vec<Connection> =
+        stored.and_then(|value| serde_json::from_value(value).ok()).unwrap_or_default();
+    inner.client.set_connections(connections);
+    let events = Rc::clone(inner);
+    let mut on_event = move |event: ModelEvent| enqueue(&events, HostEvent::ModelEvent(id, event));
+    inner.client.stream(connection, request, &mut on_event, signal).await
 }

@@ -12,6 +12,7 @@
 mod browser_effects;
 #[cfg(feature = "conformance")]
 pub mod conformance_entry;
+mod fetch_http;
 mod host;
 pub mod idb_store;
 

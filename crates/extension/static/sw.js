@@ -48,8 +48,21 @@ chrome.runtime.onInstalled.addListener(() => {
 
 const extensionOrigin = new URL(chrome.runtime.getURL("/")).origin + "/";
 
-init()
-  .then(() =>
+// The key that opens the connections' sealed API keys lives in chrome.storage.local, apart from
+// the IndexedDB database that holds them: it guards against casual inspection and export, not
+// against someone who can read the whole browser profile.
+async function vaultKey() {
+  const stored = await chrome.storage.local.get("vaultKey");
+  if (Array.isArray(stored.vaultKey) && stored.vaultKey.length === 32) {
+    return new Uint8Array(stored.vaultKey);
+  }
+  const key = crypto.getRandomValues(new Uint8Array(32));
+  await chrome.storage.local.set({ vaultKey: Array.from(key) });
+  return key;
+}
+
+Promise.all([init(), vaultKey()])
+  .then(([, key]) =>
     EngineHost.start(
       extensionOrigin,
       (portId, message) => ports.get(portId)?.postMessage(message),
@@ -58,6 +71,7 @@ init()
         ports.delete(portId);
         port?.disconnect();
       },
+      key,
     ),
   )
   .then((started) => {

@@ -1,0 +1,232 @@
+//! Model traffic from the service worker: `fetch` with a streamed body and an `AbortController`
+//! (the providers' [`Http`]), and `setTimeout` as their [`Timer`]. Both take what they need from
+//! the global scope, since a service worker has no `window`.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::Context;
+use std::task::Poll;
+
+use js_sys::Promise;
+use js_sys::Reflect;
+use js_sys::Uint8Array;
+use panelot_core::effects::AbortSignal;
+use panelot_core::model::LocalFuture;
+use panelot_providers::Http;
+use panelot_providers::HttpBody;
+use panelot_providers::HttpError;
+use panelot_providers::HttpRequest;
+use panelot_providers::HttpResponse;
+use panelot_providers::Timer;
+use panelot_providers::Wait;
+use wasm_bindgen::JsCast;
+use wasm_bindgen::JsValue;
+use wasm_bindgen_futures::JsFuture;
+
+/// `fetch`, streamed and abortable.
+#[derive(Debug, Default)]
+pub(crate) struct FetchHttp;
+
+/// `setTimeout` and `Date.now()`.
+#[derive(Debug, Default)]
+pub(crate) struct BrowserTimer;
+
+fn global_fn(name: &str) -> Result<js_sys::Function, HttpError> {
+    Reflect::get(&js_sys::global(), &name.into())
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+        .ok_or_else(|| HttpError::Network(format!("`{name}` is not available here")))
+}
+
+/// Whichever of two futures completes first; the other is dropped.
+async fn race<A: Future, B: Future<Output = ()>>(a: A, b: B) -> Option<A::Output> {
+    let mut a = std::pin::pin!(a);
+    let mut b = std::pin::pin!(b);
+    std::future::poll_fn(move |cx: &mut Context<'_>| {
+        if let Poll::Ready(value) = a.as_mut().poll(cx) {
+            return Poll::Ready(Some(value));
+        }
+        match b.as_mut().poll(cx) {
+            Poll::Ready(()) => Poll::Ready(None),
+            Poll::Pending => Poll::Pending,
+        }
+    })
+    .await
+}
+
+fn network(context: &str, err: &JsValue) -> HttpError {
+    // Error messages of fetch name the URL at most, never a header value.
+    let detail = err
+        .dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .unwrap_or_else(|| "unknown failure".to_owned());
+    HttpError::Network(format!("{context}: {detail}"))
+}
+
+fn new_object(name: &str) -> Result<JsValue, HttpError> {
+    let constructor = global_fn(name)?;
+    Reflect::construct(&constructor, &js_sys::Array::new()).map_err(|e| network(name, &e))
+}
+
+async fn send(request: HttpRequest, abort: AbortSignal) -> Result<HttpResponse, HttpError> {
+    let controller = new_object("AbortController")?;
+    let headers = new_object("Headers")?;
+    let append = Reflect::get(&headers, &"append".into())
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+        .ok_or_else(|| HttpError::InvalidRequest("Headers.append is missing".into()))?;
+    for (name, value) in &request.headers {
+        append
+            .call2(&headers, &name.as_str().into(), &value.expose().into())
+            .map_err(|_| HttpError::InvalidRequest(format!("header `{name}` was refused")))?;
+    }
+    let init = js_sys::Object::new();
+    let set = |key: &str, value: &JsValue| Reflect::set(&init, &key.into(), value).map(|_| ());
+    let signal = Reflect::get(&controller, &"signal".into()).unwrap_or(JsValue::UNDEFINED);
+    set("method", &request.method.as_str().into())
+        .and_then(|()| set("headers", &headers))
+        .and_then(|()| set("signal", &signal))
+        .and_then(|()| set("cache", &"no-store".into()))
+        .map_err(|e| network("building the request", &e))?;
+    if !request.body.is_empty() {
+        let body = Uint8Array::from(request.body.as_slice());
+        set("body", &body.into()).map_err(|e| network("building the request", &e))?;
+    }
+    let promise = global_fn("fetch")?
+        .call2(&JsValue::NULL, &request.url.as_str().into(), &init)
+        .map_err(|e| network("fetch", &e))?;
+    let head = race(JsFuture::from(Promise::from(promise)), abort.aborted()).await;
+    let response = match head {
+        None => {
+            abort_controller(&controller);
+            return Err(HttpError::Aborted);
+        }
+        Some(Err(err)) => return Err(network("fetch", &err)),
+        Some(Ok(response)) => response,
+    };
+    let status = Reflect::get(&response, &"status".into())
+        .ok()
+        .and_then(|s| s.as_f64())
+        .unwrap_or(0.0) as u16;
+    let body = Reflect::get(&response, &"body".into()).unwrap_or(JsValue::NULL);
+    let reader = if body.is_null() || body.is_undefined() {
+        None
+    } else {
+        let get_reader = Reflect::get(&body, &"getReader".into())
+            .ok()
+            .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+        get_reader.and_then(|f| f.call0(&body).ok())
+    };
+    Ok(HttpResponse {
+        status,
+        headers: response_headers(&response),
+        body: Box::new(FetchBody { reader, controller, abort }),
+    })
+}
+
+fn abort_controller(controller: &JsValue) {
+    if let Some(abort) = Reflect::get(controller, &"abort".into())
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+    {
+        let _ = abort.call0(controller);
+    }
+}
+
+/// Every header of a response, names lowercased (the `Headers` iterator already is).
+fn response_headers(response: &JsValue) -> Vec<(String, String)> {
+    let Ok(headers) = Reflect::get(response, &"headers".into()) else {
+        return Vec::new();
+    };
+    let Ok(Some(entries)) = js_sys::try_iter(&headers) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter_map(|pair| {
+            let pair = js_sys::Array::from(&pair);
+            Some((pair.get(0).as_string()?.to_ascii_lowercase(), pair.get(1).as_string()?))
+        })
+        .collect()
+}
+
+struct FetchBody {
+    reader: Option<JsValue>,
+    controller: JsValue,
+    abort: AbortSignal,
+}
+
+impl Drop for FetchBody {
+    fn drop(&mut self) {
+        // Dropping the body early must close the connection; after the end it is a no-op.
+        abort_controller(&self.controller);
+    }
+}
+
+impl FetchBody {
+    async fn read(&mut self) -> Result<Option<Vec<u8>>, HttpError> {
+        let Some(reader) = &self.reader else {
+            return Ok(None);
+        };
+        let read = Reflect::get(reader, &"read".into())
+            .ok()
+            .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+            .ok_or_else(|| HttpError::Network("the body cannot be read".into()))?;
+        let promise = read.call0(reader).map_err(|e| network("reading the body", &e))?;
+        let chunk = race(JsFuture::from(Promise::from(promise)), self.abort.aborted()).await;
+        let chunk = match chunk {
+            None => {
+                abort_controller(&self.controller);
+                return Err(HttpError::Aborted);
+            }
+            Some(result) => result.map_err(|e| network("reading the body", &e))?,
+        };
+        if Reflect::get(&chunk, &"done".into()).ok().and_then(|d| d.as_bool()) == Some(true) {
+            return Ok(None);
+        }
+        let value = Reflect::get(&chunk, &"value".into()).unwrap_or(JsValue::UNDEFINED);
+        Ok(Some(Uint8Array::new(&value).to_vec()))
+    }
+}
+
+impl HttpBody for FetchBody {
+    fn next_chunk(&mut self) -> LocalFuture<'_, Result<Option<Vec<u8>>, HttpError>> {
+        Box::pin(self.read())
+    }
+}
+
+impl Http for FetchHttp {
+    fn send(
+        &self,
+        request: HttpRequest,
+        abort: AbortSignal,
+    ) -> LocalFuture<'_, Result<HttpResponse, HttpError>> {
+        if abort.is_aborted() {
+            return Box::pin(async { Err(HttpError::Aborted) });
+        }
+        Box::pin(send(request, abort))
+    }
+}
+
+/// A promise resolved after `ms` milliseconds.
+pub(crate) fn sleep_ms(ms: u64) -> Pin<Box<dyn Future<Output = ()>>> {
+    let promise = Promise::new(&mut |resolve, _reject| {
+        if let Ok(set_timeout) = global_fn("setTimeout") {
+            let delay = JsValue::from_f64(ms.min(i32::MAX as u64) as f64);
+            let _ = set_timeout.call2(&JsValue::NULL, &resolve, &delay);
+        }
+    });
+    Box::pin(async move {
+        let _ = JsFuture::from(promise).await;
+    })
+}
+
+impl Timer for BrowserTimer {
+    fn now_ms(&self) -> u64 {
+        js_sys::Date::now() as u64
+    }
+
+    fn sleep(&self, wait: Wait) -> LocalFuture<'static, ()> {
+        sleep_ms(wait.ms())
+    }
+}
