@@ -11,6 +11,7 @@
 mod agent_loop;
 mod approvals;
 mod deltas;
+mod op_queue;
 mod recover;
 mod threads;
 mod turns;
@@ -40,6 +41,9 @@ pub use approvals::StoredRule;
 pub use approvals::seeded_rules;
 pub use deltas::COALESCE_MS;
 use deltas::DeltaBuffer;
+pub use op_queue::OP_QUEUE_CAPACITY;
+pub use op_queue::OpQueue;
+pub use op_queue::Ticket;
 use panelot_protocol::RunId;
 pub use threads::TITLE_PROMPT;
 pub use turns::RUN_QUEUE_CAPACITY;

@@ -1,6 +1,8 @@
 //! The end-to-end harness: headless Chromium with the built extension (`cargo xtask build`),
 //! reached over CDP. Tests live in `tests/suite/`.
 
+pub mod executor;
+
 use std::path::PathBuf;
 
 use anyhow::Context;

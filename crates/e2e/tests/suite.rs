@@ -1,5 +1,7 @@
 //! End-to-end suites.
 
 mod durable_threads;
+mod executor;
 mod handshake;
 mod idb_store;
+mod turns;

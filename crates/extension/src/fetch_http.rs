@@ -104,10 +104,9 @@ async fn send(request: HttpRequest, abort: AbortSignal) -> Result<HttpResponse, 
         Some(Err(err)) => return Err(network("fetch", &err)),
         Some(Ok(response)) => response,
     };
-    let status = Reflect::get(&response, &"status".into())
-        .ok()
-        .and_then(|s| s.as_f64())
-        .unwrap_or(0.0) as u16;
+    let status =
+        Reflect::get(&response, &"status".into()).ok().and_then(|s| s.as_f64()).unwrap_or(0.0)
+            as u16;
     let body = Reflect::get(&response, &"body".into()).unwrap_or(JsValue::NULL);
     let reader = if body.is_null() || body.is_undefined() {
         None

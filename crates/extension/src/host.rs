@@ -17,21 +17,23 @@ use panelot_core::effects::AbortSignal;
 use panelot_core::engine::Effect;
 use panelot_core::engine::EffectId;
 use panelot_core::engine::Engine;
+use panelot_core::engine::OpQueue;
 use panelot_core::engine::Outbox;
 use panelot_core::engine::PortId;
+use panelot_core::engine::Ticket;
 use panelot_core::engine::ToolOutcome;
 use panelot_core::model::ModelBackend;
 use panelot_core::model::ModelEvent;
 use panelot_core::model::ModelResponse;
 use panelot_core::model::ProviderError;
-use panelot_providers::ClientConfig;
-use panelot_providers::Connection;
-use panelot_providers::ProviderClient;
-use panelot_providers::VaultKey;
 use panelot_core::store::Store;
 use panelot_core::store::StoreError;
 use panelot_core::store::UnitOfWork;
 use panelot_core::store::WriteOp;
+use panelot_providers::ClientConfig;
+use panelot_providers::Connection;
+use panelot_providers::ProviderClient;
+use panelot_providers::VaultKey;
 use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::wasm_bindgen;
 
@@ -52,7 +54,7 @@ pub(crate) const CONNECTIONS_SETTING: &str = "connections";
 #[derive(Debug)]
 enum HostEvent {
     Connect(PortId),
-    Message(PortId, String),
+    Message(PortId, String, Ticket),
     Disconnect(PortId),
     ModelEvent(EffectId, ModelEvent),
     ModelDone(EffectId, Result<ModelResponse, ProviderError>),
@@ -77,6 +79,8 @@ struct Inner {
     aborts: RefCell<BTreeMap<EffectId, AbortHandle>>,
     /// The time a tick is already armed for.
     tick_at: Cell<Option<u64>>,
+    /// Commands waiting per thread (at most 32; more are refused as `overloaded`).
+    op_queue: RefCell<OpQueue>,
 }
 
 /// The engine's end of every UI port.
@@ -127,8 +131,12 @@ impl EngineHost {
         let epoch = next_epoch(&store).await.map_err(js_error)?;
         let mut engine = Engine::new(store, Rc::new(BrowserClock), Rc::new(RandomIds), epoch);
         let recovered = engine.start().await.map_err(js_error)?;
-        let config = ClientConfig { jitter_seed: js_sys::Math::random().to_bits(), ..ClientConfig::default() };
-        let client = ProviderClient::new(FetchHttp, BrowserTimer, VaultKey::from_bytes(key), config);
+        let config = ClientConfig {
+            jitter_seed: js_sys::Math::random().to_bits(),
+            ..ClientConfig::default()
+        };
+        let client =
+            ProviderClient::new(FetchHttp, BrowserTimer, VaultKey::from_bytes(key), config);
         let inner = Rc::new(Inner {
             extension_origin,
             post,
@@ -140,6 +148,7 @@ impl EngineHost {
             client: Rc::new(client),
             aborts: RefCell::new(BTreeMap::new()),
             tick_at: Cell::new(None),
+            op_queue: RefCell::new(OpQueue::new()),
         });
         deliver(&inner, recovered);
         Ok(EngineHost { inner })
@@ -161,7 +170,14 @@ impl EngineHost {
     pub fn on_message(&self, port_id: u32, message: &JsValue) {
         // Ports carry structured-cloned JSON; text is the budgeted boundary into Rust.
         let text = JSON::stringify(message).ok().and_then(|s| s.as_string()).unwrap_or_default();
-        self.enqueue(HostEvent::Message(port_id, text));
+        let admitted = self.inner.op_queue.borrow_mut().admit(&text);
+        match admitted {
+            Ok(ticket) => self.enqueue(HostEvent::Message(port_id, text, ticket)),
+            Err(refused) => {
+                let outbox = Outbox { sends: vec![(port_id, *refused)], ..Outbox::default() };
+                deliver(&self.inner, outbox);
+            }
+        }
     }
 
     /// A port went away.
@@ -199,7 +215,11 @@ async fn drain(inner: Rc<Inner>) {
                 engine.connect(port);
                 Outbox::default()
             }
-            HostEvent::Message(port, text) => engine.on_text(port, &text).await,
+            HostEvent::Message(port, text, ticket) => {
+                let outbox = engine.on_text(port, &text).await;
+                inner.op_queue.borrow_mut().done(ticket);
+                outbox
+            }
             HostEvent::Disconnect(port) => {
                 engine.disconnect(port);
                 Outbox::default()
@@ -212,7 +232,7 @@ async fn drain(inner: Rc<Inner>) {
                 engine.on_tick().await
             }
         };
-        deliver(&inner, outbox);
+        deliver(inner, outbox);
     }
     *inner.engine.borrow_mut() = Some(engine);
     inner.draining.set(false);

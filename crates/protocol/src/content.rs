@@ -34,6 +34,10 @@ pub struct ContentRequest {
     /// Absolute deadline (ms since the Unix epoch); the executor gives up after it.
     #[ts(type = "number")]
     pub deadline_at_ms: u64,
+    /// The document the call's refs were issued in (the `documentId` of the snapshot that showed
+    /// them). A call with refs sent to another document fails with `stale_ref`: refs are only
+    /// unique within a document. `None` skips the check.
+    pub ref_document_id: Option<String>,
     /// What to do.
     pub op: ContentOp,
 }

@@ -5,4 +5,4 @@ pub const ENGINE_SCHEMA_HASH: &str =
     "48b3c9d65c9ca9406c460d4e7fc0df9dc147cacab83169eaee453ef67a257ca1";
 /// Hash of the page-executor protocol (`panelot/content-v1`) schema.
 pub const CONTENT_SCHEMA_HASH: &str =
-    "2721ecc255d426d2e17b4cf720ed2889150cfaf659ed5f4e196f68dd4fd341c9";
+    "bc8224ee9c21f02525353299bdb2291a77e97d6b8cf32cb6fbb4f347f0f1260c";

@@ -4,6 +4,8 @@
 //! * [`cdp`]: a small synchronous Chrome DevTools Protocol client over a WebSocket, enough to
 //!   open extension pages, evaluate script in them and close targets.
 //! * [`extension_id`]: the extension id fixed by the manifest `key`.
+//! * [`fixture_site`]: a static site on loopback for the page-executor tests (files from a
+//!   directory plus pages added in memory; `localhost` as a second origin).
 //! * [`mock_provider`]: a model-provider server on loopback speaking the OpenAI-compatible and
 //!   Anthropic streaming formats, driven by a script of replies and recording every request.
 //!
@@ -14,6 +16,7 @@ mod extension;
 
 pub mod cdp;
 pub mod chromium;
+pub mod fixture_site;
 pub mod mock_provider;
 
 pub use extension::extension_id;

@@ -1,28 +1,27 @@
 // Panelot page executor, injected on demand with chrome.scripting.executeScript.
 //
 // Every type of its protocol comes from ./generated/protocol.ts, generated from the Rust types;
-// nothing here re-declares them. Requests are served one at a time, each with its deadline.
+// nothing here re-declares them. Requests are served one at a time, each with its deadline;
+// `ping` and `cancel` are answered at once, outside the queue.
 
 import {
   CONTENT_PROTOCOL,
   CONTENT_SCHEMA_HASH,
-  type ActionFailure,
   type ContentOutcome,
   type ContentRequest,
   type ContentResponse,
+  type ExecutorCall,
   type RequestId,
 } from "./generated/protocol";
+import { toFailure, ExecutorError } from "./failure";
+import { RequestQueue } from "./queue";
+import { RefRegistry } from "./refs";
+import { Snapshotter } from "./snapshot";
+import { runCall, type Executor } from "./tools";
 
 declare global {
   // Set once per document, so a second injection is a no-op.
   var __panelotExecutor: { documentId: string } | undefined;
-}
-
-function failure(code: ActionFailure["code"], message: string): ContentOutcome {
-  return {
-    status: "failed",
-    failure: { code, message, phase: "resolve", retryable: false, details: null },
-  };
 }
 
 function respond(requestId: RequestId, outcome: ContentOutcome): ContentResponse {
@@ -32,34 +31,51 @@ function respond(requestId: RequestId, outcome: ContentOutcome): ContentResponse
 function isRequest(message: unknown): message is ContentRequest {
   if (typeof message !== "object" || message === null) return false;
   const m = message as Record<string, unknown>;
-  return typeof m.requestId === "string" && typeof m.op === "object" && m.op !== null;
+  return typeof m.requestId === "string" && typeof m.op === "object" && m.op !== null && typeof m.deadlineAtMs === "number";
 }
 
-function serve(request: ContentRequest, documentId: string): ContentOutcome {
-  if (request.protocol !== CONTENT_PROTOCOL || request.schemaHash !== CONTENT_SCHEMA_HASH) {
-    return failure("unknown", "executor protocol mismatch: reload the page");
-  }
-  if (Date.now() > request.deadlineAtMs) {
-    return failure("timeout", "the request's deadline passed before it started");
-  }
-  switch (request.op.kind) {
-    case "ping":
-      return { status: "pong", documentId };
-    case "cancel":
-      return { status: "cancelled" };
-    case "execute":
-      return failure("unknown", `tool ${request.op.call.tool} is not available in this executor build`);
-  }
+/** Whether a call names an element by ref (its own, a scope, or one in a batch). */
+function carriesRef(call: ExecutorCall): boolean {
+  const params = call.params as Record<string, unknown>;
+  if (typeof params.ref === "string" || typeof params.scopeRef === "string") return true;
+  return call.tool === "batch_actions" && call.params.actions.length > 0;
 }
 
 function install(): void {
   if (globalThis.__panelotExecutor) return;
   const documentId = crypto.randomUUID();
   globalThis.__panelotExecutor = { documentId };
+  const registry = new RefRegistry();
+  const executor: Executor = { registry, snapshots: new Snapshotter(registry, documentId) };
+  const queue = new RequestQueue();
+
   chrome.runtime.onMessage.addListener((message: unknown, _sender, sendResponse) => {
     if (!isRequest(message)) return false;
-    sendResponse(respond(message.requestId, serve(message, documentId)));
-    return false;
+    const reply = (outcome: ContentOutcome): void => sendResponse(respond(message.requestId, outcome));
+    if (message.protocol !== CONTENT_PROTOCOL || message.schemaHash !== CONTENT_SCHEMA_HASH) {
+      reply({ status: "failed", failure: toFailure(new ExecutorError("unknown", "resolve", "executor protocol mismatch: reload the page")) });
+      return false;
+    }
+    const op = message.op;
+    switch (op.kind) {
+      case "ping":
+        reply({ status: "pong", documentId });
+        return false;
+      case "cancel":
+        queue.cancel(op.targetRequestId);
+        reply({ status: "cancelled" });
+        return false;
+      case "execute":
+        if (message.refDocumentId != null && message.refDocumentId !== documentId && carriesRef(op.call)) {
+          const stale = new ExecutorError("stale_ref", "resolve", "the refs are from an earlier page: the tab has navigated since that snapshot, take a new one");
+          reply({ status: "failed", failure: toFailure(stale) });
+          return false;
+        }
+        void queue
+          .submit(message.requestId, message.deadlineAtMs, async (signal) => ({ status: "ok", result: await runCall(executor, op.call, signal) }))
+          .then(reply);
+        return true;
+    }
   });
 }
 

@@ -42,7 +42,11 @@ fn configure(browser: &mut Browser, page: &panelot_testkit::cdp::Page, base_url:
 
 /// Runs a conversation on one port: initialize, then `steps` in order, each sent once the
 /// previous one's `until` event type arrived (with `$thread` replaced by the created thread).
-fn converse(browser: &mut Browser, page: &panelot_testkit::cdp::Page, steps: Value) -> Vec<EventFrame> {
+fn converse(
+    browser: &mut Browser,
+    page: &panelot_testkit::cdp::Page,
+    steps: Value,
+) -> Vec<EventFrame> {
     let init = json!({"type": "initialize", "submissionId": "init", "protocol": ENGINE_PROTOCOL,
         "schemaHash": ENGINE_SCHEMA_HASH, "clientId": "e2e-turns"});
     let script = format!(
@@ -123,7 +127,8 @@ fn a_turn_streams_from_the_provider_and_survives_a_killed_worker() {
         })
         .collect();
     assert_eq!(stops, [StopReason::End]);
-    let chat = server.requests().into_iter().filter(|r| r.path.ends_with("/chat/completions")).count();
+    let chat =
+        server.requests().into_iter().filter(|r| r.path.ends_with("/chat/completions")).count();
     assert!(chat >= 1, "the provider was called");
     assert!(server.violations().is_empty(), "{:?}", server.violations());
 

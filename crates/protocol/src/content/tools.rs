@@ -289,6 +289,9 @@ pub struct SnapshotResult {
 pub struct ActionResult {
     /// What was observed.
     pub evidence: ActionEvidence,
+    /// How the page's snapshot changed, when the document had an earlier snapshot and is still
+    /// there: `+`/`-` snapshot lines, at most 1,500 tokens.
+    pub snapshot_diff: Option<String>,
 }
 
 /// What happened during an action.
@@ -378,6 +381,8 @@ pub struct BatchResult {
     pub stop_reason: Option<String>,
     /// Evidence per completed action.
     pub evidence: Vec<ActionEvidence>,
+    /// How the page's snapshot changed over the whole batch (as in [`ActionResult`]).
+    pub snapshot_diff: Option<String>,
 }
 
 /// Geometry of an element in top-level CSS pixels.

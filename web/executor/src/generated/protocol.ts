@@ -2,7 +2,7 @@
 // Do not edit by hand.
 
 export const CONTENT_PROTOCOL = "panelot/content-v1";
-export const CONTENT_SCHEMA_HASH = "2721ecc255d426d2e17b4cf720ed2889150cfaf659ed5f4e196f68dd4fd341c9";
+export const CONTENT_SCHEMA_HASH = "bc8224ee9c21f02525353299bdb2291a77e97d6b8cf32cb6fbb4f347f0f1260c";
 export const SNAPSHOT_DEFAULT_TOKENS = 3000;
 export const SNAPSHOT_MAX_TOKENS = 6000;
 export const BATCH_MAX_ACTIONS = 6;
@@ -31,6 +31,12 @@ requestId: RequestId,
  * Absolute deadline (ms since the Unix epoch); the executor gives up after it.
  */
 deadlineAtMs: number, 
+/**
+ * The document the call's refs were issued in (the `documentId` of the snapshot that showed
+ * them). A call with refs sent to another document fails with `stale_ref`: refs are only
+ * unique within a document. `None` skips the check.
+ */
+refDocumentId: string | null, 
 /**
  * What to do.
  */
@@ -280,7 +286,12 @@ export type ActionResult = {
 /**
  * What was observed.
  */
-evidence: ActionEvidence, };
+evidence: ActionEvidence, 
+/**
+ * How the page's snapshot changed, when the document had an earlier snapshot and is still
+ * there: `+`/`-` snapshot lines, at most 1,500 tokens.
+ */
+snapshotDiff: string | null, };
 
 export type ActionEvidence = { 
 /**
@@ -374,7 +385,11 @@ stopReason: string | null,
 /**
  * Evidence per completed action.
  */
-evidence: Array<ActionEvidence>, };
+evidence: Array<ActionEvidence>, 
+/**
+ * How the page's snapshot changed over the whole batch (as in [`ActionResult`]).
+ */
+snapshotDiff: string | null, };
 
 export type RectResult = { 
 /**

@@ -1,0 +1,210 @@
+// Fitting a snapshot tree into a token budget without losing an interactive element silently.
+//
+// Every node starts hidden inside its parent's "more" line. Nodes are then revealed one at a time
+// in priority order (on-screen before off-screen, outline before detail, off-screen text last) as
+// long as the estimate stays within the budget. A node with children is first shown folded, as its
+// own line plus `[folded: N lines, K interactive]` and a ref to expand; a run of hidden siblings is
+// one `more [folded: …] [ref]` line carrying the parent's ref. So whatever is left out is
+// counted in a line the model can expand (`snapshot` with `scopeRef`) or reach with find_in_page.
+
+import type { RefRegistry } from "../refs";
+import { estimateTokens } from "./tokens";
+import type { SnapNode } from "./tree";
+
+/** Tokens of a `more [folded: …] [ref]` line, indentation included (a slight overestimate). */
+const REST_COST = 16;
+
+/** No line costs less than this: with less left, nothing more fits. */
+const MIN_LINE = 3;
+const MAX_REFUSALS = 200;
+
+/** How a node appears in the budgeted view. */
+export interface ViewNode {
+  node: SnapNode;
+  depth: number;
+  index: number;
+  /** Position among its siblings. */
+  pos: number;
+  /** Shown at all (else it is inside its parent's "more" line). */
+  shown: boolean;
+  /** Shown with its children (else folded into its own line). */
+  expanded: boolean;
+  children: ViewNode[];
+  parent: ViewNode | null;
+  lines: number;
+  interactive: number;
+}
+
+interface Action {
+  key: number;
+  kind: "show" | "expand";
+  target: ViewNode;
+}
+
+/** Builds the view tree; `root` is a virtual node holding the top-level nodes. */
+export function viewTree(roots: SnapNode[], rootEl: Element): ViewNode {
+  let index = 0;
+  const build = (node: SnapNode, depth: number, parent: ViewNode | null, pos: number): ViewNode => {
+    const view: ViewNode = { node, depth, index: index++, pos, shown: false, expanded: false, children: [], parent, lines: 1, interactive: node.ref ? 1 : 0 };
+    view.children = node.children.map((c, i) => build(c, depth + 1, view, i));
+    for (const child of view.children) {
+      view.lines += child.lines;
+      view.interactive += child.interactive;
+    }
+    return view;
+  };
+  const virtual: SnapNode = { line: "", el: rootEl, ref: null, children: roots, inViewport: true, isText: false };
+  const root = build(virtual, -1, null, 0);
+  root.shown = true;
+  root.expanded = true;
+  root.lines -= 1;
+  return root;
+}
+
+/** Reveals nodes within `budget` estimated tokens (the header's share already taken off). */
+export function fit(root: ViewNode, budget: number, lineText: (v: ViewNode, form: "leaf" | "open" | "folded") => string): void {
+  let used = root.children.length > 0 ? REST_COST : 0;
+  const queue = new MinHeap<Action>();
+  const priority = (v: ViewNode, bonus: number): number => {
+    const offscreenText = v.node.isText && !v.node.inViewport;
+    const cls = v.node.inViewport ? 0 : offscreenText ? 2 : 1;
+    return cls * 1e9 + Math.max(v.depth, 0) * 1e6 + v.index + bonus;
+  };
+  for (const child of root.children) queue.push({ key: priority(child, 0), kind: "show", target: child });
+  const cost = (v: ViewNode, form: "leaf" | "open" | "folded"): number => {
+    const cache = (v.node.cost ??= {});
+    return (cache[form] ??= estimateTokens(`${"  ".repeat(v.depth)}${lineText(v, form)}\n`));
+  };
+
+  // After this many refusals in a row the budget is as full as it gets: stop looking.
+  let refusals = 0;
+  while (queue.size > 0 && budget - used >= MIN_LINE && refusals < MAX_REFUSALS) {
+    const action = queue.pop();
+    if (!action) break;
+    refusals += 1;
+    const v = action.target;
+    if (action.kind === "show") {
+      const parent = v.parent;
+      if (!parent) continue;
+      const siblings = parent.children;
+      const pos = v.pos;
+      const leftShown = pos === 0 || (siblings[pos - 1]?.shown ?? true);
+      const rightShown = pos === siblings.length - 1 || (siblings[pos + 1]?.shown ?? true);
+      const restDelta = leftShown && rightShown ? -REST_COST : !leftShown && !rightShown ? REST_COST : 0;
+      const own = cost(v, v.children.length > 0 ? "folded" : "leaf");
+      if (used + own + restDelta > budget) continue;
+      used += own + restDelta;
+      refusals = 0;
+      v.shown = true;
+      if (v.children.length > 0) queue.push({ key: priority(v, 0.5), kind: "expand", target: v });
+    } else {
+      const delta = cost(v, "open") - cost(v, "folded") + REST_COST;
+      if (used + delta > budget) continue;
+      used += delta;
+      refusals = 0;
+      v.expanded = true;
+      for (const child of v.children) queue.push({ key: priority(child, 0), kind: "show", target: child });
+    }
+  }
+}
+
+/** Renders the view: shown nodes as lines, runs of hidden siblings as one "more" line. */
+export function renderView(
+  root: ViewNode,
+  registry: RefRegistry,
+  lineText: (v: ViewNode, form: "leaf" | "open" | "folded") => string,
+): { lines: string[]; folded: number } {
+  const lines: string[] = [];
+  let folded = 0;
+  const visit = (v: ViewNode): void => {
+    let run: ViewNode[] = [];
+    const flushRun = (): void => {
+      if (run.length === 0) return;
+      const single = run[0];
+      if (run.length === 1 && single && single.children.length > 0 && single.node.el) {
+        // One hidden region says what it is, with its own ref to expand.
+        if (!single.node.ref) registry.refFor(single.node.el);
+        lines.push(`${"  ".repeat(single.depth)}${lineText(single, "folded")}`);
+        folded += 1;
+        run = [];
+        return;
+      }
+      const n = run.reduce((a, r) => a + r.lines, 0);
+      const k = run.reduce((a, r) => a + r.interactive, 0);
+      const ref = v.node.el ? registry.refFor(v.node.el) : "";
+      const what = k > 0 ? `${n} lines, ${k} interactive` : `${n} lines`;
+      lines.push(`${"  ".repeat(v.depth + 1)}- more [folded ${what}]${ref ? ` [${ref}]` : ""}`);
+      folded += 1;
+      run = [];
+    };
+    for (const child of v.children) {
+      if (!child.shown) {
+        run.push(child);
+        continue;
+      }
+      flushRun();
+      if (child.children.length === 0) {
+        lines.push(`${"  ".repeat(child.depth)}${lineText(child, "leaf")}`);
+      } else if (child.expanded) {
+        lines.push(`${"  ".repeat(child.depth)}${lineText(child, "open")}`);
+        visit(child);
+      } else {
+        // The folded region's ref is allocated only now that it is shown.
+        if (!child.node.ref && child.node.el) registry.refFor(child.node.el);
+        lines.push(`${"  ".repeat(child.depth)}${lineText(child, "folded")}`);
+        folded += 1;
+      }
+    }
+    flushRun();
+  };
+  visit(root);
+  return { lines, folded };
+}
+
+/** A binary min-heap on `key`. */
+class MinHeap<T extends { key: number }> {
+  private items: T[] = [];
+  get size(): number {
+    return this.items.length;
+  }
+  push(item: T): void {
+    const items = this.items;
+    items.push(item);
+    let i = items.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      const parent = items[p];
+      if (!parent || parent.key <= item.key) break;
+      items[i] = parent;
+      i = p;
+    }
+    items[i] = item;
+  }
+  pop(): T | undefined {
+    const items = this.items;
+    const top = items[0];
+    const last = items.pop();
+    if (items.length === 0 || last === undefined) return top;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      let mKey = last.key;
+      const left = items[l];
+      const right = items[r];
+      if (left && left.key < mKey) {
+        m = l;
+        mKey = left.key;
+      }
+      if (right && right.key < mKey) m = r;
+      if (m === i) break;
+      const next = items[m];
+      if (!next) break;
+      items[i] = next;
+      i = m;
+    }
+    items[i] = last;
+    return top;
+  }
+}

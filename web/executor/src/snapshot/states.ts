@@ -1,0 +1,94 @@
+// State attributes of a snapshot line and the quoting of names.
+
+import { headingLevel } from "../roles";
+import { collapseSpace } from "../dom";
+
+const MAX_NAME = 100;
+const MAX_VALUE = 60;
+
+/** A name or text as a double-quoted string, escaped like JSON (which YAML reads the same). */
+export function quoteName(text: string): string {
+  // YAML reads neither C1 controls, a byte-order mark nor unpaired surrogates inside a scalar.
+  const clean = text.replace(/[\u2028\u2029]/g, " ").replace(/[\u007f-\u009f\ufeff\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "");
+  return JSON.stringify(clean);
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+/** `[checked] [disabled] [expanded] [selected] [invalid] [level=N] [value="…"]`, as they apply. */
+export function stateAttrs(el: Element, role: string, name: string): string[] {
+  const attrs: string[] = [];
+  const tag = el.tagName;
+  const input = el as HTMLInputElement;
+  if (role === "heading") {
+    const level = headingLevel(el);
+    if (level) attrs.push(`[level=${level}]`);
+  }
+  const ariaChecked = el.getAttribute("aria-checked");
+  const isCheckable = role === "checkbox" || role === "radio" || role === "switch" || role === "menuitemcheckbox" || role === "menuitemradio";
+  if (isCheckable) {
+    if (tag === "INPUT" && input.indeterminate) attrs.push("[checked=mixed]");
+    else if (ariaChecked === "mixed") attrs.push("[checked=mixed]");
+    else if ((tag === "INPUT" && input.checked) || ariaChecked === "true") attrs.push("[checked]");
+  }
+  const pressed = el.getAttribute("aria-pressed");
+  if (pressed === "true") attrs.push("[pressed]");
+  if (el.getAttribute("aria-disabled") === "true" || safeMatches(el, ":disabled")) attrs.push("[disabled]");
+  if (tag === "SUMMARY") {
+    const details = el.parentElement;
+    if (details?.tagName === "DETAILS") attrs.push((details as HTMLDetailsElement).open ? "[expanded]" : "[collapsed]");
+  } else {
+    const expanded = el.getAttribute("aria-expanded");
+    if (expanded === "true") attrs.push("[expanded]");
+    else if (expanded === "false") attrs.push("[collapsed]");
+  }
+  if (el.getAttribute("aria-selected") === "true" || (tag === "OPTION" && (el as HTMLOptionElement).selected)) attrs.push("[selected]");
+  if (el.getAttribute("aria-invalid") === "true" || safeMatches(el, ":user-invalid")) attrs.push("[invalid]");
+  if (el.hasAttribute("required") || el.getAttribute("aria-required") === "true") attrs.push("[required]");
+  const value = valueOf(el, role);
+  if (value !== null) attrs.push(value);
+  return attrs.filter((a) => a !== `[value=${JSON.stringify(name)}]`);
+}
+
+function valueOf(el: Element, role: string): string | null {
+  const tag = el.tagName;
+  if (tag === "INPUT") {
+    const input = el as HTMLInputElement;
+    const type = input.type.toLowerCase();
+    if (type === "password") return input.value ? "[type=password] [filled]" : "[type=password]";
+    if (["checkbox", "radio", "button", "submit", "reset", "image", "file", "hidden"].includes(type)) return null;
+    return input.value ? `[value=${quoteName(clip(input.value, MAX_VALUE))}]` : null;
+  }
+  if (tag === "TEXTAREA") {
+    const value = (el as HTMLTextAreaElement).value;
+    return value ? `[value=${quoteName(clip(collapseSpace(value), MAX_VALUE))}]` : null;
+  }
+  if (tag === "SELECT") {
+    const text = Array.from((el as HTMLSelectElement).selectedOptions, (o) => o.text.trim()).join(", ");
+    return text ? `[value=${quoteName(clip(text, MAX_VALUE))}]` : null;
+  }
+  if (role === "slider" || role === "spinbutton" || role === "progressbar" || role === "scrollbar") {
+    const now = el.getAttribute("aria-valuetext") ?? el.getAttribute("aria-valuenow");
+    return now !== null ? `[value=${quoteName(clip(now, MAX_VALUE))}]` : null;
+  }
+  if (role === "textbox" || role === "searchbox" || role === "combobox") {
+    const text = collapseSpace(el.textContent ?? "");
+    return text ? `[value=${quoteName(clip(text, MAX_VALUE))}]` : null;
+  }
+  return null;
+}
+
+function safeMatches(el: Element, selector: string): boolean {
+  try {
+    return el.matches(selector);
+  } catch {
+    return false;
+  }
+}
+
+/** Clips a name for a line. */
+export function clipName(name: string): string {
+  return clip(name, MAX_NAME);
+}
