@@ -5,3 +5,4 @@ mod executor;
 mod handshake;
 mod idb_store;
 mod turns;
+mod ui_pages;

@@ -1,0 +1,104 @@
+//! The Leptos UI pages against the real engine: the chat page's thread list follows engine
+//! broadcasts, its pin and delete buttons go through the engine client's outbox, and the page
+//! reconnects by itself after the service worker is killed.
+
+use std::time::Duration;
+
+use panelot_e2e::Browser;
+use panelot_protocol::AgentEvent;
+use panelot_protocol::ENGINE_PROTOCOL;
+use panelot_protocol::ENGINE_SCHEMA_HASH;
+use panelot_protocol::decode_event;
+use serde_json::Value;
+use serde_json::json;
+
+const DEADLINE: Duration = Duration::from_secs(30);
+
+fn initialize(submission: &str) -> Value {
+    json!({"type": "initialize", "submissionId": submission, "protocol": ENGINE_PROTOCOL,
+           "schemaHash": ENGINE_SCHEMA_HASH, "clientId": "e2e-ui"})
+}
+
+fn wait(browser: &mut Browser, page: &panelot_testkit::cdp::Page, condition: &str) {
+    browser
+        .cdp
+        .wait_until(page, condition, DEADLINE)
+        .unwrap_or_else(|err| panic!("{err:#}\nChromium log:\n{}", browser.log_tail()));
+}
+
+/// The `.thread` row titled `title`, as a JavaScript expression.
+fn row(title: &str) -> String {
+    format!(
+        "[...document.querySelectorAll('.thread-list .thread')].find(r => r.querySelector('.open')?.textContent.includes({title:?}))"
+    )
+}
+
+#[test]
+fn chat_page_thread_list_follows_the_engine_and_reconnects() {
+    let mut browser = Browser::launch().expect("launch Chromium with the extension");
+    let page = browser.open_extension_page("chat.html").expect("open the chat page");
+    wait(
+        &mut browser,
+        &page,
+        "document.querySelector('#engine-status')?.dataset.engineStatus === 'ready'",
+    );
+
+    // Another client creates and renames a thread; the page's list shows it from broadcasts.
+    let result = browser
+        .exchange(
+            &page,
+            &[initialize("i1"), json!({"type": "thread.create", "submissionId": "c1"})],
+            3,
+        )
+        .expect("create a thread");
+    let events: Vec<AgentEvent> = result["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .map(|e| decode_event(e.clone()).expect("a valid event").event)
+        .collect();
+    let thread = events
+        .iter()
+        .find_map(|e| match e {
+            AgentEvent::CommandAck(ack) => ack.thread_id.clone(),
+            _ => None,
+        })
+        .expect("the ack names the thread");
+    let rename = json!({"type": "thread.update", "submissionId": "r1", "threadId": thread.as_str(),
+        "patch": {"title": "From the e2e test"}});
+    browser.exchange(&page, &[initialize("i2"), rename], 3).expect("rename the thread");
+    wait(&mut browser, &page, &format!("!!{}", row("From the e2e test")));
+
+    // Pin from the page: the command is acknowledged and the row moves to the pinned group.
+    browser
+        .cdp
+        .evaluate(&page, &format!("{}.querySelector('.pin').click()", row("From the e2e test")))
+        .expect("click pin");
+    wait(
+        &mut browser,
+        &page,
+        "document.querySelector('.thread-list .group')?.dataset.group === 'pinned'",
+    );
+
+    // The worker dies; the page reconnects on its own (a second session) and lists the thread again.
+    browser.kill_service_worker().expect("kill the service worker");
+    wait(
+        &mut browser,
+        &page,
+        "document.querySelector('#engine-status')?.dataset.engineSessions === '2'",
+    );
+    wait(&mut browser, &page, &format!("!!{}", row("From the e2e test")));
+
+    // Delete from the page (the confirmation dialog is answered yes).
+    browser
+        .cdp
+        .evaluate(
+            &page,
+            &format!(
+                "window.confirm = () => true; {}.querySelector('.delete').click()",
+                row("From the e2e test")
+            ),
+        )
+        .expect("click delete");
+    wait(&mut browser, &page, &format!("!{}", row("From the e2e test")));
+}

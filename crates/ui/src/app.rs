@@ -1,0 +1,361 @@
+//! The Leptos app: one set of components behind three entries (side panel, `chat.html?thread=`,
+//! options). State lives in signals fed by the engine client's effects; components only render
+//! view models and turn user gestures into Ops.
+
+// `#[component]` makes the props struct and function of a `pub(super)` component trip
+// `unreachable_pub`, whatever visibility they are given; the lint is a false positive here.
+#[allow(unreachable_pub)]
+mod composer;
+#[allow(unreachable_pub)]
+mod settings;
+#[allow(unreachable_pub)]
+mod stream;
+#[allow(unreachable_pub)]
+mod threads;
+
+use leptos::prelude::*;
+use panelot_protocol::AgentEvent;
+use panelot_protocol::Op;
+use panelot_protocol::SubmissionId;
+use panelot_protocol::ThreadId;
+use panelot_protocol::engine::ThreadCreateParams;
+use panelot_protocol::engine::ThreadListParams;
+use panelot_protocol::engine::TurnSubmitParams;
+use panelot_protocol::engine::UserInput;
+use wasm_bindgen::JsValue;
+
+use crate::Connection;
+use crate::Effect;
+use crate::ThreadList;
+use crate::ThreadView;
+use crate::host;
+use crate::i18n;
+use crate::i18n::Lang;
+use crate::i18n::Msg;
+
+/// Which page this is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Entry {
+    SidePanel,
+    Chat,
+    Options,
+}
+
+impl Entry {
+    fn from_name(name: &str) -> Entry {
+        match name {
+            "chat" => Entry::Chat,
+            "options" => Entry::Options,
+            _ => Entry::SidePanel,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Entry::SidePanel => "sidepanel",
+            Entry::Chat => "chat",
+            Entry::Options => "options",
+        }
+    }
+}
+
+/// The app's signals; `Copy`, so every component and callback can hold it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct AppState {
+    pub(crate) entry: Entry,
+    pub(crate) lang: RwSignal<Lang>,
+    pub(crate) connection: RwSignal<Connection>,
+    /// Sessions opened so far (1 after the first handshake, +1 per reconnect); shown as
+    /// `data-engine-sessions` so tests can see a reconnect happen.
+    pub(crate) sessions: RwSignal<u32>,
+    pub(crate) threads: RwSignal<ThreadList>,
+    pub(crate) thread: RwSignal<Option<ThreadView>>,
+    /// The composer's text (kept here so a rejected message can be given back).
+    pub(crate) draft: RwSignal<String>,
+    /// Something the user should know (a rejection, a malformed event).
+    pub(crate) notice: RwSignal<Option<String>>,
+    /// A `thread.create` sent for a draft, and the first message waiting for it.
+    pub(crate) pending_create: RwSignal<Option<(SubmissionId, String)>>,
+}
+
+impl AppState {
+    pub(crate) fn t(self, msg: Msg) -> &'static str {
+        i18n::text(self.lang.get_untracked(), msg)
+    }
+
+    /// Handles a client effect that concerns the views.
+    pub(crate) fn handle(self, effect: Effect) {
+        match effect {
+            Effect::Status(connection) => {
+                let ready = connection == Connection::Ready;
+                self.connection.set(connection);
+                if ready {
+                    self.sessions.update(|n| *n += 1);
+                }
+                if ready && self.entry != Entry::Options {
+                    // Lists are not replayed after a reconnect: ask again.
+                    let _ = host::send(|submission_id| {
+                        Op::ThreadList(ThreadListParams { submission_id, include_archived: false })
+                    });
+                }
+            }
+            Effect::Deliver(frame) => {
+                self.threads.update(|list| {
+                    list.apply(&frame.event);
+                });
+                self.thread.update(|view| {
+                    if let Some(view) = view {
+                        view.apply(&frame);
+                    }
+                });
+                self.after_event(&frame.event);
+            }
+            Effect::Acked { submission_id, .. } => self.thread.update(|view| {
+                if let Some(view) = view {
+                    view.confirm(&submission_id);
+                }
+            }),
+            Effect::Rejected { submission_id, message, .. } => {
+                let mut restored = None;
+                self.thread.update(|view| {
+                    restored = view.as_mut().and_then(|v| v.roll_back(&submission_id));
+                });
+                if let Some(text) = restored {
+                    self.draft.update(|draft| {
+                        if draft.is_empty() {
+                            *draft = text;
+                        }
+                    });
+                }
+                let text = i18n::format(
+                    self.lang.get_untracked(),
+                    Msg::Rejected,
+                    &[("message", &message)],
+                );
+                self.notice.set(Some(text));
+            }
+            Effect::Malformed(detail) => {
+                host::log_error(&detail);
+                let text = i18n::format(
+                    self.lang.get_untracked(),
+                    Msg::MalformedEvent,
+                    &[("detail", &detail)],
+                );
+                self.notice.set(Some(text));
+            }
+            // The host carries these out itself.
+            Effect::Send(_) | Effect::SaveOutbox(_) | Effect::ReconnectAfter(_) => {}
+        }
+    }
+
+    /// Follow-ups that need the list and the view updated first. Only three event types have
+    /// any; the rest are fully handled by the view models.
+    fn after_event(self, event: &AgentEvent) {
+        if let AgentEvent::ThreadCreated(created) = event {
+            let pending = self.pending_create.get_untracked();
+            if let (Some((id, text)), Some(sent)) = (pending, &created.submission_id)
+                && &id == sent
+            {
+                self.pending_create.set(None);
+                self.open_thread(created.thread.id.clone());
+                submit_text(self, created.thread.id.clone(), &text);
+            }
+        }
+        if let AgentEvent::ThreadListed(_) = event {
+            // The side panel opens on the most recent thread.
+            let none_open = self.thread.with_untracked(Option::is_none);
+            let drafting = !self.draft.with_untracked(String::is_empty);
+            if none_open && !drafting && self.entry == Entry::SidePanel {
+                let recent =
+                    self.threads.with_untracked(|l| l.most_recent().map(|t| t.meta.id.clone()));
+                if let Some(thread_id) = recent {
+                    self.open_thread(thread_id);
+                }
+            }
+        }
+        if let AgentEvent::ThreadDeleted(deleted) = event {
+            let open = self.thread.with_untracked(|v| v.as_ref().map(|v| v.thread_id().clone()));
+            if open.as_ref() == Some(&deleted.thread_id) {
+                self.thread.set(None);
+            }
+        }
+    }
+
+    /// Shows `thread_id`: its snapshot first, then live events.
+    pub(crate) fn open_thread(self, thread_id: ThreadId) {
+        self.thread.set(Some(ThreadView::new(thread_id.clone())));
+        host::subscribe(thread_id);
+    }
+
+    /// Closes the open thread: the composer then starts a draft.
+    pub(crate) fn new_draft(self) {
+        self.thread.set(None);
+        self.draft.set(String::new());
+    }
+}
+
+/// Sends `text` as a new turn of `thread_id`, shown at once as an optimistic message.
+pub(crate) fn submit_text(state: AppState, thread_id: ThreadId, text: &str) {
+    let input = UserInput { text: text.to_owned(), ..UserInput::default() };
+    let sent = host::send(|submission_id| {
+        Op::TurnSubmit(TurnSubmitParams { submission_id, thread_id, input, overrides: None })
+    });
+    if let Ok(submission_id) = sent {
+        state.thread.update(|view| {
+            if let Some(view) = view {
+                view.add_optimistic(submission_id, text, false);
+            }
+        });
+    }
+}
+
+/// Sends the first message of a draft: the thread is created first (a draft is not stored until
+/// its first message), and the message follows once `thread.created` arrives.
+pub(crate) fn submit_draft(state: AppState, text: String) {
+    let sent = host::send(|submission_id| {
+        Op::ThreadCreate(ThreadCreateParams { submission_id, preset: None, folder_id: None })
+    });
+    if let Ok(submission_id) = sent {
+        state.pending_create.set(Some((submission_id, text)));
+    }
+}
+
+/// Mounts the page `entry` and connects to the engine.
+pub(crate) fn start(entry: &str) -> Result<(), JsValue> {
+    let entry = Entry::from_name(entry);
+    let lang = web_sys::window()
+        .and_then(|w| w.navigator().language())
+        .map(|tag| Lang::from_tag(&tag))
+        .unwrap_or_default();
+    let state = AppState {
+        entry,
+        lang: RwSignal::new(lang),
+        connection: RwSignal::new(Connection::Connecting),
+        sessions: RwSignal::new(0),
+        threads: RwSignal::new(ThreadList::default()),
+        thread: RwSignal::new(None),
+        draft: RwSignal::new(String::new()),
+        notice: RwSignal::new(None),
+        pending_create: RwSignal::new(None),
+    };
+    let thread_param = query_thread();
+    if let Some(thread_id) = &thread_param {
+        state.thread.set(Some(ThreadView::new(thread_id.clone())));
+    }
+    let outbox_key = match (&thread_param, entry) {
+        (Some(thread_id), _) => format!("panelot.outbox.{}.{thread_id}", entry.name()),
+        (None, _) => format!("panelot.outbox.{}", entry.name()),
+    };
+    if let Some(document) = web_sys::window().and_then(|w| w.document()) {
+        document.set_title(match entry {
+            Entry::SidePanel => "Panelot",
+            Entry::Chat => "Panelot — Chat",
+            Entry::Options => "Panelot — Settings",
+        });
+        if let Some(root) = document.document_element() {
+            root.set_attribute("lang", lang.tag())?;
+        }
+    }
+    leptos::mount::mount_to_body(move || view! { <App state=state/> });
+    host::start(outbox_key, thread_param, state);
+    Ok(())
+}
+
+fn query_thread() -> Option<ThreadId> {
+    let search = web_sys::window()?.location().search().ok()?;
+    let params = web_sys::UrlSearchParams::new_with_str(&search).ok()?;
+    ThreadId::new(params.get("thread")?).ok()
+}
+
+#[component]
+fn App(state: AppState) -> impl IntoView {
+    let body = match state.entry {
+        Entry::Options => view! { <settings::SettingsPage state=state/> }.into_any(),
+        Entry::Chat => view! {
+            <div class="layout chat">
+                <aside class="sidebar"><threads::ThreadListPanel state=state/></aside>
+                <threads::ThreadPane state=state/>
+            </div>
+        }
+        .into_any(),
+        Entry::SidePanel => view! { <SidePanel state=state/> }.into_any(),
+    };
+    view! {
+        <main class="panelot" data-entry=state.entry.name()>
+            <header class="topbar">
+                <h1>{state.t(Msg::AppName)}</h1>
+                <StatusLine state=state/>
+            </header>
+            <NoticeBar state=state/>
+            {body}
+        </main>
+    }
+}
+
+#[component]
+fn SidePanel(state: AppState) -> impl IntoView {
+    let drawer = RwSignal::new(false);
+    let open_in_tab = move |_| {
+        let thread = state.thread.with_untracked(|v| v.as_ref().map(|v| v.thread_id().clone()));
+        let url = match thread {
+            Some(thread_id) => format!("chat.html?thread={thread_id}"),
+            None => "chat.html".to_owned(),
+        };
+        if let Some(window) = web_sys::window() {
+            let _ = window.open_with_url_and_target(&url, "_blank");
+        }
+    };
+    view! {
+        <div class="layout sidepanel">
+            <nav class="toolbar">
+                <button on:click=move |_| drawer.update(|d| *d = !*d) aria-expanded=move || drawer.get().to_string()>
+                    {state.t(Msg::Threads)}
+                </button>
+                <button on:click=move |_| state.new_draft()>{state.t(Msg::NewThread)}</button>
+                <button on:click=open_in_tab>{state.t(Msg::OpenInTab)}</button>
+            </nav>
+            <Show when=move || drawer.get()>
+                <div class="drawer"><threads::ThreadListPanel state=state/></div>
+            </Show>
+            <threads::ThreadPane state=state/>
+        </div>
+    }
+}
+
+/// The engine status line; `#engine-status[data-engine-status]` is what the end-to-end tests read.
+#[component]
+fn StatusLine(state: AppState) -> impl IntoView {
+    let text = move || {
+        let lang = state.lang.get();
+        state.connection.with(|connection| match connection {
+            Connection::Connecting => i18n::text(lang, Msg::StatusConnecting).to_owned(),
+            Connection::Ready => i18n::text(lang, Msg::StatusReady).to_owned(),
+            Connection::Reconnecting { .. } => i18n::text(lang, Msg::StatusReconnecting).to_owned(),
+            Connection::ReloadRequired { message } => {
+                format!("{} {message}", i18n::text(lang, Msg::StatusReloadRequired))
+            }
+        })
+    };
+    view! {
+        <p
+            id="engine-status"
+            role="status"
+            data-engine-status=move || state.connection.with(Connection::name)
+            data-engine-sessions=move || state.sessions.get().to_string()
+        >
+            {text}
+        </p>
+    }
+}
+
+#[component]
+fn NoticeBar(state: AppState) -> impl IntoView {
+    view! {
+        <Show when=move || state.notice.with(Option::is_some)>
+            <div class="notice" role="alert">
+                <span>{move || state.notice.get().unwrap_or_default()}</span>
+                <button on:click=move |_| state.notice.set(None) aria-label="dismiss">"×"</button>
+            </div>
+        </Show>
+    }
+}

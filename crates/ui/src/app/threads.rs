@@ -1,0 +1,179 @@
+//! The thread list (sidebar on the chat page, drawer in the side panel) and the thread pane.
+
+use leptos::prelude::*;
+use panelot_protocol::Op;
+use panelot_protocol::ThreadId;
+use panelot_protocol::engine::ThreadDeleteParams;
+use panelot_protocol::engine::ThreadMetaPatch;
+use panelot_protocol::engine::ThreadUpdateParams;
+
+use super::AppState;
+use super::composer::Composer;
+use super::stream::MessageStream;
+use crate::Group;
+use crate::host;
+use crate::i18n;
+use crate::i18n::Msg;
+
+fn group_label(group: Group) -> Msg {
+    match group {
+        Group::Pinned => Msg::GroupPinned,
+        Group::Today => Msg::GroupToday,
+        Group::Yesterday => Msg::GroupYesterday,
+        Group::LastWeek => Msg::GroupLastWeek,
+        Group::Older => Msg::GroupOlder,
+    }
+}
+
+/// The machine name of a group, for `data-group`.
+fn group_name(group: Group) -> &'static str {
+    match group {
+        Group::Pinned => "pinned",
+        Group::Today => "today",
+        Group::Yesterday => "yesterday",
+        Group::LastWeek => "last-week",
+        Group::Older => "older",
+    }
+}
+
+/// A row of the list, flattened for keyed rendering.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Row {
+    group: Option<Group>,
+    thread_id: Option<ThreadId>,
+    title: String,
+    pinned: bool,
+    running: bool,
+    approvals: u32,
+    revision: u64,
+}
+
+fn local_now() -> (u64, i32) {
+    let now = js_sys::Date::new_0();
+    // `getTimezoneOffset` is UTC minus local time, in minutes.
+    (now.get_time() as u64, -(now.get_timezone_offset() as i32))
+}
+
+fn update(thread_id: ThreadId, patch: ThreadMetaPatch) {
+    let _ = host::send(|submission_id| {
+        Op::ThreadUpdate(ThreadUpdateParams {
+            submission_id,
+            thread_id,
+            patch,
+            expected_revision: None,
+        })
+    });
+}
+
+/// Threads grouped pinned / today / yesterday / last 7 days / older, with rename, pin, delete
+/// and activity badges.
+#[component]
+pub(super) fn ThreadListPanel(state: AppState) -> impl IntoView {
+    let rows = Memo::new(move |_| {
+        let (now_ms, offset) = local_now();
+        let untitled = i18n::text(state.lang.get(), Msg::Untitled);
+        state.threads.with(|list| {
+            let mut rows = Vec::new();
+            for (group, members) in list.groups(now_ms, offset) {
+                rows.push(Row {
+                    group: Some(group),
+                    thread_id: None,
+                    title: String::new(),
+                    pinned: false,
+                    running: false,
+                    approvals: 0,
+                    revision: 0,
+                });
+                for summary in members {
+                    let title = if summary.meta.title.is_empty() {
+                        untitled.to_owned()
+                    } else {
+                        summary.meta.title.clone()
+                    };
+                    rows.push(Row {
+                        group: None,
+                        thread_id: Some(summary.meta.id.clone()),
+                        title,
+                        pinned: summary.meta.pinned,
+                        running: summary.running,
+                        approvals: summary.pending_approvals,
+                        revision: summary.meta.revision,
+                    });
+                }
+            }
+            rows
+        })
+    });
+    let open_id = move || state.thread.with(|v| v.as_ref().map(|v| v.thread_id().clone()));
+    view! {
+        <section class="thread-list" aria-label=state.t(Msg::Threads)>
+            <button class="new-thread" on:click=move |_| state.new_draft()>{state.t(Msg::NewThread)}</button>
+            <ul>
+                <For each=move || rows.get() key=|row| row.clone() let:row>
+                    {match (row.group, row.thread_id.clone()) {
+                        (Some(group), _) => view! { <li class="group" data-group=group_name(group)>{state.t(group_label(group))}</li> }.into_any(),
+                        (None, Some(thread_id)) => {
+                            let current = thread_id.clone();
+                            let selected = move || open_id().as_ref() == Some(&current);
+                            let open = thread_id.clone();
+                            let rename = thread_id.clone();
+                            let old_title = row.title.clone();
+                            let pin = thread_id.clone();
+                            let pinned = row.pinned;
+                            let delete = thread_id;
+                            let title = row.title.clone();
+                            view! {
+                                <li class="thread" class:selected=selected>
+                                    <button class="open" on:click=move |_| state.open_thread(open.clone())>
+                                        {row.title.clone()}
+                                        {row.running.then(|| view! { <span class="badge running" title=state.t(Msg::BadgeRunning)>"●"</span> })}
+                                        {(row.approvals > 0).then(|| view! { <span class="badge approval" title=state.t(Msg::BadgeApproval)>"!"</span> })}
+                                    </button>
+                                    <button class="icon rename" title=state.t(Msg::Rename) on:click=move |_| {
+                                        let window = web_sys::window();
+                                        let answer = window.and_then(|w| w.prompt_with_message_and_default(state.t(Msg::Rename), &old_title).ok().flatten());
+                                        if let Some(title) = answer.filter(|t| !t.trim().is_empty()) {
+                                            update(rename.clone(), ThreadMetaPatch { title: Some(title.trim().to_owned()), ..ThreadMetaPatch::default() });
+                                        }
+                                    }>"✎"</button>
+                                    <button class="icon pin" title=state.t(if pinned { Msg::Unpin } else { Msg::Pin }) on:click=move |_| {
+                                        update(pin.clone(), ThreadMetaPatch { pinned: Some(!pinned), ..ThreadMetaPatch::default() });
+                                    }>{if pinned { "★" } else { "☆" }}</button>
+                                    <button class="icon delete" title=state.t(Msg::Delete) on:click=move |_| {
+                                        let question = i18n::format(state.lang.get_untracked(), Msg::ConfirmDelete, &[("title", &title)]);
+                                        let confirmed = web_sys::window().and_then(|w| w.confirm_with_message(&question).ok()).unwrap_or(false);
+                                        if confirmed {
+                                            let thread_id = delete.clone();
+                                            let _ = host::send(|submission_id| Op::ThreadDelete(ThreadDeleteParams { submission_id, thread_id }));
+                                        }
+                                    }>"🗑"</button>
+                                </li>
+                            }.into_any()
+                        }
+                        (None, None) => ().into_any(),
+                    }}
+                </For>
+            </ul>
+        </section>
+    }
+}
+
+/// The open thread: the message stream, cards the engine asks for, and the composer.
+#[component]
+pub(super) fn ThreadPane(state: AppState) -> impl IntoView {
+    let awaiting_approval =
+        move || state.thread.with(|v| v.as_ref().is_some_and(|v| !v.approvals.is_empty()));
+    view! {
+        <section class="thread-pane">
+            <h2 class="thread-title">
+                {move || state.thread.with(|v| v.as_ref().and_then(|v| v.meta.as_ref().map(|m| m.title.clone())))}
+            </h2>
+            <MessageStream state=state/>
+            // A pending approval takes the composer's place, so its Y/S/A/N/Esc keys are never
+            // typed into the text box.
+            <Show when=move || !awaiting_approval()>
+                <Composer state=state/>
+            </Show>
+        </section>
+    }
+}

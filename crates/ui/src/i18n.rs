@@ -1,0 +1,239 @@
+//! The message catalog: every user-visible string of the UI, in English and Simplified Chinese.
+//!
+//! Keys are the [`Msg`] enum and each language is one exhaustive `match`, so a key missing from a
+//! language fails to compile; the tests check what the compiler cannot (no empty text, the same
+//! `{placeholders}` in both languages).
+
+/// A language of the UI.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Lang {
+    /// English.
+    #[default]
+    En,
+    /// Simplified Chinese.
+    ZhCn,
+}
+
+impl Lang {
+    /// The language for a BCP 47 tag (`zh`, `zh-CN`, `zh-Hans` → Chinese; anything else English).
+    pub fn from_tag(tag: &str) -> Lang {
+        let tag = tag.to_ascii_lowercase();
+        if tag == "zh" || tag.starts_with("zh-cn") || tag.starts_with("zh-hans") {
+            Lang::ZhCn
+        } else {
+            Lang::En
+        }
+    }
+
+    /// The `lang` attribute value of the document.
+    pub fn tag(self) -> &'static str {
+        match self {
+            Lang::En => "en",
+            Lang::ZhCn => "zh-CN",
+        }
+    }
+}
+
+/// Declares the [`Msg`] keys with their English and Chinese text in one table.
+macro_rules! catalog {
+    ($( $(#[$doc:meta])* $key:ident => $en:literal, $zh:literal; )*) => {
+        /// A key of the message catalog.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Msg {
+            $( $(#[$doc])* $key, )*
+        }
+
+        impl Msg {
+            /// Every key, in declaration order.
+            pub const ALL: &'static [Msg] = &[$(Msg::$key,)*];
+        }
+
+        fn english(msg: Msg) -> &'static str {
+            match msg {
+                $( Msg::$key => $en, )*
+            }
+        }
+
+        fn chinese(msg: Msg) -> &'static str {
+            match msg {
+                $( Msg::$key => $zh, )*
+            }
+        }
+    };
+}
+
+catalog! {
+    /// Product name.
+    AppName => "Panelot", "Panelot";
+    /// Status: connecting.
+    StatusConnecting => "Connecting to the engine…", "正在连接引擎…";
+    /// Status: connected.
+    StatusReady => "Connected to the engine.", "已连接到引擎。";
+    /// Status: reconnecting after a drop.
+    StatusReconnecting => "Reconnecting to the engine…", "正在重新连接引擎…";
+    /// Status: the extension must be reloaded.
+    StatusReloadRequired => "Panelot was updated. Reload the extension to continue.", "Panelot 已更新，请重新加载扩展后继续。";
+    /// Input disabled because of a reload.
+    InputDisabledReload => "Input is disabled until the extension is reloaded.", "在重新加载扩展之前无法输入。";
+    /// A malformed engine message was received.
+    MalformedEvent => "The engine sent a message this page cannot read: {detail}", "引擎发来了无法解析的消息：{detail}";
+    /// Thread list: new thread.
+    NewThread => "New chat", "新对话";
+    /// Thread list title.
+    Threads => "Chats", "对话";
+    /// Thread group: pinned.
+    GroupPinned => "Pinned", "已置顶";
+    /// Thread group: today.
+    GroupToday => "Today", "今天";
+    /// Thread group: yesterday.
+    GroupYesterday => "Yesterday", "昨天";
+    /// Thread group: the last 7 days.
+    GroupLastWeek => "Last 7 days", "最近 7 天";
+    /// Thread group: older.
+    GroupOlder => "Older", "更早";
+    /// Action: rename.
+    Rename => "Rename", "重命名";
+    /// Action: pin.
+    Pin => "Pin", "置顶";
+    /// Action: unpin.
+    Unpin => "Unpin", "取消置顶";
+    /// Action: delete.
+    Delete => "Delete", "删除";
+    /// Delete confirmation.
+    ConfirmDelete => "Delete “{title}”? This cannot be undone.", "删除“{title}”？此操作无法撤销。";
+    /// Untitled thread.
+    Untitled => "Untitled", "未命名";
+    /// Badge: running.
+    BadgeRunning => "Running", "运行中";
+    /// Badge: waiting for approval.
+    BadgeApproval => "Waiting for approval", "等待批准";
+    /// Empty thread placeholder.
+    EmptyThread => "Ask anything about the page you are on.", "可以就当前页面提出任何问题。";
+    /// Composer placeholder.
+    ComposerPlaceholder => "Message Panelot — Enter to send, Shift+Enter for a new line", "给 Panelot 发消息 — Enter 发送，Shift+Enter 换行";
+    /// Composer placeholder while a turn runs.
+    ComposerPlaceholderRunning => "Enter steers, Shift+Alt+Enter queues, Esc stops", "Enter 引导，Shift+Alt+Enter 排队，Esc 停止";
+    /// Button: send.
+    Send => "Send", "发送";
+    /// Button: stop.
+    Stop => "Stop", "停止";
+    /// Queue dock title.
+    Queued => "Queued ({n})", "排队中（{n}）";
+    /// Action: remove a queued message.
+    Remove => "Remove", "移除";
+    /// Role label: you.
+    RoleUser => "You", "你";
+    /// Role label: assistant.
+    RoleAssistant => "Panelot", "Panelot";
+    /// Reasoning section.
+    Reasoning => "Reasoning", "思考过程";
+    /// Message waiting for acknowledgement.
+    Sending => "Sending…", "发送中…";
+    /// A message the engine refused.
+    Rejected => "Not sent: {message}", "未发送：{message}";
+    /// Tool card: running.
+    ToolRunning => "Running", "运行中";
+    /// Tool card: succeeded.
+    ToolOk => "Done", "完成";
+    /// Tool card: failed.
+    ToolFailed => "Failed", "失败";
+    /// Tool card: details toggle.
+    Details => "Details", "详情";
+    /// Token usage line.
+    Usage => "{input} in · {output} out", "输入 {input} · 输出 {output}";
+    /// Note: the answer was cut by the token limit.
+    NoteMaxTokens => "The answer hit the output token limit and may be incomplete.", "回答达到输出 token 上限，可能不完整。";
+    /// Note: the provider filtered the answer.
+    NoteContentFilter => "The provider filtered this answer.", "服务商过滤了此回答。";
+    /// Note: the turn was interrupted.
+    NoteInterrupted => "Stopped.", "已停止。";
+    /// Error card title.
+    ErrorTitle => "Something went wrong", "出错了";
+    /// Error card: open settings.
+    OpenSettings => "Open settings", "打开设置";
+    /// Error card: retry.
+    Retry => "Retry", "重试";
+    /// Branch switcher: previous.
+    PreviousBranch => "Previous version", "上一个版本";
+    /// Branch switcher: next.
+    NextBranch => "Next version", "下一个版本";
+    /// Approval card title.
+    ApprovalTitle => "Allow {tool} on {origin}?", "允许在 {origin} 上执行 {tool}？";
+    /// Approval: accept once.
+    ApprovalAccept => "Allow once (Y)", "允许一次（Y）";
+    /// Approval: accept for the session.
+    ApprovalSession => "Allow this session (S)", "本次会话允许（S）";
+    /// Approval: accept for the site.
+    ApprovalSite => "Always allow on this site (A)", "始终允许此网站（A）";
+    /// Approval: decline.
+    ApprovalDecline => "Decline (N)", "拒绝（N）";
+    /// Approval: cancel.
+    ApprovalCancel => "Decline and stop (Esc)", "拒绝并停止（Esc）";
+    /// Recovery card: interrupted.
+    RecoveryInterrupted => "The answer was interrupted.", "回答被中断。";
+    /// Recovery card: uncertain write.
+    RecoveryUncertain => "It is unknown whether {tool} ran.", "无法确定 {tool} 是否已执行。";
+    /// Recovery: continue.
+    RecoveryContinue => "Continue", "继续";
+    /// Recovery: mark done.
+    RecoveryMarkDone => "Mark as done", "标记为已完成";
+    /// Recovery: fail.
+    RecoveryFail => "Give up", "放弃";
+    /// Open in the full-page chat.
+    OpenInTab => "Open in a tab", "在标签页中打开";
+    /// Settings page title.
+    Settings => "Settings", "设置";
+    /// Settings: connections section.
+    Connections => "Model connections", "模型连接";
+    /// Settings: first-run explanation.
+    NoModelConfigured => "Add a model connection to start chatting.", "添加一个模型连接即可开始对话。";
+    /// Connection form: kind.
+    ConnectionKind => "Kind", "类型";
+    /// Connection kind: OpenAI-compatible.
+    KindOpenAi => "OpenAI-compatible", "OpenAI 兼容";
+    /// Connection kind: Anthropic.
+    KindAnthropic => "Anthropic", "Anthropic";
+    /// Connection form: name.
+    ConnectionName => "Name", "名称";
+    /// Connection form: base URL.
+    BaseUrl => "Base URL", "Base URL";
+    /// Connection form: API key.
+    ApiKey => "API key", "API 密钥";
+    /// Connection form: default model.
+    DefaultModel => "Default model", "默认模型";
+    /// Connection form: save.
+    Save => "Save", "保存";
+    /// Connection form: saved.
+    Saved => "Saved.", "已保存。";
+    /// Validation: required field.
+    FieldRequired => "{field} is required.", "{field} 为必填项。";
+    /// Validation: bad URL.
+    FieldBadUrl => "{field} must start with https:// (or http:// for localhost).", "{field} 必须以 https:// 开头（localhost 可用 http://）。";
+    /// Settings: language.
+    Language => "Language", "语言";
+    /// Settings: permission mode.
+    PermissionMode => "Permission mode", "权限模式";
+    /// Cancel.
+    Cancel => "Cancel", "取消";
+}
+
+/// The text of `msg` in `lang`.
+pub fn text(lang: Lang, msg: Msg) -> &'static str {
+    match lang {
+        Lang::En => english(msg),
+        Lang::ZhCn => chinese(msg),
+    }
+}
+
+/// The text of `msg` in `lang` with each `{name}` replaced by its value.
+pub fn format(lang: Lang, msg: Msg, args: &[(&str, &str)]) -> String {
+    let mut out = text(lang, msg).to_owned();
+    for (name, value) in args {
+        out = out.replace(&format!("{{{name}}}"), value);
+    }
+    out
+}
+
+#[cfg(test)]
+#[path = "i18n_tests.rs"]
+mod tests;

@@ -1,0 +1,193 @@
+//! The settings data model: model connections and the first screen of the settings page.
+//!
+//! Settings will be stored by the engine (settings ops come later); this module only holds the
+//! form's data and its validation, so the storage can change without touching the form.
+
+use crate::i18n::Msg;
+
+/// The wire format of a model connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ConnectionKind {
+    /// An OpenAI-compatible `/chat/completions` endpoint.
+    #[default]
+    OpenAiCompatible,
+    /// The Anthropic Messages API.
+    Anthropic,
+}
+
+impl ConnectionKind {
+    /// Every kind, in the order the form lists them.
+    pub const ALL: [ConnectionKind; 2] =
+        [ConnectionKind::OpenAiCompatible, ConnectionKind::Anthropic];
+
+    /// The value of the form's `<select>`.
+    pub fn value(self) -> &'static str {
+        match self {
+            ConnectionKind::OpenAiCompatible => "openai",
+            ConnectionKind::Anthropic => "anthropic",
+        }
+    }
+
+    /// The kind for a `<select>` value.
+    pub fn from_value(value: &str) -> Option<ConnectionKind> {
+        ConnectionKind::ALL.into_iter().find(|k| k.value() == value)
+    }
+
+    /// Catalog key of the kind's label.
+    pub fn label(self) -> Msg {
+        match self {
+            ConnectionKind::OpenAiCompatible => Msg::KindOpenAi,
+            ConnectionKind::Anthropic => Msg::KindAnthropic,
+        }
+    }
+
+    /// Base URL proposed for a new connection of this kind.
+    pub fn default_base_url(self) -> &'static str {
+        match self {
+            ConnectionKind::OpenAiCompatible => "https://api.openai.com/v1",
+            ConnectionKind::Anthropic => "https://api.anthropic.com",
+        }
+    }
+}
+
+/// The connection form as typed: raw text, validated on save.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ConnectionForm {
+    /// Wire format.
+    pub kind: ConnectionKind,
+    /// Name shown in model pickers.
+    pub name: String,
+    /// Endpoint base URL.
+    pub base_url: String,
+    /// API key (never shown again once saved).
+    pub api_key: String,
+    /// Model used by default.
+    pub default_model: String,
+}
+
+/// A field of the connection form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Field {
+    /// Name.
+    Name,
+    /// Base URL.
+    BaseUrl,
+    /// API key.
+    ApiKey,
+    /// Default model.
+    DefaultModel,
+}
+
+impl Field {
+    /// Catalog key of the field's label.
+    pub fn label(self) -> Msg {
+        match self {
+            Field::Name => Msg::ConnectionName,
+            Field::BaseUrl => Msg::BaseUrl,
+            Field::ApiKey => Msg::ApiKey,
+            Field::DefaultModel => Msg::DefaultModel,
+        }
+    }
+}
+
+/// What is wrong with a field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldProblem {
+    /// Empty.
+    Required,
+    /// Not an `https://` URL (or `http://` to a local address).
+    BadUrl,
+}
+
+impl FieldProblem {
+    /// Catalog key of the message; it takes a `{field}` argument.
+    pub fn message(self) -> Msg {
+        match self {
+            FieldProblem::Required => Msg::FieldRequired,
+            FieldProblem::BadUrl => Msg::FieldBadUrl,
+        }
+    }
+}
+
+/// A validated connection, ready to hand to the engine.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConnectionDraft {
+    /// Wire format.
+    pub kind: ConnectionKind,
+    /// Name, trimmed.
+    pub name: String,
+    /// Base URL without a trailing slash.
+    pub base_url: String,
+    /// API key, trimmed.
+    pub api_key: String,
+    /// Default model, trimmed.
+    pub default_model: String,
+}
+
+impl ConnectionForm {
+    /// An empty form for `kind` with its usual base URL.
+    pub fn new(kind: ConnectionKind) -> ConnectionForm {
+        ConnectionForm {
+            kind,
+            base_url: kind.default_base_url().to_owned(),
+            ..ConnectionForm::default()
+        }
+    }
+
+    /// Checks every field; all problems at once, in form order.
+    pub fn validate(&self) -> Result<ConnectionDraft, Vec<(Field, FieldProblem)>> {
+        let mut problems = Vec::new();
+        let required = [
+            (Field::Name, &self.name),
+            (Field::BaseUrl, &self.base_url),
+            (Field::ApiKey, &self.api_key),
+            (Field::DefaultModel, &self.default_model),
+        ];
+        for (field, value) in required {
+            if value.trim().is_empty() {
+                problems.push((field, FieldProblem::Required));
+            } else if field == Field::BaseUrl && !acceptable_url(value.trim()) {
+                problems.push((field, FieldProblem::BadUrl));
+            }
+        }
+        if !problems.is_empty() {
+            return Err(problems);
+        }
+        Ok(ConnectionDraft {
+            kind: self.kind,
+            name: self.name.trim().to_owned(),
+            base_url: self.base_url.trim().trim_end_matches('/').to_owned(),
+            api_key: self.api_key.trim().to_owned(),
+            default_model: self.default_model.trim().to_owned(),
+        })
+    }
+}
+
+/// Keys travel over https only, except to a model server on this machine.
+fn acceptable_url(url: &str) -> bool {
+    let lower = url.to_ascii_lowercase();
+    if let Some(rest) = lower.strip_prefix("https://") {
+        return !rest.is_empty();
+    }
+    let Some(rest) = lower.strip_prefix("http://") else { return false };
+    let host = rest.split(['/', ':']).next().unwrap_or("");
+    matches!(host, "localhost" | "127.0.0.1" | "[::1]")
+}
+
+/// The screen the settings page opens on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SettingsScreen {
+    /// No model is configured: the connection form comes first.
+    ConnectionForm,
+    /// The overview of all sections.
+    Overview,
+}
+
+/// The first screen, given how many connections exist.
+pub fn first_screen(n_connections: usize) -> SettingsScreen {
+    if n_connections == 0 { SettingsScreen::ConnectionForm } else { SettingsScreen::Overview }
+}
+
+#[cfg(test)]
+#[path = "settings_tests.rs"]
+mod tests;

@@ -1,0 +1,380 @@
+//! The view model of one open thread: a snapshot, then live events in cursor order, folded into
+//! the message stream (user, assistant, reasoning, tool cards, notes) in arrival order.
+//!
+//! The engine sends the snapshot before any live event of the thread, and every thread event
+//! carries a stream cursor (epoch, sequence). Events that are not newer than the snapshot are
+//! already in it and are dropped; so are events that arrive before any snapshot.
+
+mod entries;
+
+use std::collections::BTreeMap;
+
+use panelot_protocol::AgentEvent;
+use panelot_protocol::EventFrame;
+use panelot_protocol::ItemId;
+use panelot_protocol::RunId;
+use panelot_protocol::SubmissionId;
+use panelot_protocol::ThreadId;
+use panelot_protocol::TurnId;
+use panelot_protocol::engine::ItemKind;
+use panelot_protocol::engine::PendingApproval;
+use panelot_protocol::engine::QueuedRun;
+use panelot_protocol::engine::RunRecoveryState;
+use panelot_protocol::engine::StopReason;
+use panelot_protocol::engine::StreamCursor;
+use panelot_protocol::engine::ThreadMeta;
+use panelot_protocol::engine::ThreadSnapshot;
+
+pub use entries::Delivery;
+pub use entries::Entry;
+pub use entries::EntryBody;
+pub use entries::EntryKey;
+use entries::append_text;
+use entries::apply_delta;
+use entries::complete;
+use entries::entry_from_item;
+use entries::live_entry;
+pub use entries::summarize_params;
+
+/// One open thread as the UI shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ThreadView {
+    thread_id: ThreadId,
+    /// Position of the last snapshot or applied event; `None` until the snapshot arrives.
+    cursor: Option<(u64, u64)>,
+    /// Metadata, once the snapshot arrived.
+    pub meta: Option<ThreadMeta>,
+    /// The message stream in arrival order.
+    entries: Vec<Entry>,
+    /// Position of each entry by key, so that a row finds its entry without a scan: every row of
+    /// the stream looks itself up on every delta.
+    index: BTreeMap<EntryKey, usize>,
+    /// Local entries made so far, for their keys.
+    n_local: u64,
+    /// The running turn.
+    pub active_turn: Option<ActiveTurnView>,
+    /// Approvals waiting for a decision, oldest first.
+    pub approvals: Vec<PendingApproval>,
+    /// Queued messages, in run order.
+    pub queue: Vec<QueuedRun>,
+    /// Runs that need the user to choose how to go on.
+    pub recovery: Vec<RunRecoveryState>,
+    /// The thread was deleted (here or in another UI).
+    pub deleted: bool,
+}
+
+/// The running turn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ActiveTurnView {
+    /// The turn.
+    pub turn_id: TurnId,
+    /// Its run.
+    pub run_id: RunId,
+    /// Whether Enter steers into it.
+    pub steerable: bool,
+}
+
+/// What a frame did to the view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Applied {
+    /// The view changed.
+    Changed,
+    /// The frame is for another thread, or has nothing for this view.
+    Ignored,
+    /// The frame is already part of the snapshot (or came before it) and was dropped.
+    Stale,
+}
+
+impl ThreadView {
+    /// An empty view of `thread_id`, waiting for its snapshot.
+    pub fn new(thread_id: ThreadId) -> ThreadView {
+        ThreadView {
+            thread_id,
+            cursor: None,
+            meta: None,
+            entries: Vec::new(),
+            index: BTreeMap::new(),
+            n_local: 0,
+            active_turn: None,
+            approvals: Vec::new(),
+            queue: Vec::new(),
+            recovery: Vec::new(),
+            deleted: false,
+        }
+    }
+
+    /// The thread shown.
+    pub fn thread_id(&self) -> &ThreadId {
+        &self.thread_id
+    }
+
+    /// The message stream in arrival order.
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// The entry with `key`.
+    pub fn entry(&self, key: &EntryKey) -> Option<&Entry> {
+        self.entries.get(*self.index.get(key)?)
+    }
+
+    /// Whether the snapshot has arrived.
+    pub fn loaded(&self) -> bool {
+        self.cursor.is_some()
+    }
+
+    /// Applies one frame from the engine.
+    pub fn apply(&mut self, frame: &EventFrame) -> Applied {
+        let snapshot = match &frame.event {
+            AgentEvent::ThreadSnapshot(event) => Some(&event.snapshot),
+            AgentEvent::Initialized(event) => event.snapshot.as_ref(),
+            _ => None,
+        };
+        if let Some(snapshot) = snapshot {
+            if snapshot.meta.id != self.thread_id {
+                return Applied::Ignored;
+            }
+            self.load_snapshot(snapshot, frame.stream.as_ref());
+            return Applied::Changed;
+        }
+        if frame.event.common().thread_id() != Some(&self.thread_id) {
+            return Applied::Ignored;
+        }
+        let Some(current) = self.cursor else { return Applied::Stale };
+        if let Some(stream) = &frame.stream {
+            let position = (stream.epoch, stream.sequence);
+            if position <= current {
+                return Applied::Stale;
+            }
+            self.cursor = Some(position);
+        }
+        self.apply_live(&frame.event)
+    }
+
+    /// Shows a user message at once, before the engine confirms it.
+    pub fn add_optimistic(&mut self, submission_id: SubmissionId, text: &str, steered: bool) {
+        self.push(Entry {
+            key: EntryKey::Optimistic(submission_id),
+            turn_id: None,
+            node_id: None,
+            branch: None,
+            body: EntryBody::User { text: text.to_owned(), steered, delivery: Delivery::Sending },
+        });
+    }
+
+    /// The engine accepted the command that sent an optimistic message.
+    pub fn confirm(&mut self, submission_id: &SubmissionId) {
+        let key = EntryKey::Optimistic(submission_id.clone());
+        if let Some(Entry { body: EntryBody::User { delivery, .. }, .. }) = self.entry_mut(&key) {
+            *delivery = Delivery::Accepted;
+        }
+    }
+
+    /// The engine refused the command: the optimistic message goes away. Returns its text, to
+    /// give back to the composer.
+    pub fn roll_back(&mut self, submission_id: &SubmissionId) -> Option<String> {
+        let key = EntryKey::Optimistic(submission_id.clone());
+        let index = *self.index.get(&key)?;
+        let removed = self.entries.remove(index);
+        self.reindex();
+        match removed.body {
+            EntryBody::User { text, .. } => Some(text),
+            EntryBody::Assistant { .. }
+            | EntryBody::Reasoning { .. }
+            | EntryBody::Tool { .. }
+            | EntryBody::Approval { .. }
+            | EntryBody::Notice { .. }
+            | EntryBody::TurnNote { .. }
+            | EntryBody::Error { .. } => None,
+        }
+    }
+
+    fn load_snapshot(&mut self, snapshot: &ThreadSnapshot, stream: Option<&StreamCursor>) {
+        // Messages the engine has not confirmed are not in the snapshot yet: keep them.
+        let unconfirmed: Vec<Entry> = self
+            .entries
+            .drain(..)
+            .filter(|e| {
+                matches!(e.body, EntryBody::User { delivery: Delivery::Sending, .. })
+                    && matches!(e.key, EntryKey::Optimistic(_))
+            })
+            .collect();
+        self.cursor = Some(stream.map(|s| (s.epoch, s.sequence)).unwrap_or((0, 0)));
+        self.meta = Some(snapshot.meta.clone());
+        self.entries = snapshot.items.iter().map(entry_from_item).collect();
+        self.active_turn = snapshot.active_turn.as_ref().map(|turn| ActiveTurnView {
+            turn_id: turn.turn_id.clone(),
+            run_id: turn.run_id.clone(),
+            steerable: turn.steerable,
+        });
+        if let Some(turn) = &snapshot.active_turn {
+            for item in &turn.streaming_items {
+                let mut entry =
+                    live_entry(item.item_id.clone(), &turn.turn_id, item.kind, &item.meta);
+                append_text(&mut entry.body, &item.text);
+                self.entries.push(entry);
+            }
+        }
+        self.entries.extend(unconfirmed);
+        self.reindex();
+        self.approvals = snapshot.pending_approvals.clone();
+        self.queue = snapshot.queued_runs.clone();
+        self.recovery = snapshot.recoverable_runs.clone();
+        self.deleted = false;
+    }
+
+    fn apply_live(&mut self, event: &AgentEvent) -> Applied {
+        match event {
+            AgentEvent::TurnStart(event) => {
+                self.active_turn = Some(ActiveTurnView {
+                    turn_id: event.turn_id.clone(),
+                    run_id: event.run_id.clone(),
+                    steerable: event.steerable,
+                });
+            }
+            AgentEvent::ItemStart(event) => {
+                let entry =
+                    live_entry(event.item_id.clone(), &event.turn_id, event.kind, &event.meta);
+                if event.kind == ItemKind::UserMessage && self.adopt_optimistic(&entry) {
+                    return Applied::Changed;
+                }
+                self.push(entry);
+            }
+            AgentEvent::ItemDelta(event) => {
+                let Some(entry) = self.item_mut(&event.item_id) else { return Applied::Ignored };
+                apply_delta(&mut entry.body, &event.delta);
+            }
+            AgentEvent::ItemComplete(event) => {
+                let Some(entry) = self.item_mut(&event.item_id) else { return Applied::Ignored };
+                entry.node_id = event.node_id.clone().or(entry.node_id.take());
+                complete(&mut entry.body, event.result.as_ref());
+            }
+            AgentEvent::TokenUsage(event) => {
+                let last_answer = self.entries.iter_mut().rev().find(|e| {
+                    e.turn_id.as_ref() == Some(&event.turn_id)
+                        && matches!(e.body, EntryBody::Assistant { .. })
+                });
+                if let Some(Entry { body: EntryBody::Assistant { usage, cost_usd, .. }, .. }) =
+                    last_answer
+                {
+                    *usage = Some(event.usage);
+                    *cost_usd = event.cost_usd;
+                }
+            }
+            AgentEvent::TurnComplete(event) => {
+                if self.active_turn.as_ref().map(|t| &t.turn_id) == Some(&event.turn_id) {
+                    self.active_turn = None;
+                }
+                for entry in &mut self.entries {
+                    if entry.turn_id.as_ref() == Some(&event.turn_id) {
+                        complete(&mut entry.body, None);
+                    }
+                }
+                match event.stop_reason {
+                    StopReason::MaxTokens | StopReason::ContentFilter | StopReason::Interrupted => {
+                        self.push_local(
+                            Some(event.turn_id.clone()),
+                            EntryBody::TurnNote { stop_reason: event.stop_reason },
+                        );
+                    }
+                    StopReason::End | StopReason::Error | StopReason::BudgetPause => {}
+                }
+            }
+            AgentEvent::Error(event) => {
+                let turn_id = self.active_turn.as_ref().map(|t| t.turn_id.clone());
+                self.push_local(
+                    turn_id,
+                    EntryBody::Error {
+                        code: event.code,
+                        message: event.message.clone(),
+                        retryable: event.retryable,
+                        provider_details: event.provider_details.clone(),
+                    },
+                );
+            }
+            AgentEvent::ApprovalRequest(event) => {
+                self.approvals.retain(|a| a.approval_id != event.approval_id);
+                self.approvals.push(PendingApproval {
+                    approval_id: event.approval_id.clone(),
+                    turn_id: event.turn_id.clone(),
+                    request: event.request.clone(),
+                });
+            }
+            AgentEvent::ApprovalResolved(event) => {
+                self.approvals.retain(|a| a.approval_id != event.approval_id);
+            }
+            AgentEvent::QueueUpdated(event) => self.queue = event.runs.clone(),
+            AgentEvent::RunRecoveryRequired(event) => {
+                self.recovery.retain(|r| r.run_id != event.run.run_id);
+                self.recovery.push(event.run.clone());
+            }
+            AgentEvent::ThreadUpdated(event) => {
+                let Some(meta) = &mut self.meta else { return Applied::Ignored };
+                crate::thread_list::apply_patch(meta, event.revision, &event.patch);
+            }
+            AgentEvent::ThreadDeleted(_) => self.deleted = true,
+            // Interactions (ask_user, watch_page) get their cards in a later step; the touched
+            // tabs and creation events belong to other views.
+            AgentEvent::InteractionRequest(_)
+            | AgentEvent::InteractionResolved(_)
+            | AgentEvent::TabsUpdated(_)
+            | AgentEvent::ThreadCreated(_)
+            | AgentEvent::ThreadForked(_)
+            | AgentEvent::Initialized(_)
+            | AgentEvent::FatalReloadRequired(_)
+            | AgentEvent::CommandAck(_)
+            | AgentEvent::CommandRejected(_)
+            | AgentEvent::Pong(_)
+            | AgentEvent::ThreadSnapshot(_)
+            | AgentEvent::ThreadListed(_)
+            | AgentEvent::ActivityUpdated(_) => return Applied::Ignored,
+        }
+        Applied::Changed
+    }
+
+    /// Turns the oldest optimistic message into the live user item that stands for it.
+    fn adopt_optimistic(&mut self, live: &Entry) -> bool {
+        let Some(entry) =
+            self.entries.iter_mut().find(|e| matches!(e.key, EntryKey::Optimistic(_)))
+        else {
+            return false;
+        };
+        entry.key = live.key.clone();
+        entry.turn_id = live.turn_id.clone();
+        if let EntryBody::User { delivery, .. } = &mut entry.body {
+            *delivery = Delivery::Stored;
+        }
+        self.reindex();
+        true
+    }
+
+    fn item_mut(&mut self, item_id: &ItemId) -> Option<&mut Entry> {
+        self.entry_mut(&EntryKey::Item(item_id.clone()))
+    }
+
+    fn entry_mut(&mut self, key: &EntryKey) -> Option<&mut Entry> {
+        let index = *self.index.get(key)?;
+        self.entries.get_mut(index)
+    }
+
+    fn push(&mut self, entry: Entry) {
+        self.index.insert(entry.key.clone(), self.entries.len());
+        self.entries.push(entry);
+    }
+
+    fn push_local(&mut self, turn_id: Option<TurnId>, body: EntryBody) {
+        self.n_local += 1;
+        let key = EntryKey::Local(self.n_local);
+        self.push(Entry { key, turn_id, node_id: None, branch: None, body });
+    }
+
+    /// Rebuilds the key index after entries moved or changed keys. Should a key repeat (the
+    /// engine sent an item twice), the last entry wins, as with a push.
+    fn reindex(&mut self) {
+        self.index = self.entries.iter().enumerate().map(|(i, e)| (e.key.clone(), i)).collect();
+    }
+}
+
+#[cfg(test)]
+#[path = "thread_view_tests.rs"]
+mod tests;

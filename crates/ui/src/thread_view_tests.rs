@@ -1,0 +1,265 @@
+//! Tests of the thread view model: snapshot, cursor order, stream building, optimistic messages.
+
+use panelot_protocol::decode_event;
+use panelot_protocol::engine::BranchPosition;
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+use serde_json::json;
+
+use super::entries::PARAMS_SUMMARY_CHARS;
+use super::*;
+
+fn thread() -> ThreadId {
+    ThreadId::new("t-1").unwrap()
+}
+
+fn meta() -> Value {
+    json!({"id": "t-1", "title": "Hello", "createdAtMs": 1, "updatedAtMs": 2, "leafId": null,
+        "revision": 1, "stats": {"turns": 0, "totalTokens": 0, "costUsd": 0.0},
+        "scopeOrigins": [], "preset": null, "parentThreadId": null, "folderId": null, "tags": [],
+        "pinned": false, "archived": false, "permissionPolicy": null})
+}
+
+fn snapshot(items: Value, active_turn: Value, sequence: u64) -> EventFrame {
+    frame(
+        json!({"type": "thread.snapshot", "submissionId": "sub-1", "snapshot": {
+        "meta": meta(), "items": items, "activeTurn": active_turn, "pendingApprovals": [],
+        "pendingInteractions": [], "queuedRuns": [], "recoverableRuns": []}}),
+        sequence,
+    )
+}
+
+/// Decodes a live event with the cursor (epoch 1, `sequence`) through the real decoder.
+fn frame(mut event: Value, sequence: u64) -> EventFrame {
+    event["stream"] = json!({"threadId": "t-1", "epoch": 1, "sequence": sequence});
+    decode_event(event).unwrap()
+}
+
+fn item_start(item: &str, kind: &str, sequence: u64) -> EventFrame {
+    frame(
+        json!({"type": "item.start", "threadId": "t-1", "turnId": "turn-1", "itemId": item,
+        "kind": kind, "meta": {"toolName": "read_page", "label": "Read the page",
+        "paramsSummary": "tab 3", "level": "L1"}}),
+        sequence,
+    )
+}
+
+fn delta(item: &str, text: &str, sequence: u64) -> EventFrame {
+    frame(
+        json!({"type": "item.delta", "threadId": "t-1", "itemId": item,
+        "delta": {"text": text, "reasoning": null, "toolProgress": null}}),
+        sequence,
+    )
+}
+
+fn texts(view: &ThreadView) -> Vec<String> {
+    view.entries()
+        .iter()
+        .map(|e| match &e.body {
+            EntryBody::User { text, delivery, .. } => format!("user({delivery:?}): {text}"),
+            EntryBody::Assistant { text, streaming, .. } => {
+                format!("assistant(streaming={streaming}): {text}")
+            }
+            EntryBody::Reasoning { text, .. } => format!("reasoning: {text}"),
+            EntryBody::Tool { label, params_summary, result, .. } => {
+                format!("tool: {label} [{params_summary}] ok={:?}", result.as_ref().map(|r| r.ok))
+            }
+            EntryBody::Approval { label, .. } => format!("approval: {label}"),
+            EntryBody::Notice { text } => format!("notice: {text}"),
+            EntryBody::TurnNote { stop_reason } => format!("note: {stop_reason:?}"),
+            EntryBody::Error { message, .. } => format!("error: {message}"),
+        })
+        .collect()
+}
+
+fn user_item(node: &str, text: &str) -> Value {
+    json!({"nodeId": node, "parentId": null, "turnId": "turn-0", "createdAtMs": 1,
+        "branch": {"index": 2, "count": 3}, "content": {"kind": "user_message",
+        "input": {"text": text, "attachmentIds": [], "attachedContext": [], "browserContext": null},
+        "steered": false}})
+}
+
+#[test]
+fn events_before_the_snapshot_and_older_than_it_are_dropped() {
+    let mut view = ThreadView::new(thread());
+    assert_eq!(view.apply(&item_start("i-0", "assistant_message", 1)), Applied::Stale);
+    assert_eq!(
+        view.apply(&snapshot(json!([user_item("n-1", "hi")]), Value::Null, 5)),
+        Applied::Changed
+    );
+    // Sequence 5 and below are already in the snapshot.
+    assert_eq!(view.apply(&item_start("i-1", "assistant_message", 4)), Applied::Stale);
+    assert_eq!(view.apply(&item_start("i-1", "assistant_message", 5)), Applied::Stale);
+    assert_eq!(view.apply(&item_start("i-1", "assistant_message", 6)), Applied::Changed);
+    // A replayed event is dropped too.
+    assert_eq!(view.apply(&item_start("i-1", "assistant_message", 6)), Applied::Stale);
+    assert_eq!(texts(&view), ["user(Stored): hi", "assistant(streaming=true): "]);
+    assert_eq!(view.entries()[0].branch, Some(BranchPosition { index: 2, count: 3 }));
+}
+
+#[test]
+fn events_of_other_threads_are_ignored() {
+    let mut view = ThreadView::new(ThreadId::new("t-2").unwrap());
+    assert_eq!(view.apply(&snapshot(json!([]), Value::Null, 1)), Applied::Ignored);
+    assert!(!view.loaded());
+}
+
+#[test]
+fn a_turn_streams_reasoning_text_and_tool_cards_in_arrival_order() {
+    let mut view = ThreadView::new(thread());
+    view.apply(&snapshot(json!([]), Value::Null, 0));
+    let events = [
+        frame(
+            json!({"type": "turn.start", "threadId": "t-1", "turnId": "turn-1", "runId": "run-1",
+            "turnKind": "user", "steerable": true}),
+            1,
+        ),
+        item_start("r-1", "reasoning", 2),
+        frame(
+            json!({"type": "item.delta", "threadId": "t-1", "itemId": "r-1",
+            "delta": {"text": null, "reasoning": "thinking", "toolProgress": null}}),
+            3,
+        ),
+        item_start("tool-1", "tool_call", 4),
+        frame(
+            json!({"type": "item.complete", "threadId": "t-1", "itemId": "tool-1",
+            "nodeId": "n-9", "result": {"ok": true, "details": null}}),
+            5,
+        ),
+        item_start("a-1", "assistant_message", 6),
+        delta("a-1", "Hel", 7),
+        delta("a-1", "lo", 8),
+        frame(
+            json!({"type": "token.usage", "threadId": "t-1", "turnId": "turn-1",
+            "usage": {"input": 10, "output": 2, "cacheRead": null, "cacheWrite": null},
+            "costUsd": 0.5}),
+            9,
+        ),
+    ];
+    for event in &events {
+        assert_eq!(view.apply(event), Applied::Changed, "{event:?}");
+    }
+    assert!(view.active_turn.as_ref().is_some_and(|t| t.steerable));
+    assert_eq!(
+        texts(&view),
+        [
+            "reasoning: thinking",
+            "tool: Read the page [tab 3] ok=Some(true)",
+            "assistant(streaming=true): Hello",
+        ]
+    );
+    view.apply(&frame(
+        json!({"type": "turn.complete", "threadId": "t-1", "turnId": "turn-1",
+        "stopReason": "max_tokens"}),
+        10,
+    ));
+    assert_eq!(view.active_turn, None);
+    assert_eq!(texts(&view)[2..], ["assistant(streaming=false): Hello", "note: MaxTokens"]);
+    let EntryBody::Assistant { usage, cost_usd, .. } = &view.entries()[2].body else { panic!() };
+    assert_eq!((usage.map(|u| u.output), *cost_usd), (Some(2), Some(0.5)));
+}
+
+#[test]
+fn a_snapshot_mid_turn_shows_the_streamed_text_so_far() {
+    let mut view = ThreadView::new(thread());
+    let active = json!({"turnId": "turn-1", "runId": "run-1", "turnKind": "user",
+        "steerable": true, "state": "streaming_model", "wasInterrupted": false,
+        "streamingItems": [{"itemId": "a-1", "kind": "assistant_message",
+            "meta": {"toolName": null, "label": null, "paramsSummary": null, "level": null},
+            "text": "Partial"}]});
+    view.apply(&snapshot(json!([user_item("n-1", "q")]), active, 3));
+    view.apply(&delta("a-1", " answer", 4));
+    assert_eq!(texts(&view), ["user(Stored): q", "assistant(streaming=true): Partial answer"]);
+}
+
+#[test]
+fn an_optimistic_message_is_confirmed_by_its_live_item_and_rolled_back_on_rejection() {
+    let mut view = ThreadView::new(thread());
+    view.apply(&snapshot(json!([]), Value::Null, 0));
+    let first = SubmissionId::new("s-1").unwrap();
+    let second = SubmissionId::new("s-2").unwrap();
+    view.add_optimistic(first.clone(), "keep me", false);
+    view.add_optimistic(second.clone(), "refused", false);
+    assert_eq!(texts(&view), ["user(Sending): keep me", "user(Sending): refused"]);
+
+    view.confirm(&first);
+    assert_eq!(view.roll_back(&second), Some("refused".to_owned()));
+    assert_eq!(texts(&view), ["user(Accepted): keep me"]);
+
+    // The engine's own user item takes the optimistic entry's place instead of doubling it.
+    view.apply(&item_start("u-1", "user_message", 1));
+    assert_eq!(texts(&view), ["user(Stored): keep me"]);
+    assert_eq!(view.entries()[0].key, EntryKey::Item(ItemId::new("u-1").unwrap()));
+}
+
+#[test]
+fn a_new_snapshot_keeps_unconfirmed_messages_only() {
+    let mut view = ThreadView::new(thread());
+    view.apply(&snapshot(json!([]), Value::Null, 0));
+    view.add_optimistic(SubmissionId::new("s-1").unwrap(), "accepted", false);
+    view.confirm(&SubmissionId::new("s-1").unwrap());
+    view.add_optimistic(SubmissionId::new("s-2").unwrap(), "in flight", false);
+    view.apply(&snapshot(json!([user_item("n-1", "accepted")]), Value::Null, 4));
+    assert_eq!(texts(&view), ["user(Stored): accepted", "user(Sending): in flight"]);
+}
+
+#[test]
+fn approvals_queue_and_errors() {
+    let mut view = ThreadView::new(thread());
+    view.apply(&snapshot(json!([]), Value::Null, 0));
+    view.apply(&frame(
+        json!({"type": "approval.request", "threadId": "t-1", "turnId": "turn-1",
+        "approvalId": "ap-1", "request": {"tool": "click", "label": "Click Buy",
+        "params": {"ref": 3}, "targetOrigin": "https://shop.example", "flags": [],
+        "preview": null, "deadlineAtMs": 99, "taint": []}}),
+        1,
+    ));
+    assert_eq!(view.approvals.len(), 1);
+    view.apply(&frame(
+        json!({"type": "approval.resolved", "threadId": "t-1",
+        "approvalId": "ap-1", "outcome": "accepted"}),
+        2,
+    ));
+    assert!(view.approvals.is_empty());
+
+    view.apply(&frame(
+        json!({"type": "queue.updated", "threadId": "t-1", "pending": 1,
+        "runs": [{"runId": "run-2", "input": {"text": "later", "attachmentIds": [],
+        "attachedContext": [], "browserContext": null}, "overrides": null, "revision": 1}]}),
+        3,
+    ));
+    assert_eq!(view.queue.len(), 1);
+
+    view.apply(&frame(
+        json!({"type": "error", "submissionId": null, "threadId": "t-1",
+        "code": "provider_error", "message": "invalid key", "retryable": false,
+        "errorKind": "auth", "providerDetails": null}),
+        4,
+    ));
+    assert_eq!(texts(&view), ["error: invalid key"]);
+}
+
+#[test]
+fn params_summaries_are_cut_at_a_character_boundary() {
+    assert_eq!(summarize_params(&json!({"a": 1})), r#"{"a":1}"#);
+    assert_eq!(summarize_params(&Value::Null), "");
+    let long = summarize_params(&json!({"text": "字".repeat(300)}));
+    assert_eq!(long.chars().count(), PARAMS_SUMMARY_CHARS);
+    assert!(long.ends_with('…'));
+}
+
+#[test]
+fn rows_find_their_entries_after_a_rollback_moves_them() {
+    let mut view = ThreadView::new(thread());
+    view.apply(&snapshot(json!([]), Value::Null, 0));
+    let refused = SubmissionId::new("s-1").unwrap();
+    view.add_optimistic(refused.clone(), "refused", false);
+    view.apply(&item_start("a-1", "assistant_message", 1));
+    view.roll_back(&refused);
+    view.apply(&delta("a-1", "still here", 2));
+    let key = EntryKey::Item(ItemId::new("a-1").unwrap());
+    assert!(
+        matches!(&view.entry(&key).unwrap().body, EntryBody::Assistant { text, .. } if text == "still here")
+    );
+    assert_eq!(view.entry(&EntryKey::Optimistic(refused)), None);
+}
