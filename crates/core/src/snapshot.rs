@@ -128,13 +128,13 @@ pub fn project(tree: &ThreadTree, records: Vec<NodeRecord>) -> Vec<SnapshotItem>
     let mut items = Vec::with_capacity(records.len());
     for record in records {
         let branch =
-            tree.branch_position(&record.id).unwrap_or(BranchPosition { index: 1, count: 1 });
+            tree.branch_position(&record.id).unwrap_or_else(|_| BranchPosition::only());
         let item = |content| SnapshotItem {
             node_id: record.id.clone(),
             parent_id: record.parent_id.clone(),
             turn_id: record.turn_id.clone(),
             created_at_ms: record.created_at_ms,
-            branch,
+            branch: branch.clone(),
             content,
         };
         match record.body {

@@ -145,7 +145,12 @@ impl ThreadTree {
         let parent = self.parent(id)?;
         let siblings = self.children(parent);
         let index = siblings.iter().position(|s| s == id).unwrap_or(0);
-        Ok(BranchPosition { index: index as u32 + 1, count: siblings.len() as u32 })
+        Ok(BranchPosition {
+            index: index as u32 + 1,
+            count: siblings.len() as u32,
+            previous: index.checked_sub(1).and_then(|i| siblings.get(i)).cloned(),
+            next: siblings.get(index + 1).cloned(),
+        })
     }
 
     /// The deepest default descendant of `id`: follow the highest-seq child at each level.

@@ -29,9 +29,15 @@ fn sample() -> ThreadTree {
 fn paths_positions_and_default_leaves() {
     let tree = sample();
     assert_eq!(tree.path_to(&id(5)).unwrap(), vec![id(1), id(4), id(5)]);
-    assert_eq!(tree.branch_position(&id(2)).unwrap(), BranchPosition { index: 1, count: 2 });
-    assert_eq!(tree.branch_position(&id(4)).unwrap(), BranchPosition { index: 2, count: 2 });
-    assert_eq!(tree.branch_position(&id(1)).unwrap(), BranchPosition { index: 1, count: 1 });
+    let at = |index, count, previous: Option<u64>, next: Option<u64>| BranchPosition {
+        index,
+        count,
+        previous: previous.map(id),
+        next: next.map(id),
+    };
+    assert_eq!(tree.branch_position(&id(2)).unwrap(), at(1, 2, None, Some(4)));
+    assert_eq!(tree.branch_position(&id(4)).unwrap(), at(2, 2, Some(2), None));
+    assert_eq!(tree.branch_position(&id(1)).unwrap(), BranchPosition::only());
     assert_eq!(tree.default_leaf_under(&id(1)).unwrap(), id(6));
     assert_eq!(tree.default_leaf_under(&id(2)).unwrap(), id(3));
     assert_eq!(tree.next_seq(), 7);

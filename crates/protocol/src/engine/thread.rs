@@ -137,14 +137,26 @@ impl SnapshotItem {
     }
 }
 
-/// Position of a node among its siblings (1-based index).
-#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, Copy, PartialEq, Eq)]
+/// Position of a node among its siblings (1-based index), with its neighbours for the ‹n/m›
+/// switcher's arrows (`thread.selectBranch` takes a node id).
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq, Eq)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct BranchPosition {
     /// 1-based index among siblings ordered by creation.
     pub index: u32,
     /// Number of siblings, this one included.
     pub count: u32,
+    /// The sibling before this one.
+    pub previous: Option<NodeId>,
+    /// The sibling after this one.
+    pub next: Option<NodeId>,
+}
+
+impl BranchPosition {
+    /// The position of a node without siblings.
+    pub fn only() -> BranchPosition {
+        BranchPosition { index: 1, count: 1, previous: None, next: None }
+    }
 }
 
 /// Content of a stored item, by kind.

@@ -3,6 +3,7 @@
 
 use leptos::ev;
 use leptos::prelude::*;
+use panelot_protocol::NodeId;
 use panelot_protocol::Op;
 use panelot_protocol::engine::ApprovalDecision;
 use panelot_protocol::engine::ApprovalResponseParams;
@@ -14,6 +15,7 @@ use panelot_protocol::engine::RunResolveUncertainParams;
 use panelot_protocol::engine::RunResumeParams;
 use panelot_protocol::engine::RunState;
 use panelot_protocol::engine::StopReason;
+use panelot_protocol::engine::ThreadSelectBranchParams;
 use panelot_protocol::engine::UncertainResolution;
 
 use super::AppState;
@@ -87,7 +89,7 @@ fn render_entry(state: AppState, entry: Entry) -> AnyView {
     let lang = state.lang.get_untracked();
     let t = move |msg| i18n::text(lang, msg);
     let branch =
-        entry.branch.filter(|b| b.count > 1).map(|b| view! { <BranchSwitcher position=b/> });
+        entry.branch.filter(|b| b.count > 1).map(|b| view! { <BranchSwitcher state position=b/> });
     match entry.body {
         EntryBody::User { text, steered, delivery } => view! {
             <article class="msg user" class:steered=steered class:sending=delivery == Delivery::Sending>
@@ -186,18 +188,36 @@ fn render_entry(state: AppState, entry: Entry) -> AnyView {
     }
 }
 
-/// ‹n/m› among a message's siblings.
-///
-/// The snapshot gives each item its position but not its siblings' node ids, and
-/// `thread.selectBranch` needs a node id, so the arrows stay disabled until the protocol carries
-/// them (reported on the issue).
+/// ‹n/m› among a message's siblings. An arrow moves the thread to the neighbour's branch and
+/// reopens the thread: the engine handles a client's commands in order, so the snapshot that
+/// answers the new subscription already shows the new branch.
 #[component]
-fn BranchSwitcher(position: BranchPosition) -> impl IntoView {
+fn BranchSwitcher(state: AppState, position: BranchPosition) -> impl IntoView {
+    let go = move |target: Option<NodeId>| {
+        let thread = state.thread.with_untracked(|v| v.as_ref().map(|v| v.thread_id().clone()));
+        let (Some(node_id), Some(thread_id)) = (target, thread) else {
+            return;
+        };
+        let selected = host::send(|submission_id| {
+            Op::ThreadSelectBranch(ThreadSelectBranchParams {
+                submission_id,
+                thread_id: thread_id.clone(),
+                node_id,
+            })
+        });
+        if selected.is_ok() {
+            state.open_thread(thread_id);
+        }
+    };
+    let (previous, next) = (position.previous.clone(), position.next.clone());
+    let (no_previous, no_next) = (previous.is_none(), next.is_none());
     view! {
         <nav class="branch-switcher" aria-label="branches">
-            <button disabled=true aria-label="previous">"‹"</button>
+            <button disabled=no_previous aria-label="previous"
+                on:click=move |_| go(previous.clone())>"‹"</button>
             <span>{format!("{}/{}", position.index, position.count)}</span>
-            <button disabled=true aria-label="next">"›"</button>
+            <button disabled=no_next aria-label="next"
+                on:click=move |_| go(next.clone())>"›"</button>
         </nav>
     }
 }

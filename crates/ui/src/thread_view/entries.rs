@@ -169,7 +169,7 @@ pub(super) fn entry_from_item(item: &SnapshotItem) -> Entry {
         key: EntryKey::Node(item.node_id.clone()),
         turn_id: item.turn_id.clone(),
         node_id: Some(item.node_id.clone()),
-        branch: Some(item.branch),
+        branch: Some(item.branch.clone()),
         body,
     }
 }
