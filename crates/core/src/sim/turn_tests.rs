@@ -704,3 +704,92 @@ fn a_deny_rule_refuses_without_asking_and_the_seeded_rule_stays_deleted() {
     let results = results(&world.path(&thread));
     assert!(results[0].contains("denied by rule no-clicks"), "{results:?}");
 }
+
+#[test]
+fn queued_messages_can_be_edited_and_removed_before_they_start() {
+    let mut world = World::new();
+    let thread = world.create_thread();
+    submit(&mut world, &thread, "running");
+    let run_of = |events: &[AgentEvent]| {
+        events
+            .iter()
+            .find_map(|e| match e {
+                AgentEvent::CommandAck(a) => a.run_id.clone(),
+                _ => None,
+            })
+            .unwrap()
+    };
+    let first = run_of(&submit(&mut world, &thread, "queued one"));
+    let second = run_of(&submit(&mut world, &thread, "queued two"));
+    let id = world.submission();
+    let edited = world.send(json!({"type": "queue.update", "submissionId": id, "threadId": thread,
+        "runId": first, "input": super::world::input("queued one, edited"), "overrides": null}));
+    let revisions: Vec<u64> = edited
+        .iter()
+        .filter_map(|f| match &f.event {
+            AgentEvent::QueueUpdated(q) => Some(q.runs[0].revision),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(revisions, [2]);
+    let id = world.submission();
+    world.send(
+        json!({"type": "queue.remove", "submissionId": id, "threadId": thread, "runId": second}),
+    );
+    // Removing it again is refused: it is no longer waiting.
+    let id = world.submission();
+    let again = world.send(json!({"type": "queue.remove", "submissionId": id, "threadId": thread,
+        "runId": second}));
+    assert_eq!(
+        rejected(&again.into_iter().map(|f| f.event).collect::<Vec<_>>()),
+        Some(ErrorCode::InvalidCommand)
+    );
+    world.settle();
+    let users: Vec<String> = world
+        .path(&thread)
+        .into_iter()
+        .filter_map(|n| match n.body {
+            NodeBody::UserMessage { input, .. } => Some(input.text),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(users, ["running", "queued one, edited"]);
+}
+
+#[test]
+fn commands_name_the_right_error() {
+    let mut world = World::new();
+    let thread = world.create_thread();
+    // A thread that does not exist.
+    let events = submit(&mut world, &panelot_protocol::ThreadId::new("t-missing").unwrap(), "hi");
+    assert_eq!(rejected(&events), Some(ErrorCode::ThreadNotFound));
+    // A steer aimed at another turn than the running one.
+    submit(&mut world, &thread, "running");
+    let id = world.submission();
+    let wrong = world.send(json!({"type": "turn.steer", "submissionId": id, "threadId": thread,
+        "expectedTurnId": "u-elsewhere", "input": super::world::input("more")}));
+    assert_eq!(
+        rejected(&wrong.into_iter().map(|f| f.event).collect::<Vec<_>>()),
+        Some(ErrorCode::TurnMismatch)
+    );
+    // Resuming a run that is not parked, or answering an approval nobody asked.
+    let id = world.submission();
+    let resume = world.send(json!({"type": "run.resume", "submissionId": id, "threadId": thread,
+        "runId": "r-nothing"}));
+    assert_eq!(
+        rejected(&resume.into_iter().map(|f| f.event).collect::<Vec<_>>()),
+        Some(ErrorCode::InvalidCommand)
+    );
+    // An empty message.
+    let events = submit(&mut world, &thread, "   ");
+    assert_eq!(rejected(&events), Some(ErrorCode::InvalidCommand));
+    // Interrupting an idle thread.
+    world.settle();
+    let id = world.submission();
+    let idle =
+        world.send(json!({"type": "turn.interrupt", "submissionId": id, "threadId": thread}));
+    assert_eq!(
+        rejected(&idle.into_iter().map(|f| f.event).collect::<Vec<_>>()),
+        Some(ErrorCode::NoActiveTurn)
+    );
+}
