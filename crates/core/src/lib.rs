@@ -28,5 +28,6 @@ pub mod session;
 mod sim;
 pub mod snapshot;
 pub mod store;
+pub mod taint;
 pub mod tools;
 pub mod tree;

@@ -127,8 +127,7 @@ pub fn project(tree: &ThreadTree, records: Vec<NodeRecord>) -> Vec<SnapshotItem>
     }
     let mut items = Vec::with_capacity(records.len());
     for record in records {
-        let branch =
-            tree.branch_position(&record.id).unwrap_or_else(|_| BranchPosition::only());
+        let branch = tree.branch_position(&record.id).unwrap_or_else(|_| BranchPosition::only());
         let item = |content| SnapshotItem {
             node_id: record.id.clone(),
             parent_id: record.parent_id.clone(),

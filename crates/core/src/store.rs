@@ -9,6 +9,7 @@
 //! extension. All of them pass the same conformance suite (`conformance`, behind the
 //! `conformance` feature).
 
+mod cache;
 mod memory;
 mod records;
 mod runs;
@@ -18,6 +19,7 @@ pub mod conformance;
 
 use std::future::Future;
 
+pub use cache::CachedStore;
 pub use memory::MemoryStore;
 use panelot_protocol::NodeId;
 use panelot_protocol::RunId;

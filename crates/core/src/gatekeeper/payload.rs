@@ -1,11 +1,52 @@
 //! Sensitive payload detection over a call's parameters (reference §6.2 step 3): card
-//! numbers, credential-looking keys, and email addresses.
+//! numbers, credential-looking keys and fields labelled as credentials, and email addresses.
 
 use serde_json::Value;
 
-/// Substrings of parameter names that mark a credential, compared case-insensitively.
-pub const CREDENTIAL_KEYS: &[&str] =
-    &["password", "passwd", "pwd", "secret", "token", "api_key", "apikey", "private_key"];
+/// Credential key forms, matched against whole words of a parameter name or field label
+/// after splitting camelCase, snake_case, kebab-case and spaces and lowercasing (so
+/// `userPassword`, `X-API-KEY` and "Card number" all match), and against each pair of adjacent
+/// words joined (`api` + `key`). Whole words keep `max_tokens`, `tokenizer` and `author` out.
+pub const CREDENTIAL_KEYS: &[&str] = &[
+    "password",
+    "passwd",
+    "pwd",
+    "pass",
+    "passcode",
+    "passphrase",
+    "secret",
+    "token",
+    "apikey",
+    "privatekey",
+    "secretkey",
+    "otp",
+    "totp",
+    "cvv",
+    "cvc",
+    "csc",
+    "pin",
+    "pincode",
+    "ssn",
+    "cardnumber",
+    "cardnum",
+    "ccnumber",
+    "ccnum",
+    "creditcard",
+    "securitycode",
+];
+
+/// Forms that are unambiguous even glued into a longer lowercase word (`newpassword`,
+/// `xapikey`), where no word boundary is visible.
+const GLUED_CREDENTIAL_KEYS: &[&str] =
+    &["password", "passwd", "passphrase", "apikey", "privatekey", "secretkey", "accesstoken"];
+
+/// Last words of parameter names that describe the field being filled (`element`, `label`,
+/// `fieldLabel`, `placeholder`, `name`): when one names a credential, the text typed next to it
+/// is a credential whatever its own key is called.
+const LABEL_WORDS: &[&str] = &["element", "label", "placeholder", "name", "field", "hint"];
+
+/// Last words of parameter names that carry the typed value next to such a label.
+const VALUE_WORDS: &[&str] = &["text", "value", "values"];
 
 /// What the parameters hold.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -47,9 +88,11 @@ fn walk(value: &Value, path: &str, findings: &mut PayloadFindings) {
             }
         }
         Value::Object(map) => {
+            let labelled = map.iter().any(|(key, item)| names_credential_field(key, item));
             for (key, item) in map {
                 let item_path = format!("{path}/{key}");
-                if is_credential_key(key) && !is_blank(item) {
+                let typed_into_credential = labelled && last_word_in(key, VALUE_WORDS);
+                if (is_credential_key(key) || typed_into_credential) && !is_blank(item) {
                     findings.credentials.push(item_path.clone());
                 }
                 walk(item, &item_path, findings);
@@ -58,10 +101,58 @@ fn walk(value: &Value, path: &str, findings: &mut PayloadFindings) {
     }
 }
 
-/// Whether a parameter name looks like it carries a credential (`userPassword`, `API_KEY`).
+/// Whether a parameter name or a field label names a credential (`userPassword`, `API_KEY`,
+/// "Password", "PIN"): one of [`CREDENTIAL_KEYS`] as a whole word or as two adjacent words
+/// joined, or an unambiguous form glued inside a word.
 pub fn is_credential_key(key: &str) -> bool {
-    let key = key.to_ascii_lowercase();
-    CREDENTIAL_KEYS.iter().any(|it| key.contains(it))
+    let words = words(key);
+    let single = words.iter().any(|word| CREDENTIAL_KEYS.contains(&word.as_str()));
+    let paired = words.windows(2).any(|pair| {
+        let joined = format!("{}{}", pair[0], pair[1]);
+        CREDENTIAL_KEYS.contains(&joined.as_str())
+    });
+    let glued = words.iter().any(|word| GLUED_CREDENTIAL_KEYS.iter().any(|it| word.contains(it)));
+    single || paired || glued
+}
+
+/// Whether `key` is a label-like parameter whose string value names a credential field.
+fn names_credential_field(key: &str, value: &Value) -> bool {
+    last_word_in(key, LABEL_WORDS) && value.as_str().is_some_and(is_credential_key)
+}
+
+fn last_word_in(key: &str, set: &[&str]) -> bool {
+    words(key).last().is_some_and(|word| set.contains(&word.as_str()))
+}
+
+/// Splits an identifier or a label into lowercase words: at every character that is not a
+/// letter or digit, at lower→upper (`userPassword`), at the last capital of an acronym before
+/// a lowercase letter (`APIKey`), and between letters and digits (`cvv2`).
+fn words(text: &str) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut words = Vec::new();
+    let mut current = String::new();
+    for (idx, &c) in chars.iter().enumerate() {
+        if !c.is_alphanumeric() {
+            if !current.is_empty() {
+                words.push(std::mem::take(&mut current));
+            }
+            continue;
+        }
+        if let Some(&prev) = idx.checked_sub(1).and_then(|it| chars.get(it)) {
+            let next_lower = chars.get(idx + 1).is_some_and(|it| it.is_lowercase());
+            let boundary = (prev.is_lowercase() && c.is_uppercase())
+                || (prev.is_uppercase() && c.is_uppercase() && next_lower)
+                || (prev.is_alphanumeric() && prev.is_numeric() != c.is_numeric());
+            if boundary && !current.is_empty() {
+                words.push(std::mem::take(&mut current));
+            }
+        }
+        current.extend(c.to_lowercase());
+    }
+    if !current.is_empty() {
+        words.push(current);
+    }
+    words
 }
 
 fn is_blank(value: &Value) -> bool {

@@ -48,12 +48,73 @@ fn emails() {
 
 #[test]
 fn credential_keys() {
-    for key in ["password", "userPassword", "PASSWD", "pwd", "clientSecret", "api_key", "X-Token"] {
+    for key in [
+        "password",
+        "userPassword",
+        "PASSWD",
+        "pwd",
+        "pass",
+        "clientSecret",
+        "api_key",
+        "apiKey",
+        "APIKey",
+        "X-API-KEY",
+        "x-token",
+        "access_token",
+        "newpassword",
+        "Password",
+        "Enter your password",
+        "PIN",
+        "pin-code",
+        "otp",
+        "CVV2",
+        "cvc",
+        "ssn",
+        "card_number",
+        "cardNumber",
+        "Card number",
+        "private key",
+    ] {
         assert!(is_credential_key(key), "{key}");
     }
-    for key in ["text", "url", "pass", "user"] {
+    for key in [
+        "text",
+        "url",
+        "user",
+        "username",
+        "max_tokens",
+        "maxTokens",
+        "tokenizer",
+        "author",
+        "spinner",
+        "pinned",
+        "passenger",
+        "bypass",
+        "compass",
+        "passport",
+        "secretary",
+        "shipping",
+        "",
+    ] {
         assert!(!is_credential_key(key), "{key}");
     }
+}
+
+#[test]
+fn text_typed_into_a_field_labelled_as_a_credential_is_a_credential() {
+    let flagged = |params: serde_json::Value| scan(&params).credentials;
+    assert_eq!(flagged(json!({"element": "Password", "ref": "e4", "text": "hunter2"})), ["/text"]);
+    assert_eq!(flagged(json!({"fieldLabel": "One-time PIN", "value": "1234"})), ["/value"]);
+    assert_eq!(flagged(json!({"placeholder": "API key", "values": ["sk-1"]})), ["/values"]);
+    assert_eq!(
+        flagged(json!({"actions": [{"kind": "type", "params": {"label": "CVV", "text": "123"}}]})),
+        ["/actions/0/params/text"]
+    );
+    // Other labels, empty text, and the label itself are not credentials.
+    assert_eq!(flagged(json!({"element": "Search", "text": "hunter2"})), Vec::<String>::new());
+    assert_eq!(flagged(json!({"element": "Password", "text": ""})), Vec::<String>::new());
+    assert_eq!(flagged(json!({"element": "Password", "ref": "e4"})), Vec::<String>::new());
+    assert_eq!(flagged(json!({"max_tokens": 4000, "author": "me"})), Vec::<String>::new());
 }
 
 #[test]

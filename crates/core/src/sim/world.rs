@@ -36,6 +36,7 @@ use crate::model::ModelRequest;
 use crate::model::ModelResponse;
 use crate::model::ProviderError;
 use crate::model::ToolCall;
+use crate::store::CachedStore;
 use crate::store::MemoryStore;
 use crate::store::NodeLink;
 use crate::store::NodeRecord;
@@ -193,7 +194,8 @@ pub(crate) fn tools() -> ToolRegistry {
 pub(crate) struct World {
     pub(crate) store: Rc<MemoryStore>,
     pub(crate) crash: CrashStore,
-    pub(crate) engine: Engine<CrashStore>,
+    /// The engine reads through the same cache as in the extension.
+    pub(crate) engine: Engine<CachedStore<CrashStore>>,
     pub(crate) clock: Rc<ManualClock>,
     ids: Rc<CountingIds>,
     epoch: u64,
@@ -234,7 +236,8 @@ impl World {
         };
         let clock = Rc::new(ManualClock::at(1_000_000));
         let ids = Rc::new(CountingIds::default());
-        let engine = Engine::new(crash.clone(), clock.clone(), ids.clone(), 1).with_tools(tools());
+        let engine = Engine::new(CachedStore::new(crash.clone()), clock.clone(), ids.clone(), 1)
+            .with_tools(tools());
         let mut world = World {
             store,
             crash,
@@ -281,7 +284,12 @@ impl World {
         self.crash.commits_left.set(None);
         self.effects.clear();
         self.engine =
-            Engine::new(self.crash.clone(), self.clock.clone(), self.ids.clone(), self.epoch)
+            Engine::new(
+                CachedStore::new(self.crash.clone()),
+                self.clock.clone(),
+                self.ids.clone(),
+                self.epoch,
+            )
                 .with_tools(tools());
         #[allow(clippy::unwrap_used)]
         let out = block_on(self.engine.start()).unwrap();

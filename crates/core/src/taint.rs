@@ -1,0 +1,332 @@
+//! Taint tracking (issue 7 §5, beyond the reference): remember the untrusted values a run's
+//! model has read, and say which call parameters reuse them.
+//!
+//! A page or an MCP server can put text in front of the model; if the model then navigates to
+//! a URL from that text, downloads it, or types it into another site, the page chose the
+//! action. [`TaintLedger`] records the values worth tracking from such text (URLs and their
+//! hosts, email addresses, host names, token-like strings), and [`TaintLedger::taint_of`] turns
+//! a call's parameters into the [`TaintSource`]s that `GateInput::taint` takes, so the
+//! gatekeeper can ask even under `auto` and the card can show where the value came from.
+//!
+//! Pure and bounded: at most [`MAX_ENTRIES`] values of at most [`MAX_VALUE_LEN`] bytes each,
+//! least recently seen evicted first, serializable into the run record. Matching is
+//! case-insensitive and whole-value (a recorded value must sit in a parameter between
+//! non-alphanumeric boundaries), so `a.io` does not taint `data.io`. It catches reuse, not
+//! rewriting: a model that spells a URL differently escapes it, which is why taint only adds
+//! questions and never removes any.
+
+use std::collections::VecDeque;
+
+use panelot_protocol::engine::Provenance;
+use panelot_protocol::engine::TaintSource;
+use serde::Deserialize;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::gatekeeper::Origin;
+use crate::gatekeeper::contains_email;
+
+/// Most values a ledger holds; older ones are evicted first.
+pub const MAX_ENTRIES: usize = 2048;
+/// Longest recorded value in bytes; longer values keep their prefix, which still matches a
+/// parameter that contains the whole value.
+pub const MAX_VALUE_LEN: usize = 512;
+/// Shortest token-like string worth recording; shorter ones collide with ordinary text.
+pub const MIN_TOKEN_LEN: usize = 8;
+/// Most values remembered from the user's own messages (see [`TaintLedger::record_user`]).
+pub const MAX_USER_VALUES: usize = 256;
+/// Most sources reported for one parameter; enough to show on a card and to find one from
+/// another origin, bounded so a value seen on many pages cannot flood the request.
+const MAX_SOURCES_PER_PARAM: usize = 8;
+
+/// One recorded value and where it was seen.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TaintEntry {
+    /// The value, lowercased and cut to [`MAX_VALUE_LEN`].
+    pub value: String,
+    /// Page or MCP.
+    pub provenance: Provenance,
+    /// The page's origin (`https://mail.test`) or the MCP server (`mcp:web`).
+    pub source: String,
+}
+
+/// The untrusted values a run has seen. Serializes as `{entries, userValues}`; bounds are
+/// enforced again when read back, so a stored record cannot grow it.
+#[derive(Serialize, Deserialize, Debug, Clone, Default, PartialEq, Eq)]
+#[serde(from = "LedgerWire", into = "LedgerWire")]
+pub struct TaintLedger {
+    /// Oldest first; re-seeing a value moves it to the back.
+    entries: VecDeque<TaintEntry>,
+    /// Values the user wrote themselves; a recorded value equal to one of them is the user's
+    /// choice, not the page's, and taints nothing.
+    user_values: VecDeque<String>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct LedgerWire {
+    entries: Vec<TaintEntry>,
+    #[serde(default)]
+    user_values: Vec<String>,
+}
+
+impl From<LedgerWire> for TaintLedger {
+    fn from(wire: LedgerWire) -> TaintLedger {
+        let mut ledger = TaintLedger::default();
+        for entry in wire.entries {
+            if is_untrusted(entry.provenance) {
+                ledger.push(cut(&entry.value.to_lowercase()), entry.provenance, entry.source);
+            }
+        }
+        for value in wire.user_values {
+            ledger.push_user(cut(&value.to_lowercase()));
+        }
+        ledger
+    }
+}
+
+impl From<TaintLedger> for LedgerWire {
+    fn from(ledger: TaintLedger) -> LedgerWire {
+        LedgerWire { entries: ledger.entries.into(), user_values: ledger.user_values.into() }
+    }
+}
+
+impl TaintLedger {
+    /// An empty ledger.
+    pub fn new() -> TaintLedger {
+        TaintLedger::default()
+    }
+
+    /// Records the trackable values of `text` the model saw, from a tool result of page or
+    /// MCP provenance. `source` is the page URL or origin (normalized to the origin when it
+    /// parses) or the MCP server id. Text of any other provenance is ignored: the user, the
+    /// engine's own tools, imports and plugins are not attackers here.
+    pub fn record(&mut self, text: &str, provenance: Provenance, source: &str) {
+        if !is_untrusted(provenance) {
+            return;
+        }
+        let source = match provenance {
+            Provenance::Page => {
+                Origin::parse(source).map_or(source.to_owned(), |it| it.to_string())
+            }
+            Provenance::Mcp
+            | Provenance::User
+            | Provenance::Tool
+            | Provenance::Import
+            | Provenance::Plugin => source.to_owned(),
+        };
+        // More candidates than the ledger holds would only evict each other.
+        for value in candidates(text).into_iter().take(MAX_ENTRIES) {
+            self.push(value, provenance, source.clone());
+        }
+    }
+
+    /// Records every string inside a JSON tool result (an MCP result, a structured page read),
+    /// as [`TaintLedger::record`] does for text.
+    pub fn record_value(&mut self, value: &Value, provenance: Provenance, source: &str) {
+        let mut texts = Vec::new();
+        strings(value, "", &mut |_, text| texts.push(text.to_owned()));
+        self.record(&texts.join("\n"), provenance, source);
+    }
+
+    /// Remembers the values of a message the user wrote, so the same value later read on a
+    /// page (the user asked for `https://news.test`, a page links to it too) does not count as
+    /// the page's choice. Only exact values are exempt: a longer page URL that merely contains
+    /// the user's host stays tainted.
+    pub fn record_user(&mut self, text: &str) {
+        for value in candidates(text) {
+            self.push_user(value);
+        }
+    }
+
+    /// The parameters of a call that reuse a recorded value, by JSON path without a leading
+    /// slash (`url`, `actions/0/params/text`, `values/1`), with every source (most recent
+    /// first, at most a few) that value was seen at. This is what `GateInput::taint` takes.
+    pub fn taint_of(&self, params: &Value) -> Vec<TaintSource> {
+        let mut out = Vec::new();
+        strings(params, "", &mut |path, text| {
+            let text = text.to_lowercase();
+            let mut found = 0;
+            for entry in self.entries.iter().rev() {
+                if found == MAX_SOURCES_PER_PARAM {
+                    break;
+                }
+                if self.user_values.contains(&entry.value) || !contains_value(&text, &entry.value) {
+                    continue;
+                }
+                let taint = TaintSource {
+                    param: path.to_owned(),
+                    provenance: entry.provenance,
+                    source: entry.source.clone(),
+                };
+                if !out.contains(&taint) {
+                    out.push(taint);
+                    found += 1;
+                }
+            }
+        });
+        out
+    }
+
+    /// How many values are recorded.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether nothing is recorded.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The recorded values, oldest first.
+    pub fn entries(&self) -> impl Iterator<Item = &TaintEntry> {
+        self.entries.iter()
+    }
+
+    fn push(&mut self, value: String, provenance: Provenance, source: String) {
+        let entry = TaintEntry { value, provenance, source };
+        if let Some(idx) = self.entries.iter().position(|it| *it == entry) {
+            self.entries.remove(idx);
+        }
+        self.entries.push_back(entry);
+        while self.entries.len() > MAX_ENTRIES {
+            self.entries.pop_front();
+        }
+    }
+
+    fn push_user(&mut self, value: String) {
+        if let Some(idx) = self.user_values.iter().position(|it| *it == value) {
+            self.user_values.remove(idx);
+        }
+        self.user_values.push_back(value);
+        while self.user_values.len() > MAX_USER_VALUES {
+            self.user_values.pop_front();
+        }
+    }
+}
+
+fn is_untrusted(provenance: Provenance) -> bool {
+    match provenance {
+        Provenance::Page | Provenance::Mcp => true,
+        Provenance::User | Provenance::Tool | Provenance::Import | Provenance::Plugin => false,
+    }
+}
+
+/// Calls `visit(path, text)` for every string in `value`; paths join keys and indices with
+/// `/` and have no leading slash, the form gatekeeper rules read (`actions/0/params/text`).
+fn strings(value: &Value, path: &str, visit: &mut dyn FnMut(&str, &str)) {
+    let join = |segment: &str| {
+        if path.is_empty() { segment.to_owned() } else { format!("{path}/{segment}") }
+    };
+    match value {
+        Value::String(text) => visit(path, text),
+        Value::Array(items) => {
+            for (idx, item) in items.iter().enumerate() {
+                strings(item, &join(&idx.to_string()), visit);
+            }
+        }
+        Value::Object(map) => {
+            for (key, item) in map {
+                strings(item, &join(key), visit);
+            }
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
+    }
+}
+
+/// Whether `value` occurs in `text` with no letter or digit right before or after it.
+fn contains_value(text: &str, value: &str) -> bool {
+    if value.is_empty() {
+        return false;
+    }
+    text.match_indices(value).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + value.len()..].chars().next();
+        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+    })
+}
+
+/// The values of `text` worth tracking, lowercased, cut and deduplicated, in order: URLs (and
+/// their hosts), email addresses, host names with an optional path, and token-like strings.
+/// Plain words are left out: the user may well write them too.
+fn candidates(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut add = |value: &str| {
+        let value = cut(&value.to_lowercase());
+        if !value.is_empty() && !out.contains(&value) {
+            out.push(value);
+        }
+    };
+    let pieces = text.split(|c: char| c.is_whitespace() || "\"'`<>()[]{}|,;\\".contains(c));
+    for piece in pieces {
+        let piece = piece.trim_matches(|c: char| ".:!?*".contains(c));
+        if let Some(url) = url_in(piece) {
+            // Trailing slashes are dropped so `https://a.test/` matches `https://a.test`.
+            add(url.trim_end_matches('/'));
+            if let Ok(origin) = Origin::parse(url)
+                && is_host(&origin.host)
+            {
+                add(&origin.host);
+            }
+        } else if contains_email(piece) {
+            add(piece.trim_start_matches("mailto:"));
+        } else if is_host(piece.split('/').next().unwrap_or_default()) {
+            add(piece.trim_end_matches('/'));
+        } else if is_token(piece) {
+            add(piece);
+        }
+    }
+    out
+}
+
+/// The URL starting at the scheme inside `piece` (`href=https://x` gives `https://x`).
+fn url_in(piece: &str) -> Option<&str> {
+    let sep = piece.find("://")?;
+    let start = piece[..sep]
+        .char_indices()
+        .rev()
+        .take_while(|(_, c)| c.is_ascii_alphanumeric() || "+-.".contains(*c))
+        .last()
+        .map(|(idx, _)| idx)?;
+    let url = &piece[start..];
+    (url.len() > sep - start + 3).then_some(url)
+}
+
+/// Whether `text` is a dotted host name with an alphabetic top-level label (`evil.test`).
+fn is_host(text: &str) -> bool {
+    let labels: Vec<&str> = text.split('.').collect();
+    text.len() >= 4
+        && labels.len() >= 2
+        && labels.iter().all(|label| {
+            !label.is_empty() && label.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+        })
+        && labels
+            .last()
+            .is_some_and(|tld| tld.len() >= 2 && tld.chars().all(|c| c.is_ascii_alphabetic()))
+}
+
+/// Whether `text` looks like an id, code or key rather than a word: long enough, made of the
+/// characters such strings use, and holding a digit or a capital after a lowercase letter.
+fn is_token(text: &str) -> bool {
+    let chars: Vec<char> = text.chars().collect();
+    let shaped = chars.len() >= MIN_TOKEN_LEN
+        && chars.iter().all(|c| c.is_ascii_alphanumeric() || "_-+/=~.%".contains(*c));
+    let digit = chars.iter().any(char::is_ascii_digit);
+    let mixed =
+        chars.windows(2).any(|pair| pair[0].is_ascii_lowercase() && pair[1].is_ascii_uppercase());
+    shaped && (digit || mixed)
+}
+
+/// Cuts `value` to at most [`MAX_VALUE_LEN`] bytes on a character boundary.
+fn cut(value: &str) -> String {
+    let mut end = value.len().min(MAX_VALUE_LEN);
+    while !value.is_char_boundary(end) {
+        end -= 1;
+    }
+    value[..end].to_owned()
+}
+
+#[cfg(test)]
+#[path = "taint_tests.rs"]
+mod tests;
