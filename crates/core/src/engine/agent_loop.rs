@@ -18,6 +18,7 @@ use panelot_protocol::engine::ItemDeltaEvent;
 use panelot_protocol::engine::ItemKind;
 use panelot_protocol::engine::ItemMeta;
 use panelot_protocol::engine::ItemStartEvent;
+use panelot_protocol::engine::Provenance;
 use panelot_protocol::engine::ProviderStopReason;
 use panelot_protocol::engine::RunState;
 use panelot_protocol::engine::StopReason;
@@ -1016,6 +1017,16 @@ impl<S: Store> Engine<S> {
         let repeats = counters.recent_calls.iter().rev().take_while(|f| **f == fingerprint).count();
         if repeats >= STUCK_REPEATS {
             content.push_str(&format!("\n\nYou have made this exact call {repeats} times in a row. It is not making progress; do something different."));
+        }
+        // What a page or MCP server said is remembered as taint before the model reads it.
+        if let Some(tool) = self.tools.get(&call.tool_name)
+            && matches!(tool.result_provenance, Provenance::Page | Provenance::Mcp)
+        {
+            let source = match tool.result_provenance {
+                Provenance::Mcp => format!("mcp:{}", call.tool_name),
+                _ => Self::page_url(run).unwrap_or_default(),
+            };
+            run.taint.record(&content, tool.result_provenance, &source);
         }
         let mut chain =
             Chain::new(&run.thread_id, Some(&run.turn_id), meta.leaf_id.clone(), &tree, now);

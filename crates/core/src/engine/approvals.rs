@@ -149,7 +149,7 @@ impl<S: Store> Engine<S> {
     }
 
     /// The URL the call acts on: the tab the user was on when sending (tab routing refines it).
-    fn page_url(run: &RunRecord) -> Option<String> {
+    pub(crate) fn page_url(run: &RunRecord) -> Option<String> {
         run.input.browser_context.as_ref()?.default_tab.as_ref().map(|t| t.url.clone())
     }
 
@@ -177,6 +177,7 @@ impl<S: Store> Engine<S> {
             None => Vec::new(),
         };
         let page_url = Self::page_url(run);
+        let taint = run.taint.taint_of(&call.params);
         let input = GateInput {
             tool: &call.tool_name,
             params: &call.params,
@@ -186,7 +187,7 @@ impl<S: Store> Engine<S> {
             sensitive: &sensitive,
             session_grants: &grants,
             scope_origins: &scope,
-            taint: &[],
+            taint: &taint,
         };
         Ok(decide(&input))
     }
@@ -214,7 +215,7 @@ impl<S: Store> Engine<S> {
             flags,
             preview: None,
             deadline_at_ms: now + APPROVAL_TIMEOUT_MS,
-            taint: Vec::new(),
+            taint: run.taint.taint_of(&call.params),
         };
         let id = super::threads::fresh_id(&*self.ids, "a", ApprovalId::new)?;
         run.approval =

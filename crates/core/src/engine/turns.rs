@@ -250,6 +250,11 @@ impl<S: Store> Engine<S> {
                 budget_allowance: token_budget.unwrap_or(0),
                 ..LoopCounters::default()
             },
+            taint: {
+                let mut ledger = crate::taint::TaintLedger::new();
+                ledger.record_user(&input.text);
+                ledger
+            },
             stop_reason: None,
             note: None,
             created_at_ms: now,
@@ -282,6 +287,7 @@ impl<S: Store> Engine<S> {
         }
         let mut run = run;
         let node_id = super::threads::fresh_id(&*self.ids, "n", NodeId::new)?;
+        run.taint.record_user(&p.input.text);
         run.steers.push(SteerRecord { node_id, input: p.input.clone() });
         run.updated_at_ms = self.clock.now_ms();
         let answer = run_ack(op, &p.thread_id, &run.id);

@@ -155,7 +155,7 @@ fn tool_calls_run_and_their_results_go_back_to_the_model() {
     };
     let ContentPart::Text(text) = &content[0] else { panic!() };
     assert!(text.contains("click done on e1") && text.starts_with("<untrusted-content"), "{text}");
-    assert_eq!(second.tools.len(), 2);
+    assert_eq!(second.tools.len(), 3);
     let completes: Vec<bool> = world.events(|e| match e {
         AgentEvent::ItemComplete(c) if c.result.is_some() => c.result.as_ref().map(|r| r.ok),
         _ => None,
@@ -792,4 +792,37 @@ fn commands_name_the_right_error() {
         rejected(&idle.into_iter().map(|f| f.event).collect::<Vec<_>>()),
         Some(ErrorCode::NoActiveTurn)
     );
+}
+
+#[test]
+fn a_destination_taken_from_a_page_asks_even_in_auto_and_the_card_says_where_it_came_from() {
+    let mut world = World::new();
+    let thread = world.create_thread();
+    world.script.push_back(Reply::tool("read_page", json!({"ref": "lure"})));
+    world
+        .script
+        .push_back(Reply::tool("navigate", json!({"url": "https://evil.example/login?next=cart"})));
+    world.script.push_back(Reply::tool("navigate", json!({"url": "https://docs.example/start"})));
+    world.script.push_back(Reply::text("done"));
+    submit(&mut world, &thread, "read the page, then open https://docs.example/start");
+    world.settle();
+    let asked = approvals(&world);
+    assert_eq!(asked.len(), 1, "only the planted link asks");
+    let (approval, request) = &asked[0];
+    assert_eq!(request.params["url"], "https://evil.example/login?next=cart");
+    assert!(request.flags.contains(&panelot_protocol::engine::ApprovalFlag::TaintedInput));
+    assert_eq!(request.taint.len(), 1);
+    assert_eq!(request.taint[0].param, "url");
+    assert_eq!(request.taint[0].provenance, panelot_protocol::engine::Provenance::Page);
+    assert_eq!(request.taint[0].source, "https://shop.example");
+    respond(&mut world, approval, json!({"type": "decline", "note": "that is not the site"}));
+    world.settle();
+    // The user's own URL went through without a question (policy auto).
+    let navigations: Vec<Value> = world
+        .executions
+        .iter()
+        .filter(|e| e.call.tool == "navigate")
+        .map(|e| e.call.params["url"].clone())
+        .collect();
+    assert_eq!(navigations, [json!("https://docs.example/start")]);
 }

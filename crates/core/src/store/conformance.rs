@@ -413,6 +413,7 @@ pub fn run(id: &str, thread: &str, seq: u64, state: RunState) -> RunRecord {
         tools: Vec::new(),
         approval: None,
         counters: LoopCounters::default(),
+        taint: crate::taint::TaintLedger::new(),
         stop_reason: None,
         note: None,
         created_at_ms: seq,

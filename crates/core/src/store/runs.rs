@@ -58,6 +58,10 @@ pub struct RunRecord {
     pub approval: Option<ApprovalRecord>,
     /// Loop bookkeeping that must survive a restart.
     pub counters: LoopCounters,
+    /// Values the model has seen in page and MCP content this turn, so using one as a
+    /// destination or typed text asks first.
+    #[serde(default)]
+    pub taint: crate::taint::TaintLedger,
     /// Why the run ended, once terminal.
     pub stop_reason: Option<StopReason>,
     /// Why the run stopped or failed, for the user.
