@@ -146,45 +146,53 @@ pub trait Store {
     fn commit(&self, unit: UnitOfWork) -> impl Future<Output = Result<(), StoreError>>;
 }
 
-/// A shared store is a store: the simulation keeps one across engine restarts.
-impl<S: Store> Store for std::rc::Rc<S> {
-    async fn thread(&self, id: &ThreadId) -> Result<Option<ThreadMeta>, StoreError> {
-        (**self).thread(id).await
-    }
-    async fn threads(&self) -> Result<Vec<ThreadMeta>, StoreError> {
-        (**self).threads().await
-    }
-    async fn tree_links(&self, thread: &ThreadId) -> Result<Vec<NodeLink>, StoreError> {
-        (**self).tree_links(thread).await
-    }
-    async fn nodes(
-        &self,
-        thread: &ThreadId,
-        ids: &[NodeId],
-    ) -> Result<Vec<NodeRecord>, StoreError> {
-        (**self).nodes(thread, ids).await
-    }
-    async fn node_range(
-        &self,
-        thread: &ThreadId,
-        from: u64,
-        to: u64,
-    ) -> Result<Vec<NodeRecord>, StoreError> {
-        (**self).node_range(thread, from, to).await
-    }
-    async fn receipt(&self, key: &ReceiptKey) -> Result<Option<Receipt>, StoreError> {
-        (**self).receipt(key).await
-    }
-    async fn open_runs(&self) -> Result<Vec<RunRecord>, StoreError> {
-        (**self).open_runs().await
-    }
-    async fn setting(&self, key: &str) -> Result<Option<serde_json::Value>, StoreError> {
-        (**self).setting(key).await
-    }
-    async fn commit(&self, unit: UnitOfWork) -> Result<(), StoreError> {
-        (**self).commit(unit).await
-    }
+/// Forwards every method of [`Store`] to the store behind a pointer.
+macro_rules! forward_store {
+    ($($ptr:ty),*) => {$(
+        impl<S: Store> Store for $ptr {
+            async fn thread(&self, id: &ThreadId) -> Result<Option<ThreadMeta>, StoreError> {
+                (**self).thread(id).await
+            }
+            async fn threads(&self) -> Result<Vec<ThreadMeta>, StoreError> {
+                (**self).threads().await
+            }
+            async fn tree_links(&self, thread: &ThreadId) -> Result<Vec<NodeLink>, StoreError> {
+                (**self).tree_links(thread).await
+            }
+            async fn nodes(
+                &self,
+                thread: &ThreadId,
+                ids: &[NodeId],
+            ) -> Result<Vec<NodeRecord>, StoreError> {
+                (**self).nodes(thread, ids).await
+            }
+            async fn node_range(
+                &self,
+                thread: &ThreadId,
+                from: u64,
+                to: u64,
+            ) -> Result<Vec<NodeRecord>, StoreError> {
+                (**self).node_range(thread, from, to).await
+            }
+            async fn receipt(&self, key: &ReceiptKey) -> Result<Option<Receipt>, StoreError> {
+                (**self).receipt(key).await
+            }
+            async fn open_runs(&self) -> Result<Vec<RunRecord>, StoreError> {
+                (**self).open_runs().await
+            }
+            async fn setting(&self, key: &str) -> Result<Option<serde_json::Value>, StoreError> {
+                (**self).setting(key).await
+            }
+            async fn commit(&self, unit: UnitOfWork) -> Result<(), StoreError> {
+                (**self).commit(unit).await
+            }
+        }
+    )*};
 }
+
+// A shared store is a store (the simulation keeps one across engine restarts), and so is a
+// borrowed one (benchmarks put a cache in front of a store they keep using).
+forward_store!(std::rc::Rc<S>, &S);
 
 /// The order of [`Store::threads`]: most recently updated first, ties by id. Backends that
 /// cannot sort in the query sort with this.

@@ -11,6 +11,7 @@ use std::time::Instant;
 
 use panelot_core::snapshot::load_thread_view;
 use panelot_core::snapshot::path_items;
+use panelot_core::store::CachedStore;
 use panelot_core::store::Store;
 use panelot_core::store::UnitOfWork;
 use panelot_core::store::WriteOp;
@@ -91,6 +92,14 @@ fn main() {
         block_on(store.commit(UnitOfWork { ops: vec![WriteOp::PutThread(moved)] })).unwrap();
     });
     let switch_ms = path_ms + persist_ms;
+    // What the engine does: its reads go through a cache of decoded records (warmed by the
+    // first open), so a switch decodes only what it has not seen.
+    let cached = CachedStore::new(&store);
+    block_on(load_thread_view(&cached, &thread_id("t"))).unwrap();
+    let cached_ms = median_ms(|| {
+        let leaf = tree.default_leaf_under(&sibling).unwrap();
+        items = block_on(path_items(&cached, &thread_id("t"), &tree, &leaf)).unwrap().len();
+    }) + persist_ms;
 
     let deep = SqliteStore::open(&dir.join("deep.db")).unwrap();
     let mut ops = vec![WriteOp::PutThread(meta("t", 1))];
@@ -117,6 +126,9 @@ fn main() {
     );
     println!(
         "store-sqlite: branch switch incl. new path ({items} items)   {switch_ms:>7.2} ms  (target <= 5 ms: path {path_ms:.2} ms + cursor write {persist_ms:.2} ms)"
+    );
+    println!(
+        "store-sqlite: branch switch through the engine's cache         {cached_ms:>7.2} ms  (target <= 5 ms)"
     );
     println!("store-sqlite: load 10,000-node deep path ({deep_items} items)    {deep_ms:>7.2} ms");
 }
