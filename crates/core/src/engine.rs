@@ -11,6 +11,7 @@
 mod agent_loop;
 mod approvals;
 mod deltas;
+mod interactions;
 mod op_queue;
 mod recover;
 mod threads;
@@ -41,6 +42,8 @@ pub use approvals::StoredRule;
 pub use approvals::seeded_rules;
 pub use deltas::COALESCE_MS;
 use deltas::DeltaBuffer;
+pub use interactions::ASK_USER;
+pub use interactions::REQUEST_USER_ACTION;
 pub use op_queue::OP_QUEUE_CAPACITY;
 pub use op_queue::OpQueue;
 pub use op_queue::Ticket;
@@ -310,8 +313,15 @@ impl<S: Store> Engine<S> {
         }
     }
 
-    /// Sets the tools the model is offered.
-    pub fn with_tools(mut self, tools: ToolRegistry) -> Self {
+    /// Sets the tools the model is offered, besides the engine's own (`ask_user`,
+    /// `request_user_action`), which a host tool of the same name replaces.
+    pub fn with_tools(mut self, mut tools: ToolRegistry) -> Self {
+        for builtin in interactions::builtin_tools() {
+            if tools.get(&builtin.name).is_none() {
+                // The names are valid and free: registering cannot fail.
+                let _ = tools.register(builtin);
+            }
+        }
         self.tools = tools;
         self
     }
@@ -539,14 +549,7 @@ impl<S: Store> Engine<S> {
             Op::RunResume(p) => self.resume(op, p),
             Op::RunResolveUncertain(p) => self.resolve_uncertain(op, p).await,
             Op::ApprovalResponse(p) => self.respond_to_approval(op, p).await,
-            Op::InteractionResponse(_) => Ok(Decision::rejected(
-                op,
-                ErrorCode::NotConfigured,
-                format!(
-                    "`{}` answers an interaction, which this engine build never asks for",
-                    op.kind().wire_name()
-                ),
-            )),
+            Op::InteractionResponse(p) => self.respond_to_interaction(op, p).await,
             Op::Initialize(_) | Op::ThreadList(_) | Op::ThreadSubscribe(_) | Op::Ping(_) => {
                 Ok(Decision::rejected(op, ErrorCode::InvalidCommand, "not a receipted command"))
             }

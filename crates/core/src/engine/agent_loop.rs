@@ -840,6 +840,8 @@ impl<S: Store> Engine<S> {
         }
         Self::transition(run, state, now)?;
         run.resumable = false;
+        run.approval = None;
+        run.interaction = None;
         run.stop_reason = Some(stop);
         run.note = note;
         unit.push(WriteOp::PutRun(Box::new(run.clone())));
@@ -912,6 +914,26 @@ impl<S: Store> Engine<S> {
                 )
                 .await?;
                 continue;
+            }
+            // A question to the user is the only call of its answer, and waits for the answer.
+            if let Some(request) =
+                super::interactions::interaction_request(&call.tool_name, &call.params)
+            {
+                let request = match request {
+                    Ok(_) if run.tools.len() > 1 => Err(format!(
+                        "`{}` must be the only tool call of an answer; call it again alone",
+                        call.tool_name
+                    )),
+                    other => other,
+                };
+                match request {
+                    Ok(request) => return self.ask_interaction(run, index, request, out).await,
+                    Err(message) => {
+                        let refused = ToolOutcome::Failure { message, details: None };
+                        self.write_tool_result(&mut run, index, refused, out).await?;
+                        continue;
+                    }
+                }
             }
             // The gatekeeper, before dispatch; an approved call is judged again, and only a
             // denial (a rule or list changed meanwhile) still stops it.

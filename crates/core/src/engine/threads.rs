@@ -173,7 +173,7 @@ impl<S: Store> Engine<S> {
             meta: view.meta,
             items: view.items,
             pending_approvals: self.pending_approvals(thread),
-            pending_interactions: Vec::new(),
+            pending_interactions: self.pending_interactions(thread),
         })
     }
 

@@ -246,6 +246,7 @@ impl<S: Store> Engine<S> {
             steers: Vec::new(),
             tools: Vec::new(),
             approval: None,
+            interaction: None,
             counters: LoopCounters {
                 budget_allowance: token_budget.unwrap_or(0),
                 ..LoopCounters::default()

@@ -67,6 +67,10 @@ fn random_reply(rng: &mut Rng) -> Reply {
             ("read_page".into(), json!({"ref": "e1"}).to_string()),
             ("click".into(), json!({"ref": target}).to_string()),
         ]),
+        7 if rng.chance(50) => Reply::tool(
+            "ask_user",
+            json!({"questions": [{"id": "q", "question": "Which one?", "options": []}]}),
+        ),
         7 => Reply::Fail(ProviderErrorKind::Overloaded),
         _ => Reply::text("All done here."),
     }
@@ -140,6 +144,21 @@ fn resolve_parked(world: &mut World, thread: &ThreadId, rng: &mut Rng, accepted:
         .into_iter()
         .filter_map(|r| r.approval.map(|a| a.id))
         .collect();
+    let questions: Vec<panelot_protocol::InteractionId> = block_on(world.store.open_runs())
+        .unwrap()
+        .into_iter()
+        .filter_map(|r| r.interaction.map(|i| i.id))
+        .collect();
+    for question in questions {
+        let response = if rng.chance(70) {
+            json!({"type": "submit", "value": "the first"})
+        } else {
+            json!({"type": "cancel", "note": null})
+        };
+        let id = world.submission();
+        world.send(json!({"type": "interaction.response", "submissionId": id,
+            "interactionId": question, "response": response}));
+    }
     for approval in waiting {
         let decision = match rng.below(5) {
             0 => json!({"type": "acceptForSession"}),

@@ -155,7 +155,7 @@ fn tool_calls_run_and_their_results_go_back_to_the_model() {
     };
     let ContentPart::Text(text) = &content[0] else { panic!() };
     assert!(text.contains("click done on e1") && text.starts_with("<untrusted-content"), "{text}");
-    assert_eq!(second.tools.len(), 3);
+    assert_eq!(second.tools.len(), 5, "three scripted tools and the two builtins");
     let completes: Vec<bool> = world.events(|e| match e {
         AgentEvent::ItemComplete(c) if c.result.is_some() => c.result.as_ref().map(|r| r.ok),
         _ => None,
@@ -825,4 +825,49 @@ fn a_destination_taken_from_a_page_asks_even_in_auto_and_the_card_says_where_it_
         .map(|e| e.call.params["url"].clone())
         .collect();
     assert_eq!(navigations, [json!("https://docs.example/start")]);
+}
+
+#[test]
+fn ask_user_waits_for_the_answer_across_a_restart_and_hands_it_to_the_model() {
+    let mut world = World::new();
+    let thread = world.create_thread();
+    let questions = json!({"questions": [{"id": "size", "question": "Which size?",
+        "options": [{"value": "m", "label": "M"}, {"value": "l", "label": "L"}]}]});
+    world.script.push_back(Reply::tool("ask_user", questions));
+    world.script.push_back(Reply::text("Ordering size L."));
+    submit(&mut world, &thread, "order the shirt");
+    world.settle();
+    let asked: Vec<panelot_protocol::InteractionId> = world.events(|e| match e {
+        AgentEvent::InteractionRequest(r) => Some(r.interaction_id.clone()),
+        _ => None,
+    });
+    assert_eq!(asked.len(), 1);
+    world.restart();
+    let pending: Vec<usize> = world.events(|e| match e {
+        AgentEvent::Initialized(i) => i.snapshot.as_ref().map(|s| s.pending_interactions.len()),
+        _ => None,
+    });
+    assert_eq!(pending.last(), Some(&1));
+    let id = world.submission();
+    let answered = world.send(json!({"type": "interaction.response", "submissionId": id,
+        "interactionId": asked[0], "response": {"type": "submit", "value": {"size": "l"}}}));
+    assert!(answered.iter().any(|f| matches!(f.event, AgentEvent::InteractionResolved(_))));
+    world.settle();
+    let answers = results(&world.path(&thread));
+    assert_eq!(answers, [r#"The user answered: {"size":"l"}"#]);
+    assert_eq!(stops(&world), [StopReason::End]);
+    // A question mixed with another call is refused, and the other call still runs.
+    world.script.push_back(Reply::Tools(vec![
+        (
+            "ask_user".into(),
+            json!({"questions": [{"id": "a", "question": "?", "options": []}]}).to_string(),
+        ),
+        ("read_page".into(), json!({"ref": "e1"}).to_string()),
+    ]));
+    world.script.push_back(Reply::text("ok"));
+    submit(&mut world, &thread, "again");
+    world.settle();
+    let results = results(&world.path(&thread));
+    assert!(results[1].contains("must be the only tool call"), "{results:?}");
+    assert_eq!(world.executions.len(), 1);
 }

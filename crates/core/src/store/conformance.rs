@@ -412,6 +412,7 @@ pub fn run(id: &str, thread: &str, seq: u64, state: RunState) -> RunRecord {
         steers: Vec::new(),
         tools: Vec::new(),
         approval: None,
+        interaction: None,
         counters: LoopCounters::default(),
         taint: crate::taint::TaintLedger::new(),
         stop_reason: None,

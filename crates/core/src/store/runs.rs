@@ -3,12 +3,14 @@
 //! recovery ([`crate::runs::recovery`]) is a pure function of these records.
 
 use panelot_protocol::ApprovalId;
+use panelot_protocol::InteractionId;
 use panelot_protocol::ItemId;
 use panelot_protocol::NodeId;
 use panelot_protocol::RunId;
 use panelot_protocol::ThreadId;
 use panelot_protocol::TurnId;
 use panelot_protocol::engine::ApprovalRequestPayload;
+use panelot_protocol::engine::InteractionRequestPayload;
 use panelot_protocol::engine::ModelChoice;
 use panelot_protocol::engine::PermissionPolicy;
 use panelot_protocol::engine::RunState;
@@ -56,6 +58,9 @@ pub struct RunRecord {
     pub tools: Vec<ToolCallRecord>,
     /// The approval the run waits for.
     pub approval: Option<ApprovalRecord>,
+    /// The question to the user the run waits for.
+    #[serde(default)]
+    pub interaction: Option<InteractionRecord>,
     /// Loop bookkeeping that must survive a restart.
     pub counters: LoopCounters,
     /// Values the model has seen in page and MCP content this turn, so using one as a
@@ -168,6 +173,18 @@ pub struct ApprovalRecord {
     pub tool_index: usize,
     /// What the card shows.
     pub request: ApprovalRequestPayload,
+}
+
+/// A question to the user the run waits for.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct InteractionRecord {
+    /// The interaction.
+    pub id: InteractionId,
+    /// Index of the call in [`RunRecord::tools`].
+    pub tool_index: usize,
+    /// What is asked.
+    pub request: InteractionRequestPayload,
 }
 
 /// Counters of the loop's safety nets.
