@@ -14,6 +14,7 @@ mod deltas;
 mod interactions;
 mod op_queue;
 mod recover;
+mod settings;
 mod threads;
 mod turns;
 
@@ -48,6 +49,8 @@ pub use op_queue::OP_QUEUE_CAPACITY;
 pub use op_queue::OpQueue;
 pub use op_queue::Ticket;
 use panelot_protocol::RunId;
+pub use settings::ConnectionVault;
+pub use settings::SETTING_CONNECTIONS;
 pub use threads::TITLE_PROMPT;
 pub use turns::RUN_QUEUE_CAPACITY;
 pub use turns::SETTING_DEFAULT_MODEL;
@@ -196,6 +199,8 @@ pub struct Engine<S: Store> {
     /// Work queued by steps for after them: steps never call each other, so the loop has no
     /// recursion however long a turn runs.
     follow_ups: std::collections::VecDeque<FollowUp>,
+    /// Seals connections from the settings form; without one, connections cannot be saved.
+    vault: Option<Rc<dyn ConnectionVault>>,
 }
 
 impl<S: Store> std::fmt::Debug for Engine<S> {
@@ -310,6 +315,7 @@ impl<S: Store> Engine<S> {
             next_run_seq: 1,
             deltas: DeltaBuffer::default(),
             follow_ups: std::collections::VecDeque::new(),
+            vault: None,
         }
     }
 
@@ -323,6 +329,12 @@ impl<S: Store> Engine<S> {
             }
         }
         self.tools = tools;
+        self
+    }
+
+    /// Lets the settings commands store connections, sealed by `vault`.
+    pub fn with_vault(mut self, vault: Rc<dyn ConnectionVault>) -> Self {
+        self.vault = Some(vault);
         self
     }
 
@@ -444,6 +456,7 @@ impl<S: Store> Engine<S> {
         let result = match op {
             Op::ThreadList(params) => self.list_threads(port, &params, out).await,
             Op::ThreadSubscribe(params) => self.subscribe(port, &params, out).await,
+            Op::SettingsGet(params) => self.get_settings(port, &params.submission_id, out).await,
             Op::Ping(ping) => {
                 let pong = AgentEvent::Pong(PongEvent { submission_id: ping.submission_id });
                 out.sends.push((port, EventFrame::new(pong)));
@@ -550,7 +563,14 @@ impl<S: Store> Engine<S> {
             Op::RunResolveUncertain(p) => self.resolve_uncertain(op, p).await,
             Op::ApprovalResponse(p) => self.respond_to_approval(op, p).await,
             Op::InteractionResponse(p) => self.respond_to_interaction(op, p).await,
-            Op::Initialize(_) | Op::ThreadList(_) | Op::ThreadSubscribe(_) | Op::Ping(_) => {
+            Op::SettingsUpdate(p) => self.update_settings(op, p).await,
+            Op::ConnectionSave(p) => self.save_connection(op, p).await,
+            Op::ConnectionDelete(p) => self.delete_connection(op, p).await,
+            Op::Initialize(_)
+            | Op::ThreadList(_)
+            | Op::ThreadSubscribe(_)
+            | Op::SettingsGet(_)
+            | Op::Ping(_) => {
                 Ok(Decision::rejected(op, ErrorCode::InvalidCommand, "not a receipted command"))
             }
         }

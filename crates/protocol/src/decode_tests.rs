@@ -68,6 +68,14 @@ fn sample_ops() -> Vec<Value> {
             "decision": {"type": "decline", "note": "not now"}}),
         json!({"type": "interaction.response", "submissionId": "s", "interactionId": "i1",
             "response": {"type": "submit", "value": {"q1": ["yes", 2, null]}}}),
+        json!({"type": "settings.get", "submissionId": "s"}),
+        json!({"type": "settings.update", "submissionId": "s", "patch": {"defaultModel":
+            {"connectionId": "k", "modelId": "m"}, "permissionPolicy": "auto",
+            "turnTokenBudget": 50000}}),
+        json!({"type": "connection.save", "submissionId": "s", "connection": {"id": null,
+            "name": "Local", "kind": "openai", "baseUrl": "http://127.0.0.1:11434/v1",
+            "apiKeys": ["sk-1"], "enabled": true, "modelIds": ["llama3"]}}),
+        json!({"type": "connection.delete", "submissionId": "s", "connectionId": "k"}),
         json!({"type": "ping", "submissionId": "s"}),
     ]
 }
@@ -149,6 +157,10 @@ fn sample_events() -> Vec<Value> {
         json!({"type": "activity.updated", "running": 1, "pendingApprovals": 1,
             "pendingInteractions": 0, "threads": [{"threadId": "t1", "running": true,
             "pendingApprovals": 1, "pendingInteractions": 0}]}),
+        json!({"type": "settings.state", "submissionId": "s", "settings": {"connections": [
+            {"id": "k", "name": "Local", "kind": "anthropic", "baseUrl": "https://a.example",
+            "keyCount": 2, "enabled": true, "modelIds": []}], "defaultModel": null,
+            "permissionPolicy": "untrusted", "turnTokenBudget": null}}),
     ]
 }
 

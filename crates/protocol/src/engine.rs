@@ -5,6 +5,7 @@ mod events;
 mod input;
 mod ops;
 mod requests;
+mod settings;
 mod thread;
 
 pub use codes::*;
@@ -12,4 +13,5 @@ pub use events::*;
 pub use input::*;
 pub use ops::*;
 pub use requests::*;
+pub use settings::*;
 pub use thread::*;

@@ -2,7 +2,7 @@
 
 /// Hash of the engine protocol (`panelot/engine-v1`) schema.
 pub const ENGINE_SCHEMA_HASH: &str =
-    "a581f2fd2fe4c6a4cdd8ca645baf8e4fabbe060a4ed482265f199bca77081eea";
+    "a749152bad57a34a8a0d20427bffe6a940cae9547315ad74a754c05099df7eb5";
 /// Hash of the page-executor protocol (`panelot/content-v1`) schema.
 pub const CONTENT_SCHEMA_HASH: &str =
     "bc8224ee9c21f02525353299bdb2291a77e97d6b8cf32cb6fbb4f347f0f1260c";

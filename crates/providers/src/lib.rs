@@ -101,6 +101,7 @@ mod stream;
 pub mod templates;
 mod timer;
 mod tool_ids;
+mod vault;
 
 pub use capabilities::Capabilities;
 pub use capabilities::ModelEntry;
@@ -155,3 +156,4 @@ pub use templates::WireFormat;
 pub use timer::Timer;
 pub use timer::Wait;
 pub use tool_ids::ToolCallIds;
+pub use vault::Vault;

@@ -18,6 +18,8 @@ use panelot_protocol::AgentEvent;
 use panelot_protocol::Op;
 use panelot_protocol::SubmissionId;
 use panelot_protocol::ThreadId;
+use panelot_protocol::engine::SettingsGetParams;
+use panelot_protocol::engine::SettingsView;
 use panelot_protocol::engine::ThreadCreateParams;
 use panelot_protocol::engine::ThreadListParams;
 use panelot_protocol::engine::TurnSubmitParams;
@@ -76,6 +78,8 @@ pub(crate) struct AppState {
     pub(crate) notice: RwSignal<Option<String>>,
     /// A `thread.create` sent for a draft, and the first message waiting for it.
     pub(crate) pending_create: RwSignal<Option<(SubmissionId, String)>>,
+    /// The engine's settings, once it has sent them.
+    pub(crate) settings: RwSignal<Option<SettingsView>>,
 }
 
 impl AppState {
@@ -91,6 +95,12 @@ impl AppState {
                 self.connection.set(connection);
                 if ready {
                     self.sessions.update(|n| *n += 1);
+                }
+                if ready {
+                    // Settings are not replayed after a reconnect either.
+                    let _ = host::send(|submission_id| {
+                        Op::SettingsGet(SettingsGetParams { submission_id })
+                    });
                 }
                 if ready && self.entry != Entry::Options {
                     // Lists are not replayed after a reconnect: ask again.
@@ -160,6 +170,9 @@ impl AppState {
                 self.open_thread(created.thread.id.clone());
                 submit_text(self, created.thread.id.clone(), &text);
             }
+        }
+        if let AgentEvent::SettingsState(state) = event {
+            self.settings.set(Some(state.settings.clone()));
         }
         if let AgentEvent::ThreadListed(_) = event {
             // The side panel opens on the most recent thread.
@@ -237,6 +250,7 @@ pub(crate) fn start(entry: &str) -> Result<(), JsValue> {
         draft: RwSignal::new(String::new()),
         notice: RwSignal::new(None),
         pending_create: RwSignal::new(None),
+        settings: RwSignal::new(None),
     };
     let thread_param = query_thread();
     if let Some(thread_id) = &thread_param {

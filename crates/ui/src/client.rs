@@ -356,7 +356,8 @@ impl EngineClient {
             | AgentEvent::QueueUpdated(_)
             | AgentEvent::RunRecoveryRequired(_)
             | AgentEvent::TabsUpdated(_)
-            | AgentEvent::ActivityUpdated(_) => vec![Effect::Deliver(Box::new(frame))],
+            | AgentEvent::ActivityUpdated(_)
+            | AgentEvent::SettingsState(_) => vec![Effect::Deliver(Box::new(frame))],
         }
     }
 

@@ -1,7 +1,7 @@
 //! The settings data model: model connections and the first screen of the settings page.
 //!
-//! Settings will be stored by the engine (settings ops come later); this module only holds the
-//! form's data and its validation, so the storage can change without touching the form.
+//! The engine stores settings (`connection.save`, `settings.update`); this module holds the
+//! form's data, its validation, and the command the form sends.
 
 use crate::i18n::Msg;
 
@@ -137,10 +137,10 @@ impl ConnectionForm {
     /// Checks every field; all problems at once, in form order.
     pub fn validate(&self) -> Result<ConnectionDraft, Vec<(Field, FieldProblem)>> {
         let mut problems = Vec::new();
+        // A key is optional: model servers on this machine (Ollama, LM Studio) need none.
         let required = [
             (Field::Name, &self.name),
             (Field::BaseUrl, &self.base_url),
-            (Field::ApiKey, &self.api_key),
             (Field::DefaultModel, &self.default_model),
         ];
         for (field, value) in required {
@@ -160,6 +160,29 @@ impl ConnectionForm {
             api_key: self.api_key.trim().to_owned(),
             default_model: self.default_model.trim().to_owned(),
         })
+    }
+}
+
+impl ConnectionDraft {
+    /// The engine's form of a new connection.
+    pub fn to_input(&self) -> panelot_protocol::engine::ConnectionInput {
+        use panelot_protocol::engine::ConnectionKind as Wire;
+        panelot_protocol::engine::ConnectionInput {
+            id: None,
+            name: self.name.clone(),
+            kind: match self.kind {
+                ConnectionKind::OpenAiCompatible => Wire::Openai,
+                ConnectionKind::Anthropic => Wire::Anthropic,
+            },
+            base_url: self.base_url.clone(),
+            api_keys: Some(if self.api_key.is_empty() {
+                Vec::new()
+            } else {
+                vec![self.api_key.clone()]
+            }),
+            enabled: true,
+            model_ids: vec![self.default_model.clone()],
+        }
     }
 }
 

@@ -21,7 +21,6 @@ fn an_empty_form_lists_every_missing_field() {
         Err(vec![
             (Field::Name, FieldProblem::Required),
             (Field::BaseUrl, FieldProblem::Required),
-            (Field::ApiKey, FieldProblem::Required),
             (Field::DefaultModel, FieldProblem::Required),
         ])
     );

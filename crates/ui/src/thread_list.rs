@@ -61,6 +61,7 @@ impl ThreadList {
                 }
             }
             AgentEvent::Initialized(_)
+            | AgentEvent::SettingsState(_)
             | AgentEvent::FatalReloadRequired(_)
             | AgentEvent::CommandAck(_)
             | AgentEvent::CommandRejected(_)

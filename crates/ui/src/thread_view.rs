@@ -327,7 +327,8 @@ impl ThreadView {
             | AgentEvent::Pong(_)
             | AgentEvent::ThreadSnapshot(_)
             | AgentEvent::ThreadListed(_)
-            | AgentEvent::ActivityUpdated(_) => return Applied::Ignored,
+            | AgentEvent::ActivityUpdated(_)
+            | AgentEvent::SettingsState(_) => return Applied::Ignored,
         }
         Applied::Changed
     }

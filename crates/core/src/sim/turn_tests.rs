@@ -871,3 +871,93 @@ fn ask_user_waits_for_the_answer_across_a_restart_and_hands_it_to_the_model() {
     assert!(results[1].contains("must be the only tool call"), "{results:?}");
     assert_eq!(world.executions.len(), 1);
 }
+
+/// A vault for tests: "seals" a key by keeping only its length.
+struct LengthVault;
+
+impl crate::engine::ConnectionVault for LengthVault {
+    fn store(
+        &self,
+        id: &panelot_protocol::ConnectionId,
+        input: &panelot_protocol::engine::ConnectionInput,
+        existing: Option<&Value>,
+    ) -> Result<Value, String> {
+        if !input.base_url.starts_with("https://") {
+            return Err("the base URL must use HTTPS".into());
+        }
+        let keys = match &input.api_keys {
+            Some(keys) => json!(keys.iter().map(|k| k.len()).collect::<Vec<_>>()),
+            None => existing.map_or(json!([]), |e| e["keys"].clone()),
+        };
+        Ok(json!({"id": id, "name": input.name, "kind": input.kind, "baseUrl": input.base_url,
+            "keys": keys, "enabled": input.enabled, "modelIds": input.model_ids}))
+    }
+
+    fn view(&self, stored: &Value) -> Option<panelot_protocol::engine::ConnectionView> {
+        Some(panelot_protocol::engine::ConnectionView {
+            id: panelot_protocol::ConnectionId::new(stored["id"].as_str()?).ok()?,
+            name: stored["name"].as_str()?.to_owned(),
+            kind: serde_json::from_value(stored["kind"].clone()).ok()?,
+            base_url: stored["baseUrl"].as_str()?.to_owned(),
+            key_count: stored["keys"].as_array()?.len() as u32,
+            enabled: stored["enabled"].as_bool()?,
+            model_ids: serde_json::from_value(stored["modelIds"].clone()).ok()?,
+        })
+    }
+}
+
+#[test]
+fn settings_save_connections_through_the_vault_and_the_first_model_becomes_the_default() {
+    let mut world = World::new();
+    let op = crate::store::WriteOp::PutSetting {
+        key: crate::engine::SETTING_DEFAULT_MODEL.into(),
+        value: Value::Null,
+    };
+    block_on(world.store.commit(crate::store::UnitOfWork { ops: vec![op] })).unwrap();
+    world.vault(std::rc::Rc::new(LengthVault));
+    let state = |frames: Vec<panelot_protocol::EventFrame>| {
+        frames
+            .into_iter()
+            .find_map(|f| match f.event {
+                AgentEvent::SettingsState(s) => Some(s.settings),
+                _ => None,
+            })
+            .unwrap()
+    };
+    let id = world.submission();
+    let empty = state(world.send(json!({"type": "settings.get", "submissionId": id})));
+    assert!(empty.connections.is_empty() && empty.default_model.is_none());
+    let id = world.submission();
+    let saved = world.send(json!({"type": "connection.save", "submissionId": id, "connection": {
+        "id": null, "name": "Cloud", "kind": "openai", "baseUrl": "https://api.example/v1",
+        "apiKeys": ["sk-one", "sk-two-long"], "enabled": true, "modelIds": ["gpt-x"]}}));
+    let settings = state(saved);
+    assert_eq!(settings.connections.len(), 1);
+    assert_eq!(settings.connections[0].key_count, 2);
+    let connection = settings.connections[0].id.clone();
+    assert_eq!(settings.default_model.as_ref().map(|m| m.model_id.as_str()), Some("gpt-x"));
+    let stored =
+        block_on(world.store.setting(crate::engine::SETTING_CONNECTIONS)).unwrap().unwrap();
+    assert!(!stored.to_string().contains("sk-one"), "keys never stored in clear: {stored}");
+    // A refused form changes nothing.
+    let id = world.submission();
+    let bad = world.send(json!({"type": "connection.save", "submissionId": id, "connection": {
+        "id": null, "name": "Plain", "kind": "openai", "baseUrl": "http://remote.example",
+        "apiKeys": null, "enabled": true, "modelIds": []}}));
+    assert_eq!(
+        rejected(&bad.into_iter().map(|f| f.event).collect::<Vec<_>>()),
+        Some(ErrorCode::InvalidCommand)
+    );
+    // The default model now lets a turn run; policy and budget update too.
+    let thread = world.create_thread();
+    world.script.push_back(Reply::text("hi"));
+    assert!(acked(&submit(&mut world, &thread, "hello")));
+    let id = world.submission();
+    let updated = state(world.send(json!({"type": "settings.update", "submissionId": id,
+        "patch": {"permissionPolicy": "always", "turnTokenBudget": 1000}})));
+    assert_eq!(updated.turn_token_budget, Some(1000));
+    let id = world.submission();
+    let gone = state(world.send(json!({"type": "connection.delete", "submissionId": id,
+        "connectionId": connection})));
+    assert!(gone.connections.is_empty());
+}

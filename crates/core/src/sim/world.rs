@@ -273,6 +273,20 @@ impl World {
         self.send(init);
     }
 
+    /// Gives the engine a connection vault (as the extension does).
+    pub(crate) fn vault(&mut self, vault: Rc<dyn crate::engine::ConnectionVault>) {
+        let engine = std::mem::replace(
+            &mut self.engine,
+            Engine::new(
+                CachedStore::new(self.crash.clone()),
+                self.clock.clone(),
+                self.ids.clone(),
+                self.epoch,
+            ),
+        );
+        self.engine = engine.with_vault(vault);
+    }
+
     /// Makes the store crash at the `n`th commit from now (0: the next one).
     pub(crate) fn crash_at_commit(&self, n: u32) {
         self.crash.commits_left.set(Some(n));

@@ -1,9 +1,9 @@
-//! A turn end to end in Chromium: the engine in the service worker calls the mock provider over
-//! `fetch`, streams the answer to a port, and stores it in IndexedDB; a worker killed in the
-//! middle of a stream leaves a run that recovery marks interrupted and `run.resume` finishes.
+//! A turn end to end in Chromium: a connection saved through the engine's settings commands, then
+//! the engine in the service worker calls the mock provider over `fetch` with the key it sealed,
+//! streams the answer to a port, and stores it in IndexedDB; a worker killed in the middle of a
+//! stream leaves a run that recovery marks interrupted and `run.resume` finishes.
 
 use panelot_e2e::Browser;
-use panelot_e2e::Flavor;
 use panelot_protocol::AgentEvent;
 use panelot_protocol::ENGINE_PROTOCOL;
 use panelot_protocol::ENGINE_SCHEMA_HASH;
@@ -18,26 +18,33 @@ use pretty_assertions::assert_eq;
 use serde_json::Value;
 use serde_json::json;
 
-/// Configures the engine's database: a connection to the mock server and a default model.
+/// Configures the engine as the settings page does: a connection to the mock server (saved
+/// through the engine, which seals its key) and no questions before writes.
 fn configure(browser: &mut Browser, page: &panelot_testkit::cdp::Page, base_url: &str) {
-    let connection = json!([{"id": "mock", "name": "Mock", "kind": "openai",
-        "baseUrl": format!("{base_url}/v1"), "apiKeys": [], "customHeaders": [], "enabled": true,
-        "quirks": [], "modelIds": ["mock-model"], "models": []}]);
-    let model = json!({"connectionId": "mock", "modelId": "mock-model"});
-    let script = format!(
-        r#"(async () => {{
-            const engine = await import(chrome.runtime.getURL("wasm/engine.js"));
-            await engine.default();
-            await engine.seedSetting("connections", {connection});
-            await engine.seedSetting("defaultModel", {model});
-            await engine.seedSetting("permissionPolicy", '"auto"');
-            return true;
-        }})()"#,
-        connection = serde_json::to_string(&connection.to_string()).unwrap(),
-        model = serde_json::to_string(&model.to_string()).unwrap(),
+    let frames = converse(
+        browser,
+        page,
+        json!([
+            {"send": {"type": "connection.save", "submissionId": "save", "connection": {
+                "id": null, "name": "Mock", "kind": "openai", "baseUrl": format!("{base_url}/v1"),
+                "apiKeys": ["sk-e2e-secret"], "enabled": true, "modelIds": ["mock-model"]}},
+             "until": "command.ack"},
+            {"send": {"type": "settings.update", "submissionId": "policy",
+                "patch": {"permissionPolicy": "auto"}}, "until": "command.ack"},
+            {"send": {"type": "settings.get", "submissionId": "get"}, "until": "settings.state"},
+        ]),
     );
-    let done = browser.cdp.evaluate(page, &script).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(done, Value::Bool(true));
+    let settings = frames
+        .iter()
+        .rev()
+        .find_map(|f| match &f.event {
+            AgentEvent::SettingsState(s) => Some(s.settings.clone()),
+            _ => None,
+        })
+        .expect("the settings");
+    assert_eq!(settings.connections.len(), 1, "{settings:?}");
+    assert_eq!(settings.connections[0].key_count, 1);
+    assert_eq!(settings.default_model.as_ref().map(|m| m.model_id.as_str()), Some("mock-model"));
 }
 
 /// Runs a conversation on one port: initialize, then `steps` in order, each sent once the
@@ -103,7 +110,7 @@ fn a_turn_streams_from_the_provider_and_survives_a_killed_worker() {
     // The title call and the turn's call may reach the server in either order: same answer.
     server.push(Reply::text("Hello from the mock provider."));
     server.push(Reply::text("Hello from the mock provider."));
-    let mut browser = Browser::launch_flavor(Flavor::Test).expect("launch Chromium");
+    let mut browser = Browser::launch().expect("launch Chromium");
     let page = browser.open_extension_page("options.html").expect("open an extension page");
     configure(&mut browser, &page, &server.base_url());
 

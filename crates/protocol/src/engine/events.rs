@@ -15,6 +15,7 @@ use super::codes::TurnKind;
 use super::requests::ApprovalRequestPayload;
 use super::requests::InteractionRequestPayload;
 use super::requests::RunRecoveryState;
+use super::settings::SettingsView;
 use super::thread::ItemMeta;
 use super::thread::QueuedRun;
 use super::thread::ThreadMeta;
@@ -364,6 +365,15 @@ event_payloads! {
     }
     submission: none; thread: required;
 
+    /// The settings, answering `settings.get` (with its id) or after any change (to every UI).
+    struct SettingsStateEvent {
+        /// The `settings.get` answered, when this is an answer.
+        submission_id: Option<SubmissionId>,
+        /// The settings.
+        settings: SettingsView,
+    }
+    submission: optional; thread: none;
+
     /// Activity across all threads, for list badges.
     struct ActivityUpdatedEvent {
         /// Threads with a running turn.
@@ -527,6 +537,8 @@ wire_catalog! {
     "tabs.updated" => TabsUpdated(TabsUpdatedEvent),
     /// Cross-thread activity changed.
     "activity.updated" => ActivityUpdated(ActivityUpdatedEvent),
+    /// Settings.
+    "settings.state" => SettingsState(SettingsStateEvent),
 }
 
 /// How an event reaches UIs.
@@ -570,7 +582,9 @@ impl EventKind {
             | EventKind::ThreadDeleted
             // Thread lists in every UI show titles and pins.
             | EventKind::ThreadUpdated
-            | EventKind::ActivityUpdated => Delivery::Everyone,
+            | EventKind::ActivityUpdated
+            // Every settings page shows the same settings.
+            | EventKind::SettingsState => Delivery::Everyone,
         }
     }
 }

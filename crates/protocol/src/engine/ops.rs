@@ -9,10 +9,13 @@ use super::input::UserInput;
 use super::requests::ApprovalDecision;
 use super::requests::InteractionResponse;
 use super::requests::UncertainResolution;
+use super::settings::ConnectionInput;
+use super::settings::SettingsPatch;
 use super::thread::ThreadMetaPatch;
 use crate::catalog::wire_catalog;
 use crate::ids::ApprovalId;
 use crate::ids::ClientId;
+use crate::ids::ConnectionId;
 use crate::ids::FolderId;
 use crate::ids::InteractionId;
 use crate::ids::NodeId;
@@ -250,6 +253,31 @@ op_params! {
     }
     thread: none;
 
+    /// Asks for the settings (answered with `settings.state`).
+    struct SettingsGetParams {}
+    thread: none;
+
+    /// Changes the default model, permission policy or token budget.
+    struct SettingsUpdateParams {
+        /// The change.
+        patch: SettingsPatch,
+    }
+    thread: none;
+
+    /// Adds or replaces a model connection; its keys are sealed before they are stored.
+    struct ConnectionSaveParams {
+        /// The connection.
+        connection: ConnectionInput,
+    }
+    thread: none;
+
+    /// Deletes a model connection.
+    struct ConnectionDeleteParams {
+        /// The connection.
+        connection_id: ConnectionId,
+    }
+    thread: none;
+
     /// Heartbeat; also keeps the service worker alive.
     struct PingParams {}
     thread: none;
@@ -308,6 +336,14 @@ wire_catalog! {
     "approval.response" => ApprovalResponse(ApprovalResponseParams),
     /// Answer an interaction.
     "interaction.response" => InteractionResponse(InteractionResponseParams),
+    /// Read settings.
+    "settings.get" => SettingsGet(SettingsGetParams),
+    /// Change settings.
+    "settings.update" => SettingsUpdate(SettingsUpdateParams),
+    /// Save a connection.
+    "connection.save" => ConnectionSave(ConnectionSaveParams),
+    /// Delete a connection.
+    "connection.delete" => ConnectionDelete(ConnectionDeleteParams),
     /// Heartbeat.
     "ping" => Ping(PingParams),
 }
@@ -325,9 +361,11 @@ impl OpKind {
     /// Whether this kind creates a command receipt.
     pub const fn class(self) -> OpClass {
         match self {
-            OpKind::Initialize | OpKind::ThreadSubscribe | OpKind::ThreadList | OpKind::Ping => {
-                OpClass::Control
-            }
+            OpKind::Initialize
+            | OpKind::ThreadSubscribe
+            | OpKind::ThreadList
+            | OpKind::SettingsGet
+            | OpKind::Ping => OpClass::Control,
             OpKind::ThreadCreate
             | OpKind::ThreadUpdate
             | OpKind::ThreadDelete
@@ -343,7 +381,10 @@ impl OpKind {
             | OpKind::RunResume
             | OpKind::RunResolveUncertain
             | OpKind::ApprovalResponse
-            | OpKind::InteractionResponse => OpClass::Command,
+            | OpKind::InteractionResponse
+            | OpKind::SettingsUpdate
+            | OpKind::ConnectionSave
+            | OpKind::ConnectionDelete => OpClass::Command,
         }
     }
 }

@@ -1,13 +1,16 @@
-//! The settings page shell: the connection form comes first while no model is configured.
-//! Storage is the engine's (settings ops come later); saving validates and keeps the draft here.
+//! The settings page: the connection form comes first while no model is configured; saving sends
+//! `connection.save` and the list shows what the engine stored (keys are never shown back).
 
 use leptos::prelude::*;
+use panelot_protocol::Op;
+use panelot_protocol::engine::ConnectionDeleteParams;
+use panelot_protocol::engine::ConnectionSaveParams;
 
 use super::AppState;
+use crate::host;
 use crate::i18n;
 use crate::i18n::Lang;
 use crate::i18n::Msg;
-use crate::settings::ConnectionDraft;
 use crate::settings::ConnectionForm;
 use crate::settings::ConnectionKind;
 use crate::settings::SettingsScreen;
@@ -16,8 +19,10 @@ use crate::settings::first_screen;
 /// The options page.
 #[component]
 pub(super) fn SettingsPage(state: AppState) -> impl IntoView {
-    let connections: RwSignal<Vec<ConnectionDraft>> = RwSignal::new(Vec::new());
-    let screen = move || first_screen(connections.with(Vec::len));
+    let connections = move || {
+        state.settings.with(|s| s.as_ref().map(|s| s.connections.clone()).unwrap_or_default())
+    };
+    let screen = move || first_screen(connections().len());
     let t = move |msg| i18n::text(state.lang.get(), msg);
     view! {
         <div class="settings">
@@ -28,9 +33,23 @@ pub(super) fn SettingsPage(state: AppState) -> impl IntoView {
             <section>
                 <h3>{move || t(Msg::Connections)}</h3>
                 <ul class="connections">
-                    {move || connections.get().into_iter().map(|c| view! { <li>{c.name}" — "{c.default_model}</li> }).collect_view()}
+                    {move || connections().into_iter().map(|c| {
+                        let id = c.id.clone();
+                        let delete = move |_| {
+                            let connection_id = id.clone();
+                            let _ = host::send(|submission_id| {
+                                Op::ConnectionDelete(ConnectionDeleteParams { submission_id, connection_id })
+                            });
+                        };
+                        view! {
+                            <li data-connection=c.id.to_string()>
+                                {c.name}" — "{c.model_ids.join(", ")}" · "{c.base_url}
+                                <button type="button" on:click=delete>"×"</button>
+                            </li>
+                        }
+                    }).collect_view()}
                 </ul>
-                <ConnectionFormView state=state connections=connections/>
+                <ConnectionFormView state=state/>
             </section>
             <section>
                 <h3>{move || t(Msg::Language)}</h3>
@@ -44,10 +63,7 @@ pub(super) fn SettingsPage(state: AppState) -> impl IntoView {
 }
 
 #[component]
-fn ConnectionFormView(
-    state: AppState,
-    connections: RwSignal<Vec<ConnectionDraft>>,
-) -> impl IntoView {
+fn ConnectionFormView(state: AppState) -> impl IntoView {
     let form = RwSignal::new(ConnectionForm::new(ConnectionKind::default()));
     let problems = RwSignal::new(Vec::<String>::new());
     let saved = RwSignal::new(false);
@@ -57,7 +73,10 @@ fn ConnectionFormView(
         let lang = state.lang.get_untracked();
         match form.get_untracked().validate() {
             Ok(draft) => {
-                connections.update(|list| list.push(draft));
+                let connection = draft.to_input();
+                let _ = host::send(|submission_id| {
+                    Op::ConnectionSave(ConnectionSaveParams { submission_id, connection })
+                });
                 form.set(ConnectionForm::new(ConnectionKind::default()));
                 problems.set(Vec::new());
                 saved.set(true);

@@ -1,0 +1,86 @@
+//! Settings as the UI edits them: model connections (keys go in, never come back out), the
+//! default model, the permission policy and the per-turn token budget.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde::Serialize;
+
+use super::codes::PermissionPolicy;
+use super::input::ModelChoice;
+use crate::ids::ConnectionId;
+
+/// The wire format of a connection.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ConnectionKind {
+    /// OpenAI-compatible `chat/completions`.
+    Openai,
+    /// Anthropic `messages`.
+    Anthropic,
+}
+
+/// A connection as the settings page may see it: never a key.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ConnectionView {
+    /// The connection.
+    pub id: ConnectionId,
+    /// Display name.
+    pub name: String,
+    /// Wire format.
+    pub kind: ConnectionKind,
+    /// Normalized base URL.
+    pub base_url: String,
+    /// How many keys are stored.
+    pub key_count: u32,
+    /// Whether it is offered.
+    pub enabled: bool,
+    /// Model ids to offer.
+    pub model_ids: Vec<String>,
+}
+
+/// A connection as the settings form sends it.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ConnectionInput {
+    /// The connection to replace; `None` adds one.
+    pub id: Option<ConnectionId>,
+    /// Display name.
+    pub name: String,
+    /// Wire format.
+    pub kind: ConnectionKind,
+    /// Base URL as typed (HTTPS, or HTTP to this machine).
+    pub base_url: String,
+    /// Keys in failover order; `None` keeps the stored ones.
+    pub api_keys: Option<Vec<String>>,
+    /// Whether it is offered.
+    pub enabled: bool,
+    /// Model ids to offer.
+    pub model_ids: Vec<String>,
+}
+
+/// Everything the settings page shows.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SettingsView {
+    /// Model connections.
+    pub connections: Vec<ConnectionView>,
+    /// Model of turns that name none.
+    pub default_model: Option<ModelChoice>,
+    /// Global permission policy.
+    pub permission_policy: PermissionPolicy,
+    /// Tokens a turn may spend before it pauses; `None` is unlimited.
+    pub turn_token_budget: Option<u64>,
+}
+
+/// A change of settings; absent fields stay as they are.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq, Default)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SettingsPatch {
+    /// New default model.
+    pub default_model: Option<ModelChoice>,
+    /// New permission policy.
+    pub permission_policy: Option<PermissionPolicy>,
+    /// New token budget (0 removes it).
+    pub turn_token_budget: Option<u64>,
+}

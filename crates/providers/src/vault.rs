@@ -1,0 +1,119 @@
+//! The engine's [`ConnectionVault`] over [`Connection`]: keys typed in the settings form are
+//! sealed before the engine stores them, and the view sent back to the settings page counts keys
+//! without showing any.
+
+use panelot_core::engine::ConnectionVault;
+use panelot_protocol::ConnectionId;
+use panelot_protocol::engine::ConnectionInput;
+use panelot_protocol::engine::ConnectionKind;
+use panelot_protocol::engine::ConnectionView;
+use serde_json::Value;
+
+use crate::connection::Connection;
+use crate::connection::ConnectionDraft;
+use crate::secret::VaultKey;
+use crate::templates::WireFormat;
+
+/// Seals connections with one vault key.
+#[derive(Debug)]
+pub struct Vault {
+    key: VaultKey,
+}
+
+impl Vault {
+    /// A vault sealing with `key`.
+    pub fn new(key: VaultKey) -> Vault {
+        Vault { key }
+    }
+}
+
+impl ConnectionVault for Vault {
+    fn store(
+        &self,
+        id: &ConnectionId,
+        input: &ConnectionInput,
+        existing: Option<&Value>,
+    ) -> Result<Value, String> {
+        let existing: Option<Connection> =
+            existing.and_then(|stored| serde_json::from_value(stored.clone()).ok());
+        let draft = ConnectionDraft {
+            id: id.to_string(),
+            name: input.name.clone(),
+            kind: Some(match input.kind {
+                ConnectionKind::Openai => WireFormat::OpenAi,
+                ConnectionKind::Anthropic => WireFormat::Anthropic,
+            }),
+            base_url: input.base_url.clone(),
+            // Keys are sealed below; kept ones are carried over sealed, never opened.
+            api_keys: input.api_keys.clone().unwrap_or_default(),
+            custom_headers: Vec::new(),
+            enabled: input.enabled,
+            quirks: existing.as_ref().map(|c| c.quirks).unwrap_or_default(),
+            model_ids: input.model_ids.clone(),
+            models: existing.as_ref().map(|c| c.models.clone()).unwrap_or_default(),
+        };
+        let mut connection = Connection::from_draft(draft, &self.key).map_err(|e| e.to_string())?;
+        if input.api_keys.is_none()
+            && let Some(existing) = existing
+        {
+            connection.api_keys = existing.api_keys;
+            connection.custom_headers = existing.custom_headers;
+        }
+        serde_json::to_value(&connection).map_err(|e| e.to_string())
+    }
+
+    fn view(&self, stored: &Value) -> Option<ConnectionView> {
+        let connection: Connection = serde_json::from_value(stored.clone()).ok()?;
+        Some(ConnectionView {
+            id: ConnectionId::new(connection.id).ok()?,
+            name: connection.name,
+            kind: match connection.kind {
+                WireFormat::OpenAi => ConnectionKind::Openai,
+                WireFormat::Anthropic => ConnectionKind::Anthropic,
+            },
+            base_url: connection.base_url.as_str().to_owned(),
+            key_count: connection.api_keys.len() as u32,
+            enabled: connection.enabled,
+            model_ids: connection.model_ids,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    fn input(keys: Option<Vec<&str>>) -> ConnectionInput {
+        ConnectionInput {
+            id: None,
+            name: "Local".into(),
+            kind: ConnectionKind::Openai,
+            base_url: "http://127.0.0.1:8080/v1/".into(),
+            api_keys: keys.map(|k| k.into_iter().map(str::to_owned).collect()),
+            enabled: true,
+            model_ids: vec!["m1".into()],
+        }
+    }
+
+    #[test]
+    fn keys_are_sealed_kept_when_not_resent_and_never_viewed() {
+        let vault = Vault::new(VaultKey::from_bytes([7; 32]));
+        let id = ConnectionId::new("c-1").unwrap();
+        let stored =
+            vault.store(&id, &input(Some(vec!["sk-secret-1", "sk-secret-2"])), None).unwrap();
+        assert!(!stored.to_string().contains("sk-secret"), "{stored}");
+        let view = vault.view(&stored).unwrap();
+        assert_eq!((view.key_count, view.base_url.as_str()), (2, "http://127.0.0.1:8080/v1"));
+        assert!(!format!("{view:?}").contains("sk-secret"));
+        // An edit without keys keeps the sealed ones.
+        let edited = vault.store(&id, &input(None), Some(&stored)).unwrap();
+        assert_eq!(edited["apiKeys"], stored["apiKeys"]);
+        // A plain-HTTP remote URL is refused with a message that names no key.
+        let mut remote = input(Some(vec!["sk-secret-3"]));
+        remote.base_url = "http://api.example.com/v1".into();
+        let err = vault.store(&id, &remote, None).unwrap_err();
+        assert!(!err.contains("sk-secret"), "{err}");
+    }
+}
