@@ -46,6 +46,14 @@ chrome.runtime.onInstalled.addListener(() => {
   chrome.sidePanel.setPanelBehavior({ openPanelOnActionClick: true }).catch(() => {});
 });
 
+// With no UI open nothing wakes the worker; this alarm does, every 30 s, and starting the engine
+// is what runs recovery (queued runs, expired approvals, cut streams). Registered synchronously
+// like every listener; creating an alarm that exists only moves its next time.
+chrome.alarms.onAlarm.addListener(() => {});
+chrome.alarms.get("panelot-keepalive").then((alarm) => {
+  if (!alarm) chrome.alarms.create("panelot-keepalive", { periodInMinutes: 0.5 });
+});
+
 const extensionOrigin = new URL(chrome.runtime.getURL("/")).origin + "/";
 
 // The key that opens the connections' sealed API keys lives in chrome.storage.local, apart from

@@ -60,6 +60,27 @@ extern "C" {
     fn local_get(key: &str) -> Result<Promise, JsValue>;
     #[wasm_bindgen(js_namespace = ["chrome", "storage", "local"], js_name = set, catch)]
     fn local_set(items: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "permissions"], js_name = request, catch)]
+    fn permissions_request(permissions: &JsValue) -> Result<Promise, JsValue>;
+}
+
+/// Asks the user to let the engine reach `origin` (the model server of a connection being
+/// saved): without host access the service worker's `fetch` is held to CORS, which most model
+/// APIs refuse. Must run inside the click that saves. Failure is not fatal: the engine then
+/// reports the provider's error.
+pub(crate) fn request_host_access(origin: &str) {
+    let origins = js_sys::Array::of1(&JsValue::from_str(&format!("{origin}/*")));
+    let request = js_sys::Object::new();
+    if js_sys::Reflect::set(&request, &"origins".into(), &origins).is_err() {
+        return;
+    }
+    if let Ok(promise) = permissions_request(&request) {
+        wasm_bindgen_futures::spawn_local(async move {
+            if let Err(err) = wasm_bindgen_futures::JsFuture::from(promise).await {
+                log_error(&format!("host access was not granted: {err:?}"));
+            }
+        });
+    }
 }
 
 /// `chrome.storage.local` key of the persistent client id (receipts live 7 days, across browser

@@ -213,6 +213,12 @@ catalog! {
     Language => "Language", "语言";
     /// Settings: permission mode.
     PermissionMode => "Permission mode", "权限模式";
+    /// Permission mode: ask before everything.
+    PolicyAlways => "Ask before every action", "每个操作前都询问";
+    /// Permission mode: ask before writes.
+    PolicyUntrusted => "Ask before actions that change things", "更改内容的操作前询问";
+    /// Permission mode: automatic.
+    PolicyAuto => "Act without asking (sensitive sites and data still ask)", "直接执行（敏感网站和数据仍会询问）";
     /// Cancel.
     Cancel => "Cancel", "取消";
 }

@@ -186,6 +186,13 @@ impl ConnectionDraft {
     }
 }
 
+/// `scheme://host[:port]` of a URL, for the host permission a connection needs.
+pub fn origin_of(url: &str) -> Option<String> {
+    let (scheme, rest) = url.split_once("://")?;
+    let host = rest.split(['/', '?', '#']).next().filter(|h| !h.is_empty())?;
+    Some(format!("{}://{}", scheme.to_ascii_lowercase(), host.to_ascii_lowercase()))
+}
+
 /// Keys travel over https only, except to a model server on this machine.
 fn acceptable_url(url: &str) -> bool {
     let lower = url.to_ascii_lowercase();

@@ -2,9 +2,15 @@
 //! `connection.save` and the list shows what the engine stored (keys are never shown back).
 
 use leptos::prelude::*;
+use panelot_protocol::ConnectionId;
+use panelot_protocol::ModelId;
 use panelot_protocol::Op;
 use panelot_protocol::engine::ConnectionDeleteParams;
 use panelot_protocol::engine::ConnectionSaveParams;
+use panelot_protocol::engine::ModelChoice;
+use panelot_protocol::engine::PermissionPolicy;
+use panelot_protocol::engine::SettingsPatch;
+use panelot_protocol::engine::SettingsUpdateParams;
 
 use super::AppState;
 use crate::host;
@@ -51,6 +57,7 @@ pub(super) fn SettingsPage(state: AppState) -> impl IntoView {
                 </ul>
                 <ConnectionFormView state=state/>
             </section>
+            <ModelAndPolicy state=state/>
             <section>
                 <h3>{move || t(Msg::Language)}</h3>
                 <select on:change=move |ev| state.lang.set(Lang::from_tag(&event_target_value(&ev)))>
@@ -59,6 +66,80 @@ pub(super) fn SettingsPage(state: AppState) -> impl IntoView {
                 </select>
             </section>
         </div>
+    }
+}
+
+/// The default model (any model of any connection) and the permission mode, each saved through
+/// `settings.update` as soon as it changes.
+#[component]
+fn ModelAndPolicy(state: AppState) -> impl IntoView {
+    let t = move |msg| i18n::text(state.lang.get(), msg);
+    let models = move || {
+        state.settings.with(|s| {
+            s.iter()
+                .flat_map(|s| s.connections.iter())
+                .flat_map(|c| {
+                    c.model_ids.iter().map(move |m| (c.id.clone(), c.name.clone(), m.clone()))
+                })
+                .collect::<Vec<_>>()
+        })
+    };
+    let current_model = move || {
+        state.settings.with(|s| {
+            s.as_ref()
+                .and_then(|s| s.default_model.as_ref())
+                .map(|m| format!("{}/{}", m.connection_id, m.model_id))
+                .unwrap_or_default()
+        })
+    };
+    let policy = move || state.settings.with(|s| s.as_ref().map(|s| s.permission_policy));
+    let update = |patch: SettingsPatch| {
+        let _ = host::send(|submission_id| {
+            Op::SettingsUpdate(SettingsUpdateParams { submission_id, patch })
+        });
+    };
+    let pick_model = move |ev: leptos::ev::Event| {
+        let value = event_target_value(&ev);
+        let Some((connection, model)) = value.split_once('/') else { return };
+        if let (Ok(connection_id), Ok(model_id)) =
+            (ConnectionId::new(connection), ModelId::new(model))
+        {
+            let choice = ModelChoice { connection_id, model_id };
+            update(SettingsPatch { default_model: Some(choice), ..SettingsPatch::default() });
+        }
+    };
+    let pick_policy = move |ev: leptos::ev::Event| {
+        let chosen = match event_target_value(&ev).as_str() {
+            "always" => PermissionPolicy::Always,
+            "auto" => PermissionPolicy::Auto,
+            _ => PermissionPolicy::Untrusted,
+        };
+        update(SettingsPatch { permission_policy: Some(chosen), ..SettingsPatch::default() });
+    };
+    let policies = [
+        (PermissionPolicy::Always, "always", Msg::PolicyAlways),
+        (PermissionPolicy::Untrusted, "untrusted", Msg::PolicyUntrusted),
+        (PermissionPolicy::Auto, "auto", Msg::PolicyAuto),
+    ];
+    view! {
+        <section class="model-and-policy">
+            <label>{move || t(Msg::DefaultModel)}
+                <select class="default-model" on:change=pick_model>
+                    {move || models().into_iter().map(|(connection, name, model)| {
+                        let value = format!("{connection}/{model}");
+                        let selected = value == current_model();
+                        view! { <option value=value selected=selected>{format!("{model} · {name}")}</option> }
+                    }).collect_view()}
+                </select>
+            </label>
+            <label>{move || t(Msg::PermissionMode)}
+                <select class="permission-mode" on:change=pick_policy>
+                    {policies.into_iter().map(|(p, value, label)| view! {
+                        <option value=value selected=move || policy() == Some(p)>{move || t(label)}</option>
+                    }).collect_view()}
+                </select>
+            </label>
+        </section>
     }
 }
 
@@ -73,6 +154,9 @@ fn ConnectionFormView(state: AppState) -> impl IntoView {
         let lang = state.lang.get_untracked();
         match form.get_untracked().validate() {
             Ok(draft) => {
+                if let Some(origin) = crate::settings::origin_of(&draft.base_url) {
+                    host::request_host_access(&origin);
+                }
                 let connection = draft.to_input();
                 let _ = host::send(|submission_id| {
                     Op::ConnectionSave(ConnectionSaveParams { submission_id, connection })
