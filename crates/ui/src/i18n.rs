@@ -219,6 +219,16 @@ catalog! {
     PolicyUntrusted => "Ask before actions that change things", "更改内容的操作前询问";
     /// Permission mode: automatic.
     PolicyAuto => "Act without asking (sensitive sites and data still ask)", "直接执行（敏感网站和数据仍会询问）";
+    /// Interaction card: the model asks.
+    QuestionTitle => "The assistant asks", "助手提问";
+    /// Interaction card: a step for the user.
+    UserActionTitle => "Your turn", "需要您操作";
+    /// Interaction card: send the answer.
+    Answer => "Answer", "回答";
+    /// Interaction card: the step is done.
+    Done => "Done", "已完成";
+    /// Interaction card: do not answer.
+    Skip => "Don't answer", "不回答";
     /// Cancel.
     Cancel => "Cancel", "取消";
 }

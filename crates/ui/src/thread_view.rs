@@ -18,6 +18,7 @@ use panelot_protocol::ThreadId;
 use panelot_protocol::TurnId;
 use panelot_protocol::engine::ItemKind;
 use panelot_protocol::engine::PendingApproval;
+use panelot_protocol::engine::PendingInteraction;
 use panelot_protocol::engine::QueuedRun;
 use panelot_protocol::engine::RunRecoveryState;
 use panelot_protocol::engine::StopReason;
@@ -55,6 +56,8 @@ pub struct ThreadView {
     pub active_turn: Option<ActiveTurnView>,
     /// Approvals waiting for a decision, oldest first.
     pub approvals: Vec<PendingApproval>,
+    /// Questions to the user waiting for an answer, oldest first.
+    pub interactions: Vec<PendingInteraction>,
     /// Queued messages, in run order.
     pub queue: Vec<QueuedRun>,
     /// Runs that need the user to choose how to go on.
@@ -97,6 +100,7 @@ impl ThreadView {
             n_local: 0,
             active_turn: None,
             approvals: Vec::new(),
+            interactions: Vec::new(),
             queue: Vec::new(),
             recovery: Vec::new(),
             deleted: false,
@@ -218,6 +222,7 @@ impl ThreadView {
         self.entries.extend(unconfirmed);
         self.reindex();
         self.approvals = snapshot.pending_approvals.clone();
+        self.interactions = snapshot.pending_interactions.clone();
         self.queue = snapshot.queued_runs.clone();
         self.recovery = snapshot.recoverable_runs.clone();
         self.deleted = false;
@@ -313,11 +318,19 @@ impl ThreadView {
                 crate::thread_list::apply_patch(meta, event.revision, &event.patch);
             }
             AgentEvent::ThreadDeleted(_) => self.deleted = true,
-            // Interactions (ask_user, watch_page) get their cards in a later step; the touched
-            // tabs and creation events belong to other views.
-            AgentEvent::InteractionRequest(_)
-            | AgentEvent::InteractionResolved(_)
-            | AgentEvent::TabsUpdated(_)
+            AgentEvent::InteractionRequest(event) => {
+                self.interactions.retain(|i| i.interaction_id != event.interaction_id);
+                self.interactions.push(PendingInteraction {
+                    interaction_id: event.interaction_id.clone(),
+                    turn_id: event.turn_id.clone(),
+                    request: event.request.clone(),
+                });
+            }
+            AgentEvent::InteractionResolved(event) => {
+                self.interactions.retain(|i| i.interaction_id != event.interaction_id);
+            }
+            // The touched tabs and creation events belong to other views.
+            AgentEvent::TabsUpdated(_)
             | AgentEvent::ThreadCreated(_)
             | AgentEvent::ThreadForked(_)
             | AgentEvent::Initialized(_)

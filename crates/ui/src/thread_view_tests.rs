@@ -265,3 +265,27 @@ fn rows_find_their_entries_after_a_rollback_moves_them() {
     );
     assert_eq!(view.entry(&EntryKey::Optimistic(refused)), None);
 }
+
+#[test]
+fn questions_to_the_user_show_until_answered() {
+    let mut view = ThreadView::new(thread());
+    view.apply(&snapshot(json!([]), Value::Null, 1));
+    let ask = frame(
+        json!({"type": "interaction.request", "threadId": "t-1", "turnId": "turn-1",
+        "interactionId": "q-1", "itemId": null, "request": {"type": "ask_user", "questions": [
+        {"id": "size", "question": "Which size?", "options": [
+        {"value": "m", "label": "M", "description": null}]}]}}),
+        2,
+    );
+    assert_eq!(view.apply(&ask), Applied::Changed);
+    assert_eq!(view.interactions.len(), 1);
+    // A replay of the same request does not add a second card.
+    view.apply(&frame(serde_json::to_value(&ask.event).unwrap(), 3));
+    assert_eq!(view.interactions.len(), 1);
+    let resolved = frame(
+        json!({"type": "interaction.resolved", "threadId": "t-1", "interactionId": "q-1"}),
+        4,
+    );
+    view.apply(&resolved);
+    assert!(view.interactions.is_empty());
+}

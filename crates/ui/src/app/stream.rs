@@ -8,7 +8,11 @@ use panelot_protocol::Op;
 use panelot_protocol::engine::ApprovalDecision;
 use panelot_protocol::engine::ApprovalResponseParams;
 use panelot_protocol::engine::BranchPosition;
+use panelot_protocol::engine::InteractionRequestPayload;
+use panelot_protocol::engine::InteractionResponse;
+use panelot_protocol::engine::InteractionResponseParams;
 use panelot_protocol::engine::PendingApproval;
+use panelot_protocol::engine::PendingInteraction;
 use panelot_protocol::engine::RecoveryOption;
 use panelot_protocol::engine::RunRecoveryState;
 use panelot_protocol::engine::RunResolveUncertainParams;
@@ -71,6 +75,7 @@ pub(super) fn MessageStream(state: AppState) -> impl IntoView {
             </For>
             <RecoveryCards state=state/>
             <ApprovalCard state=state/>
+            <InteractionCard state=state/>
         </div>
     }
 }
@@ -227,6 +232,97 @@ fn respond(approval: &PendingApproval, decision: ApprovalDecision) {
     let _ = host::send(|submission_id| {
         Op::ApprovalResponse(ApprovalResponseParams { submission_id, approval_id, decision })
     });
+}
+
+fn answer(interaction: &PendingInteraction, response: InteractionResponse) {
+    let interaction_id = interaction.interaction_id.clone();
+    let _ = host::send(|submission_id| {
+        Op::InteractionResponse(InteractionResponseParams {
+            submission_id,
+            interaction_id,
+            response,
+        })
+    });
+}
+
+/// The oldest question of the model to the user: suggested answers as buttons, a free answer
+/// always possible; or a step the user does themselves, confirmed with "Done".
+#[component]
+fn InteractionCard(state: AppState) -> impl IntoView {
+    let current = Memo::new(move |_| {
+        state.thread.with(|v| v.as_ref().and_then(|v| v.interactions.first().cloned()))
+    });
+    move || {
+        current.get().map(|interaction| {
+            let lang = state.lang.get_untracked();
+            let t = move |msg| i18n::text(lang, msg);
+            let skip = {
+                let interaction = interaction.clone();
+                move |_| answer(&interaction, InteractionResponse::Cancel { note: None })
+            };
+            match interaction.request.clone() {
+                InteractionRequestPayload::AskUser { questions } => {
+                    let answers = RwSignal::new(serde_json::Map::new());
+                    let rows = questions.into_iter().map(|q| {
+                        let id = q.id.clone();
+                        let options = q.options.into_iter().map(|o| {
+                            let (id, value) = (id.clone(), o.value.clone());
+                            view! { <button type="button" title=o.description.unwrap_or_default()
+                                on:click=move |_| answers.update(|a| { a.insert(id.clone(), value.clone().into()); })>{o.label}</button> }
+                        }).collect_view();
+                        let free_id = id.clone();
+                        view! {
+                            <fieldset class="question">
+                                <legend>{q.question}</legend>
+                                <div class="options">{options}</div>
+                                <input type="text" prop:value=move || answers.with(|a| a.get(&id).and_then(|v| v.as_str()).unwrap_or_default().to_owned())
+                                    on:input=move |ev| answers.update(|a| { a.insert(free_id.clone(), event_target_value(&ev).into()); })/>
+                            </fieldset>
+                        }
+                    }).collect_view();
+                    let submit = {
+                        let interaction = interaction.clone();
+                        move |_| {
+                            let value = serde_json::Value::Object(answers.get_untracked());
+                            answer(&interaction, InteractionResponse::Submit { value });
+                        }
+                    };
+                    view! {
+                        <section class="interaction-card" role="dialog" aria-label=t(Msg::QuestionTitle)>
+                            <header>{t(Msg::QuestionTitle)}</header>
+                            {rows}
+                            <div class="actions">
+                                <button class="answer" on:click=submit>{t(Msg::Answer)}</button>
+                                <button on:click=skip>{t(Msg::Skip)}</button>
+                            </div>
+                        </section>
+                    }.into_any()
+                }
+                InteractionRequestPayload::RequestUserAction { instruction, .. } => {
+                    let done = {
+                        let interaction = interaction.clone();
+                        move |_| answer(&interaction, InteractionResponse::Submit { value: serde_json::json!({"done": true}) })
+                    };
+                    view! {
+                        <section class="interaction-card" role="dialog" aria-label=t(Msg::UserActionTitle)>
+                            <header>{t(Msg::UserActionTitle)}</header>
+                            <p>{instruction}</p>
+                            <div class="actions">
+                                <button class="answer" on:click=done>{t(Msg::Done)}</button>
+                                <button on:click=skip>{t(Msg::Skip)}</button>
+                            </div>
+                        </section>
+                    }.into_any()
+                }
+                // The engine does not ask these yet; offer the one answer that always works.
+                InteractionRequestPayload::WatchPage { .. }
+                | InteractionRequestPayload::ScheduleResume { .. }
+                | InteractionRequestPayload::McpElicitation { .. } => view! {
+                    <section class="interaction-card"><button on:click=skip>{t(Msg::Skip)}</button></section>
+                }.into_any(),
+            }
+        })
+    }
 }
 
 /// The oldest pending approval with every parameter; Y / S / A / N / Esc answer it from the
