@@ -280,12 +280,9 @@ fn InteractionCard(state: AppState) -> impl IntoView {
                             </fieldset>
                         }
                     }).collect_view();
-                    let submit = {
-                        let interaction = interaction.clone();
-                        move |_| {
-                            let value = serde_json::Value::Object(answers.get_untracked());
-                            answer(&interaction, InteractionResponse::Submit { value });
-                        }
+                    let submit = move |_| {
+                        let value = serde_json::Value::Object(answers.get_untracked());
+                        answer(&interaction, InteractionResponse::Submit { value });
                     };
                     view! {
                         <section class="interaction-card" role="dialog" aria-label=t(Msg::QuestionTitle)>
@@ -299,9 +296,9 @@ fn InteractionCard(state: AppState) -> impl IntoView {
                     }.into_any()
                 }
                 InteractionRequestPayload::RequestUserAction { instruction, .. } => {
-                    let done = {
-                        let interaction = interaction.clone();
-                        move |_| answer(&interaction, InteractionResponse::Submit { value: serde_json::json!({"done": true}) })
+                    let done = move |_| {
+                        let value = serde_json::json!({"done": true});
+                        answer(&interaction, InteractionResponse::Submit { value });
                     };
                     view! {
                         <section class="interaction-card" role="dialog" aria-label=t(Msg::UserActionTitle)>
