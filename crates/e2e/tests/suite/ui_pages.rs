@@ -102,3 +102,67 @@ fn chat_page_thread_list_follows_the_engine_and_reconnects() {
         .expect("click delete");
     wait(&mut browser, &page, &format!("!{}", row("From the e2e test")));
 }
+
+/// Sets an input's value the way typing does (Leptos listens to `input` events).
+fn type_into(selector: &str, value: &str) -> String {
+    format!(
+        "(() => {{ const el = document.querySelector({selector:?}); el.value = {value:?};
+            el.dispatchEvent(new Event('input', {{ bubbles: true }})); return true; }})()"
+    )
+}
+
+#[test]
+fn options_page_saves_a_connection_through_the_engine_and_lists_it_without_its_key() {
+    let mut browser = Browser::launch().expect("launch Chromium with the extension");
+    let page = browser.open_extension_page("options.html").expect("open the options page");
+    wait(
+        &mut browser,
+        &page,
+        "document.querySelector('#engine-status')?.dataset.engineStatus === 'ready'",
+    );
+    // With no connection, the form comes first.
+    wait(&mut browser, &page, "!!document.querySelector('.first-run')");
+    for (selector, value) in [
+        (".connection-form label:nth-of-type(2) input", "Local server"),
+        (".connection-form input[type=url]", "http://127.0.0.1:9/v1"),
+        (".connection-form input[type=password]", "sk-ui-secret"),
+        (".connection-form label:nth-of-type(5) input", "local-model"),
+    ] {
+        browser.cdp.evaluate(&page, &type_into(selector, value)).expect("type");
+    }
+    browser
+        .cdp
+        .evaluate(
+            &page,
+            "document.querySelector('.connection-form button[type=submit]').click(), true",
+        )
+        .expect("save");
+    // The list shows what the engine stored (the settings.state broadcast), never the key.
+    wait(&mut browser, &page, "document.querySelectorAll('.connections li').length === 1");
+    let listed = browser
+        .cdp
+        .evaluate(&page, "document.querySelector('.connections').textContent")
+        .expect("read the list");
+    let listed = listed.as_str().unwrap_or_default();
+    assert!(listed.contains("Local server") && listed.contains("local-model"), "{listed}");
+    assert!(!listed.contains("sk-ui-secret"));
+    wait(&mut browser, &page, "!document.querySelector('.first-run')");
+    // Another client sees the connection and the default model the first one set.
+    let result = browser
+        .exchange(
+            &page,
+            &[initialize("i1"), json!({"type": "settings.get", "submissionId": "g"})],
+            2,
+        )
+        .expect("read settings");
+    let AgentEvent::SettingsState(state) =
+        decode_event(result["events"][1].clone()).expect("valid").event
+    else {
+        panic!("{result}")
+    };
+    assert_eq!(state.settings.connections[0].key_count, 1);
+    assert_eq!(
+        state.settings.default_model.map(|m| m.model_id.to_string()).as_deref(),
+        Some("local-model")
+    );
+}
