@@ -201,6 +201,9 @@ pub struct Engine<S: Store> {
     follow_ups: std::collections::VecDeque<FollowUp>,
     /// Seals connections from the settings form; without one, connections cannot be saved.
     vault: Option<Rc<dyn ConnectionVault>>,
+    /// First turns whose thread gets a generated title once their first model call ended (so
+    /// the title call never competes with the turn's own first call).
+    titles_pending: std::collections::BTreeSet<RunId>,
 }
 
 impl<S: Store> std::fmt::Debug for Engine<S> {
@@ -233,8 +236,16 @@ pub(crate) enum FollowUp {
     Abort(EffectId),
     /// Apply an outcome the engine decided for a tool call (a write the user marked done).
     Outcome(EffectId, ToolOutcome),
-    /// Ask for the title of the run's thread.
-    Title(RunId),
+    /// Ask for the title of a thread, from its first message.
+    Title(Box<TitleRequest>),
+}
+
+/// What a title call needs; taken when it is queued, since the run may end before it runs.
+#[derive(Debug, Clone)]
+pub(crate) struct TitleRequest {
+    thread: ThreadId,
+    model: panelot_protocol::engine::ModelChoice,
+    text: String,
 }
 
 impl Decision {
@@ -316,6 +327,7 @@ impl<S: Store> Engine<S> {
             deltas: DeltaBuffer::default(),
             follow_ups: std::collections::VecDeque::new(),
             vault: None,
+            titles_pending: std::collections::BTreeSet::new(),
         }
     }
 
@@ -534,7 +546,7 @@ impl<S: Store> Engine<S> {
                 out.effects.push(Effect::Abort { id });
             }
             FollowUp::Outcome(id, outcome) => self.tool_done(id, outcome, out).await,
-            FollowUp::Title(run) => self.request_title(&run, out).await,
+            FollowUp::Title(request) => self.request_title(*request, out).await,
         }
     }
 

@@ -1,6 +1,7 @@
 //! The end-to-end harness: headless Chromium with the built extension (`cargo xtask build`),
 //! reached over CDP. Tests live in `tests/suite/`.
 
+pub mod conversation;
 pub mod executor;
 
 use std::path::PathBuf;

@@ -2,6 +2,7 @@
 
 mod durable_threads;
 mod executor;
+mod gateway;
 mod handshake;
 mod idb_store;
 mod turns;

@@ -20,12 +20,14 @@ use panelot_core::engine::Engine;
 use panelot_core::engine::OpQueue;
 use panelot_core::engine::Outbox;
 use panelot_core::engine::PortId;
+use panelot_core::engine::SETTING_CONNECTIONS;
 use panelot_core::engine::Ticket;
 use panelot_core::engine::ToolOutcome;
 use panelot_core::model::ModelBackend;
 use panelot_core::model::ModelEvent;
 use panelot_core::model::ModelResponse;
 use panelot_core::model::ProviderError;
+use panelot_core::store::CachedStore;
 use panelot_core::store::Store;
 use panelot_core::store::StoreError;
 use panelot_core::store::UnitOfWork;
@@ -33,6 +35,7 @@ use panelot_core::store::WriteOp;
 use panelot_providers::ClientConfig;
 use panelot_providers::Connection;
 use panelot_providers::ProviderClient;
+use panelot_providers::Vault;
 use panelot_providers::VaultKey;
 use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::wasm_bindgen;
@@ -48,8 +51,6 @@ use crate::idb_store::IdbStore;
 pub(crate) const DATABASE: &str = "panelot";
 /// Setting holding the last stream epoch; each worker start takes the next one.
 const EPOCH_SETTING: &str = "streamEpoch";
-/// Setting holding the model connections (a list of `panelot_providers::Connection`).
-pub(crate) const CONNECTIONS_SETTING: &str = "connections";
 
 #[derive(Debug)]
 enum HostEvent {
@@ -69,7 +70,7 @@ struct Inner {
     post: Function,
     close: Function,
     /// Taken by the drain loop while it runs; nobody else touches the engine.
-    engine: RefCell<Option<Engine<IdbStore>>>,
+    engine: RefCell<Option<Engine<CachedStore<IdbStore>>>>,
     queue: RefCell<VecDeque<HostEvent>>,
     draining: Cell<bool>,
     /// A second connection to the database, for the model calls' connection settings.
@@ -129,7 +130,11 @@ impl EngineHost {
         let store = IdbStore::open(DATABASE).await.map_err(js_error)?;
         let settings = IdbStore::open(DATABASE).await.map_err(js_error)?;
         let epoch = next_epoch(&store).await.map_err(js_error)?;
-        let mut engine = Engine::new(store, Rc::new(BrowserClock), Rc::new(RandomIds), epoch);
+        // The engine is the only writer of threads, so its reads can be cached.
+        let store = CachedStore::new(store);
+        let mut engine = Engine::new(store, Rc::new(BrowserClock), Rc::new(RandomIds), epoch)
+            .with_tools(crate::gateway::tool_registry())
+            .with_vault(Rc::new(Vault::new(VaultKey::from_bytes(key))));
         let recovered = engine.start().await.map_err(js_error)?;
         let config = ClientConfig {
             jitter_seed: js_sys::Math::random().to_bits(),
@@ -285,13 +290,14 @@ fn start_effect(inner: &Rc<Inner>, effect: Effect) {
             });
         }
         Effect::RunTool { id, call } => {
-            // Browser tools arrive with the page executor; none is registered yet, so the engine
-            // never asks for one. Answer honestly if it ever does.
-            let outcome = ToolOutcome::Failure {
-                message: format!("the tool `{}` is not available in this build", call.tool),
-                details: None,
-            };
-            enqueue(inner, HostEvent::ToolDone(id, outcome));
+            let (handle, signal) = AbortSignal::new();
+            inner.aborts.borrow_mut().insert(id, handle);
+            let inner = Rc::clone(inner);
+            wasm_bindgen_futures::spawn_local(async move {
+                let outcome = crate::gateway::run_tool(&call, signal).await;
+                inner.aborts.borrow_mut().remove(&id);
+                enqueue(&inner, HostEvent::ToolDone(id, outcome));
+            });
         }
         Effect::Abort { id } => {
             if let Some(handle) = inner.aborts.borrow_mut().remove(&id) {
@@ -309,7 +315,7 @@ async fn call_model(
     signal: AbortSignal,
 ) -> Result<ModelResponse, ProviderError> {
     // Connections are read at each call, so a change in settings applies to the next one.
-    let stored = inner.settings.setting(CONNECTIONS_SETTING).await.ok().flatten();
+    let stored = inner.settings.setting(SETTING_CONNECTIONS).await.ok().flatten();
     let connections: Vec<Connection> =
         stored.and_then(|value| serde_json::from_value(value).ok()).unwrap_or_default();
     inner.client.set_connections(connections);

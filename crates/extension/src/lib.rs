@@ -13,6 +13,7 @@ mod browser_effects;
 #[cfg(feature = "conformance")]
 pub mod conformance_entry;
 mod fetch_http;
+mod gateway;
 mod host;
 pub mod idb_store;
 

@@ -297,8 +297,7 @@ impl<S: Store> Engine<S> {
         self.later(super::FollowUp::Continue(run_id.clone()));
         if let Some(title) = title_patch {
             self.title_changed(&meta, title, out);
-            // After the turn's first model call, which matters more.
-            self.later(super::FollowUp::Title(run_id.clone()));
+            self.titles_pending.insert(run_id.clone());
         }
         Ok(())
     }
@@ -505,6 +504,17 @@ impl<S: Store> Engine<S> {
         let mut out = Outbox::default();
         match self.in_flight.remove(&id) {
             Some(InFlight::Model(run_id)) => {
+                // The generated title follows the turn's first answer, whatever it was.
+                if self.titles_pending.remove(&run_id)
+                    && let Some(run) = self.runs.get(&run_id)
+                {
+                    let request = super::TitleRequest {
+                        thread: run.thread_id.clone(),
+                        model: run.model.clone(),
+                        text: run.input.text.clone(),
+                    };
+                    self.later(super::FollowUp::Title(Box::new(request)));
+                }
                 let outcome = match result {
                     Ok(response) => self.model_answered(&run_id, response, &mut out).await,
                     Err(err) => {
@@ -1077,17 +1087,14 @@ impl<S: Store> Engine<S> {
     }
 
     /// Asks the model for a title beside the first turn.
-    pub(crate) async fn request_title(&mut self, run_id: &RunId, out: &mut Outbox) {
-        let Some(run) = self.runs.get(run_id).cloned() else {
-            return;
-        };
-        let Ok(Some(meta)) = self.store.thread(&run.thread_id).await else {
+    pub(crate) async fn request_title(&mut self, title: super::TitleRequest, out: &mut Outbox) {
+        let Ok(Some(meta)) = self.store.thread(&title.thread).await else {
             return;
         };
         let fallback = meta.title.as_str();
-        let excerpt: String = run.input.text.chars().take(2_000).collect();
+        let excerpt: String = title.text.chars().take(2_000).collect();
         let request = ModelRequest {
-            model: run.model.model_id.to_string(),
+            model: title.model.model_id.to_string(),
             system: crate::model::SystemPrompt {
                 stable: super::threads::TITLE_PROMPT.to_owned(),
                 dynamic: String::new(),
@@ -1099,12 +1106,12 @@ impl<S: Store> Engine<S> {
             params: crate::model::GenParams { max_tokens: Some(512), ..Default::default() },
         };
         let id = self.new_effect(InFlight::Title {
-            thread: run.thread_id.clone(),
+            thread: title.thread.clone(),
             fallback: fallback.to_owned(),
         });
         out.effects.push(Effect::CallModel {
             id,
-            connection: run.model.connection_id.to_string(),
+            connection: title.model.connection_id.to_string(),
             request,
         });
     }

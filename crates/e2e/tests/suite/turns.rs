@@ -5,8 +5,6 @@
 
 use panelot_e2e::Browser;
 use panelot_protocol::AgentEvent;
-use panelot_protocol::ENGINE_PROTOCOL;
-use panelot_protocol::ENGINE_SCHEMA_HASH;
 use panelot_protocol::EventFrame;
 use panelot_protocol::decode_event;
 use panelot_protocol::engine::RunState;
@@ -54,43 +52,16 @@ fn converse(
     page: &panelot_testkit::cdp::Page,
     steps: Value,
 ) -> Vec<EventFrame> {
-    let init = json!({"type": "initialize", "submissionId": "init", "protocol": ENGINE_PROTOCOL,
-        "schemaHash": ENGINE_SCHEMA_HASH, "clientId": "e2e-turns"});
-    let script = format!(
-        r#"new Promise((resolve) => {{
-            const steps = {steps};
-            const port = chrome.runtime.connect({{ name: "e2e-turns" }});
-            const events = [];
-            let thread = localStorage.getItem("e2e-thread");
-            const send = () => {{
-                const step = steps.shift();
-                if (!step) {{ resolve({{ how: "complete", events }}); port.disconnect(); return null; }}
-                const text = JSON.stringify(step.send).replaceAll("$thread", thread ?? "");
-                port.postMessage(JSON.parse(text));
-                return step.until;
-            }};
-            let until = null;
-            port.onMessage.addListener((m) => {{
-                events.push(m);
-                if (m.type === "command.ack" && m.threadId && !thread) {{
-                    thread = m.threadId;
-                    localStorage.setItem("e2e-thread", thread);
-                }}
-                if (m.type === until) until = send();
-            }});
-            port.onDisconnect.addListener(() => resolve({{ how: "disconnected", events }}));
-            port.postMessage({init});
-            until = "initialized";
-            setTimeout(() => resolve({{ how: "timeout", events }}), 30000);
-        }})"#,
-    );
+    let script = panelot_e2e::conversation::script("e2e-turns", &steps);
     let result = browser.cdp.evaluate(page, &script).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(result["how"], "complete", "{result}\n{}", browser.log_tail());
     result["events"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|e| decode_event(e.clone()).unwrap_or_else(|err| panic!("engine sent {e}: {err}")))
+        .map(|e| {
+            decode_event(e["event"].clone()).unwrap_or_else(|err| panic!("engine sent {e}: {err}"))
+        })
         .collect()
 }
 

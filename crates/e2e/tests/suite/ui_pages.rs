@@ -166,3 +166,65 @@ fn options_page_saves_a_connection_through_the_engine_and_lists_it_without_its_k
         Some("local-model")
     );
 }
+
+#[test]
+fn chat_page_runs_a_turn_and_answers_the_models_question_from_its_card() {
+    use panelot_testkit::mock_provider::MockProvider;
+    use panelot_testkit::mock_provider::Reply;
+    let server = MockProvider::start();
+    let question = json!({"questions": [{"id": "size", "question": "Which size?",
+        "options": [{"value": "m", "label": "Medium"}, {"value": "l", "label": "Large"}]}]});
+    server.push(Reply::tool_call("ask_user", question));
+    // The title is asked once the turn's first call ended, so before the answer's call.
+    server.push(Reply::text("Shirt order"));
+    server.push(Reply::text("Ordered the **large** one."));
+    let mut browser = Browser::launch().expect("launch Chromium with the extension");
+    let page = browser.open_extension_page("chat.html").expect("open the chat page");
+    wait(
+        &mut browser,
+        &page,
+        "document.querySelector('#engine-status')?.dataset.engineStatus === 'ready'",
+    );
+    let save = json!({"type": "connection.save", "submissionId": "save", "connection": {
+        "id": null, "name": "Mock", "kind": "openai", "baseUrl": format!("{}/v1", server.base_url()),
+        "apiKeys": [], "enabled": true, "modelIds": ["mock-model"]}});
+    browser.exchange(&page, &[initialize("i1"), save], 2).expect("save the connection");
+
+    // Type and press Enter: the composer sends, the model asks, the card shows.
+    browser.cdp.evaluate(&page, &type_into(".composer textarea", "Order the shirt")).expect("type");
+    browser
+        .cdp
+        .evaluate(
+            &page,
+            "document.querySelector('.composer textarea').dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', bubbles: true, cancelable: true})), true",
+        )
+        .expect("press Enter");
+    wait(&mut browser, &page, "!!document.querySelector('.interaction-card .question')");
+    let question = browser
+        .cdp
+        .evaluate(&page, "document.querySelector('.interaction-card legend').textContent")
+        .expect("read the question");
+    assert_eq!(question, "Which size?");
+    browser
+        .cdp
+        .evaluate(
+            &page,
+            "[...document.querySelectorAll('.interaction-card .options button')].find(b => b.textContent === 'Large').click(), document.querySelector('.interaction-card .answer').click(), true",
+        )
+        .expect("answer");
+    // The answer reached the model, which finished the turn; the card is gone.
+    wait(
+        &mut browser,
+        &page,
+        "[...document.querySelectorAll('.msg.assistant')].some(m => m.innerHTML.includes('<strong>large</strong>'))",
+    );
+    wait(&mut browser, &page, "!document.querySelector('.interaction-card')");
+    let second = server
+        .requests()
+        .into_iter()
+        .filter_map(|r| r.json)
+        .find(|body| body.to_string().contains("The user answered"))
+        .expect("a request carrying the answer");
+    assert!(second.to_string().contains(r#"\"size\":\"l\""#), "{second}");
+    assert!(server.violations().is_empty(), "{:?}", server.violations());
+}

@@ -1,0 +1,298 @@
+//! The browser gateway through the engine in Chromium: a scripted model calls `read_page` and
+//! `click` on a fixture tab, the service worker runs them through the real page executor, and
+//! the page shows the click and the model's next request carries the snapshot.
+
+use std::time::Duration;
+
+use panelot_e2e::executor::ExecutorHarness;
+use panelot_e2e::executor::Tab;
+use panelot_protocol::AgentEvent;
+use panelot_protocol::decode_event;
+use panelot_protocol::engine::StopReason;
+use panelot_testkit::fixture_site::FixtureSite;
+use panelot_testkit::mock_provider::MockProvider;
+use panelot_testkit::mock_provider::RecordedRequest;
+use panelot_testkit::mock_provider::Reply;
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+use serde_json::json;
+
+/// One button, so the executor's first ref (`e1`) is that button; the click count is visible in
+/// the page and readable from a test.
+const COUNTER_PAGE: &str = r#"<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Counter</title></head>
+<body>
+<button id="add">Add one</button>
+<p id="out">0 clicks</p>
+<script>
+let clicks = 0;
+document.getElementById("add").addEventListener("click", () => {
+  clicks += 1;
+  document.getElementById("out").textContent = clicks + " clicks";
+});
+</script>
+</body></html>"#;
+
+/// Configures the engine's database: a connection to the mock server, a default model and the
+/// `auto` permission policy, through the test build's exports (as in `turns.rs`).
+fn configure(h: &mut ExecutorHarness, base_url: &str) {
+    let connection = json!([{"id": "mock", "name": "Mock", "kind": "openai",
+        "baseUrl": format!("{base_url}/v1"), "apiKeys": [], "customHeaders": [], "enabled": true,
+        "quirks": [], "modelIds": ["mock-model"], "models": []}]);
+    let model = json!({"connectionId": "mock", "modelId": "mock-model"});
+    let script = format!(
+        r#"(async () => {{
+            const engine = await import(chrome.runtime.getURL("wasm/engine.js"));
+            await engine.default();
+            await engine.seedSetting("connections", {connection});
+            await engine.seedSetting("defaultModel", {model});
+            await engine.seedSetting("permissionPolicy", '"auto"');
+            return true;
+        }})()"#,
+        connection = serde_json::to_string(&connection.to_string()).unwrap(),
+        model = serde_json::to_string(&model.to_string()).unwrap(),
+    );
+    assert_eq!(h.eval(&script).unwrap_or_else(|e| panic!("{e:#}")), Value::Bool(true));
+}
+
+/// Runs `steps` on one port after `initialize`, each sent once the previous one's `until` event
+/// arrived (`$thread` is the created thread); every approval asked is accepted, as a user
+/// watching would. Returns the raw events, each with the
+/// `performance.now()` of its arrival under `"t"`.
+fn converse(h: &mut ExecutorHarness, steps: Value) -> Vec<Value> {
+    let script = panelot_e2e::conversation::script("e2e-gateway", &steps);
+    let result = h.eval(&script).unwrap_or_else(|e| panic!("{e:#}"));
+    let log = h.browser.log_tail();
+    assert_eq!(result["how"], "complete", "{result}\n{log}");
+    result["events"].as_array().unwrap().clone()
+}
+
+/// The chat requests the engine made, in order.
+fn chat_requests(server: &MockProvider) -> Vec<RecordedRequest> {
+    server.requests().into_iter().filter(|r| r.path.ends_with("/chat/completions")).collect()
+}
+
+/// The `tool` messages of a chat request (OpenAI wire format), as text.
+fn tool_results(request: &RecordedRequest) -> Vec<String> {
+    let messages = request.json.as_ref().and_then(|j| j["messages"].as_array().cloned());
+    messages
+        .unwrap_or_default()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| match &m["content"] {
+            Value::String(text) => text.clone(),
+            other => other.to_string(),
+        })
+        .collect()
+}
+
+/// A browser with the test build configured for the mock provider, a fixture tab, and a thread
+/// whose first turn (and its title call) is done, so replies queued next go to one turn in order.
+struct Scenario {
+    server: MockProvider,
+    h: ExecutorHarness,
+    tab: Tab,
+    url: String,
+    /// Kept alive for the tab's page.
+    _site: FixtureSite,
+}
+
+impl Scenario {
+    fn start(path: &str, html: &str) -> Scenario {
+        let server = MockProvider::start();
+        let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        let site = FixtureSite::start(root).expect("start the fixture site");
+        site.add_page(path, html);
+        let url = site.url(path);
+        let mut h = ExecutorHarness::launch().expect("launch Chromium");
+        configure(&mut h, &server.base_url());
+        let tab = h.open_tab(&url).unwrap_or_else(|e| panic!("open {url}: {e:#}"));
+
+        // The first turn names the thread: its title call runs beside the turn's model call and
+        // may reach the server first, so both get the same answer.
+        server.push(Reply::text("Hello."));
+        server.push(Reply::text("Hello."));
+        let events = converse(
+            &mut h,
+            json!([
+                {"send": {"type": "thread.create", "submissionId": "create"},
+                 "until": "command.ack"},
+                {"send": {"type": "thread.subscribe", "submissionId": "sub", "threadId": "$thread"},
+                 "until": "thread.snapshot"},
+                {"send": {"type": "turn.submit", "submissionId": "hello", "threadId": "$thread",
+                    "input": {"text": "Say hello"}}, "until": "turn.complete"},
+            ]),
+        );
+        assert!(events.iter().any(|e| e["event"]["type"] == "turn.complete"));
+        server.wait_for_requests(2, Duration::from_secs(20)).expect("the title and the turn");
+        Scenario { server, h, tab, url, _site: site }
+    }
+
+    /// Sends a message with the fixture tab as its browser context and returns the turn's raw
+    /// events, after checking that the turn ended normally.
+    fn turn(&mut self, text: &str) -> Vec<Value> {
+        let browser_context = json!({"capturedAtMs": 1, "referencedTabs": [],
+            "defaultTab": {"tabId": self.tab.0, "windowId": null, "url": self.url, "title": "Fixture"}});
+        let events = converse(
+            &mut self.h,
+            json!([
+                {"send": {"type": "thread.subscribe", "submissionId": "sub-2", "threadId": "$thread"},
+                 "until": "thread.snapshot"},
+                {"send": {"type": "turn.submit", "submissionId": "turn-2", "threadId": "$thread",
+                    "input": {"text": text, "browserContext": browser_context}},
+                 "until": "turn.complete"},
+            ]),
+        );
+        let stops: Vec<StopReason> = events
+            .iter()
+            .map(|e| decode_event(e["event"].clone()).unwrap_or_else(|err| panic!("{e}: {err}")))
+            .filter_map(|f| match &f.event {
+                AgentEvent::TurnComplete(c) => Some(c.stop_reason),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(stops, [StopReason::End], "{events:#?}");
+        events
+    }
+
+    /// The tool results of the turn's model calls after the warm-up turn, one list per call.
+    fn tool_results(&self) -> Vec<Vec<String>> {
+        chat_requests(&self.server).iter().skip(2).map(tool_results).collect()
+    }
+}
+
+/// The tool-call results the UI got (`item.complete` with a result), in order.
+fn results_of(events: &[Value]) -> Vec<&Value> {
+    events
+        .iter()
+        .filter(|e| e["event"]["type"] == "item.complete")
+        .map(|e| &e["event"]["result"])
+        .filter(|result| result.is_object())
+        .collect()
+}
+
+#[test]
+fn a_model_reads_the_page_and_clicks_through_the_engine() {
+    let mut s = Scenario::start("/counter.html", COUNTER_PAGE);
+    let tab = s.tab;
+    // The model reads the page in the tab it is told about, then clicks the first ref without
+    // naming the tab again (the run's default route), then answers. The ref is the first one a
+    // fresh document issues; the snapshot assertion below checks that it is the button's.
+    s.server.push(Reply::tool_call("read_page", json!({"tabId": tab.0})));
+    s.server.push(Reply::tool_call("click", json!({"ref": "e1"})));
+    s.server.push(Reply::text("I clicked “Add one”."));
+    let events = s.turn("Press the button");
+
+    // The click happened in the page, once.
+    let shown = s.h.eval_in_tab(tab, "return document.getElementById('out').textContent;").unwrap();
+    assert_eq!(shown, json!("1 clicks"));
+
+    // The turn made three model calls: the second carries the snapshot as read_page's result,
+    // the third the click's evidence.
+    let results = s.tool_results();
+    assert_eq!(results.len(), 3, "{results:#?}");
+    let snapshot = &results[1];
+    assert_eq!(snapshot.len(), 1, "{snapshot:?}");
+    let snapshot = &snapshot[0];
+    assert!(snapshot.contains(&format!("[tabId={}]\n# snapshot ", tab.0)), "{snapshot}");
+    assert!(snapshot.contains("# title: Counter"), "{snapshot}");
+    assert!(snapshot.contains(r#"button "Add one" [e1]"#), "{snapshot}");
+    assert_eq!(results[2].len(), 2, "{results:?}");
+    let click = &results[2][1];
+    assert!(click.contains(&format!("[tabId={}] ", tab.0)), "{click}");
+    assert!(click.contains("snapshot changes:"), "{click}");
+    assert!(click.contains("+ \"1 clicks\""), "the diff shows the new text: {click}");
+    assert!(s.server.violations().is_empty(), "{:?}", s.server.violations());
+
+    // The UI card gets the snapshot's facts, not its text.
+    let details = results_of(&events);
+    assert_eq!(details.len(), 2, "{details:#?}");
+    assert_eq!(details[0]["ok"], true);
+    assert_eq!(details[0]["details"]["shape"], "snapshot");
+    assert_eq!(details[0]["details"]["tabId"], tab.0);
+    assert_eq!(details[1]["ok"], true);
+    assert_eq!(details[1]["details"]["shape"], "action");
+
+    // Round trip of read_page through the engine: from the tool call's item.start (the model
+    // finished naming it) to its item.complete (result stored), as seen by the port.
+    let started = events.iter().find(|e| {
+        e["event"]["type"] == "item.start" && e["event"]["meta"]["toolName"] == "read_page"
+    });
+    let item = started.map(|e| &e["event"]["itemId"]);
+    let completed = events
+        .iter()
+        .find(|e| e["event"]["type"] == "item.complete" && Some(&e["event"]["itemId"]) == item);
+    match (started, completed) {
+        (Some(started), Some(completed)) => {
+            let ms = completed["t"].as_f64().unwrap() - started["t"].as_f64().unwrap();
+            let gateway = &details[0]["details"]["elapsedMs"];
+            eprintln!(
+                "read_page through the engine: {ms:.1} ms from item.start to item.complete, \
+                 of which {gateway} ms in the page call (inject, executor, messaging)"
+            );
+        }
+        _ => eprintln!("read_page through the engine: not measured (no tool item.start)"),
+    }
+    // The click found the executor already there (a ping instead of an injection).
+    eprintln!("click: {} ms in the page call", details[1]["details"]["elapsedMs"]);
+}
+
+/// A link to `second.html`, whose first button would take the same first ref (`e1`).
+const LINK_PAGE: &str = r#"<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Links</title></head>
+<body><a href="/second.html">Next page</a></body></html>"#;
+
+#[test]
+fn a_ref_from_before_a_navigation_is_stale_through_the_engine() {
+    let mut s = Scenario::start("/links.html", LINK_PAGE);
+    let tab = s.tab;
+    s.server.push(Reply::tool_call("tabs_list", json!({})));
+    s.server.push(Reply::tool_call("read_page", json!({"tabId": tab.0})));
+    // The link: the page navigates to second.html under the run.
+    s.server.push(Reply::tool_call("click", json!({"ref": "e1"})));
+    // The old ref again, without a new snapshot: on the new page e1 is the "One" button, and
+    // the call must be refused rather than click it.
+    s.server.push(Reply::tool_call("click", json!({"ref": "e1"})));
+    // Back to the first page, on the run's tab. FIXME: `go_back` finds no entry to go back to:
+    // Chrome's history-manipulation intervention skips entries that navigated away without a
+    // user activation, which a synthetic click is not; `navigate` gets there instead.
+    s.server.push(Reply::tool_call("go_back", json!({})));
+    // The URL is on the page's origin, which the run has read: the engine asks before using it
+    // (taint), and the test accepts.
+    let again = format!("{}?again=1", s.url);
+    s.server.push(Reply::tool_call("navigate", json!({"url": again})));
+    s.server.push(Reply::text("The page changed under me."));
+    let events = s.turn("Follow the link");
+
+    let results = s.tool_results();
+    assert_eq!(results.len(), 7, "{results:#?}");
+    let listed = &results[1][0];
+    assert!(
+        listed.contains(&format!("[tabId={}] \"Links\" {}", tab.0, s.url)),
+        "tabs_list shows the fixture tab: {listed}"
+    );
+    assert!(results[2][1].contains(r#"link "Next page" [e1]"#), "{}", results[2][1]);
+    let stale = &results[4][3];
+    assert!(stale.contains(&format!("[tabId={}] stale_ref: ", tab.0)), "{stale}");
+
+    let back = &results[5][4];
+    assert!(back.contains(&format!("[tabId={}] ", tab.0)), "{back}");
+    let there = &results[6][5];
+    assert!(there.contains(&format!("[tabId={}] \"Links\" {again}", tab.0)), "{there}");
+    assert!(there.contains(r#"link "Next page" ["#), "the new page's snapshot: {there}");
+
+    let cards = results_of(&events);
+    assert_eq!(cards.len(), 6, "{cards:#?}");
+    assert_eq!(cards[4]["ok"], false, "go_back, see the FIXME above");
+    assert_eq!(cards[5]["ok"], true);
+    let asked: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["event"]["type"] == "approval.request")
+        .map(|e| &e["event"]["request"]["tool"])
+        .collect();
+    assert_eq!(asked, [&json!("navigate")]);
+    assert_eq!(cards[3]["ok"], false);
+    assert_eq!(cards[3]["details"]["failure"]["code"], "stale_ref");
+    let url = s.h.eval_in_tab(tab, "return location.pathname;").unwrap();
+    assert_eq!(url, json!("/links.html"));
+}

@@ -1,0 +1,435 @@
+//! The browser tools the model is offered: names (the gatekeeper's), descriptions and JSON
+//! schemas, and the translation of an L1 call's parameters into the page executor's call.
+//!
+//! Pure data and serde only, so it is tested natively. The schemas are written by hand rather
+//! than derived from the protocol types because the model needs short, flat schemas with
+//! descriptions and the engine's validator understands only a subset of JSON Schema; a test
+//! checks that every property they allow decodes as the executor's parameters.
+
+use panelot_core::tools::ToolDescriptor;
+use panelot_core::tools::ToolEffect;
+use panelot_core::tools::ToolRegistry;
+use panelot_protocol::content::ExecutorCall;
+use panelot_protocol::content::SNAPSHOT_MAX_TOKENS;
+use panelot_protocol::content::WAIT_FOR_MAX_MS;
+use panelot_protocol::engine::ToolLevel;
+use serde_json::Value;
+use serde_json::json;
+
+/// The parameter every page tool accepts to name its tab; it never reaches the executor.
+pub(crate) const TAB_ID_PARAM: &str = "tabId";
+
+/// How one tool runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Route {
+    /// Through `chrome.tabs`.
+    Tabs(TabTool),
+    /// Through the page executor, as this executor tool (`ExecutorCall`'s serde name).
+    Page(&'static str),
+}
+
+/// The `chrome.tabs` tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TabTool {
+    /// `tabs_list`.
+    List,
+    /// `tab_open`.
+    Open,
+    /// `tab_focus`.
+    Focus,
+    /// `tab_close`.
+    Close,
+    /// `navigate`.
+    Navigate,
+    /// `go_back`.
+    Back,
+    /// `go_forward`.
+    Forward,
+}
+
+/// One row of the catalog.
+struct Entry {
+    name: &'static str,
+    route: Route,
+    level: ToolLevel,
+    effect: ToolEffect,
+    description: &'static str,
+    /// Properties besides `tabId`.
+    properties: fn() -> Value,
+    required: &'static [&'static str],
+    /// Whether `tabId` is offered (every page tool; the tab tools that name a tab require it).
+    tab_param: TabParam,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum TabParam {
+    None,
+    Optional,
+    Required,
+}
+
+/// A ref parameter. Its length and characters are checked by the protocol's `ElementRef` when
+/// the executor call is built, so the schema spends no tokens on them.
+fn element_ref() -> Value {
+    json!({"type": "string", "description": "Ref from the latest read_page, e.g. e12."})
+}
+
+fn no_properties() -> Value {
+    json!({})
+}
+
+/// Every tool of the gateway, in catalog order (reference §5.1).
+const CATALOG: &[Entry] = &[
+    Entry {
+        name: "tabs_list",
+        route: Route::Tabs(TabTool::List),
+        level: ToolLevel::L0,
+        effect: ToolEffect::Read,
+        description: "List open tabs in every window with their tabId, title and URL; marks the tab the user is viewing. Use it to find a tab to act on.",
+        properties: no_properties,
+        required: &[],
+        tab_param: TabParam::None,
+    },
+    Entry {
+        name: "tab_open",
+        route: Route::Tabs(TabTool::Open),
+        level: ToolLevel::L0,
+        effect: ToolEffect::Write,
+        description: "Open a URL in a new background tab (or reuse a tab already at that exact URL) and wait for it to load; later page tools use that tab by default. Does not change what the user sees.",
+        properties: || json!({"url": {"type": "string", "minLength": 1, "maxLength": 4096, "description": "Absolute http(s) URL."}}),
+        required: &["url"],
+        tab_param: TabParam::None,
+    },
+    Entry {
+        name: "tab_focus",
+        route: Route::Tabs(TabTool::Focus),
+        level: ToolLevel::L0,
+        effect: ToolEffect::Write,
+        description: "Bring a tab to the front of its window. The only tool that changes what the user sees: use it only when the user should look at the tab.",
+        properties: no_properties,
+        required: &[],
+        tab_param: TabParam::Required,
+    },
+    Entry {
+        name: "tab_close",
+        route: Route::Tabs(TabTool::Close),
+        level: ToolLevel::L0,
+        effect: ToolEffect::Write,
+        description: "Close a tab. Says whether it was the tab the user was viewing.",
+        properties: no_properties,
+        required: &[],
+        tab_param: TabParam::Required,
+    },
+    Entry {
+        name: "navigate",
+        route: Route::Tabs(TabTool::Navigate),
+        level: ToolLevel::L0,
+        effect: ToolEffect::Write,
+        description: "Load a URL in a tab, wait for it, and return the new page's snapshot. Refs from before are stale afterwards.",
+        properties: || json!({"url": {"type": "string", "minLength": 1, "maxLength": 4096, "description": "Absolute http(s) URL."}}),
+        required: &["url"],
+        tab_param: TabParam::Optional,
+    },
+    Entry {
+        name: "go_back",
+        route: Route::Tabs(TabTool::Back),
+        level: ToolLevel::L0,
+        effect: ToolEffect::Write,
+        description: "Go back in a tab's history and return the page's snapshot.",
+        properties: no_properties,
+        required: &[],
+        tab_param: TabParam::Optional,
+    },
+    Entry {
+        name: "go_forward",
+        route: Route::Tabs(TabTool::Forward),
+        level: ToolLevel::L0,
+        effect: ToolEffect::Write,
+        description: "Go forward in a tab's history and return the page's snapshot.",
+        properties: no_properties,
+        required: &[],
+        tab_param: TabParam::Optional,
+    },
+    Entry {
+        name: "read_page",
+        route: Route::Page("snapshot"),
+        level: ToolLevel::L1,
+        effect: ToolEffect::Read,
+        description: "Snapshot of the page: one element a line, `role \"name\" [states] [ref]`. Use the refs with the action tools. Parts that do not fit are folded into lines with a ref: pass it as scopeRef to expand, or use find_in_page.",
+        properties: || {
+            json!({
+                "maxTokens": {"type": "integer", "minimum": 200, "maximum": SNAPSHOT_MAX_TOKENS, "description": "Token budget, default 3000."},
+                "scopeRef": {"type": "string", "description": "Snapshot only this ref's subtree."}
+            })
+        },
+        required: &[],
+        tab_param: TabParam::Optional,
+    },
+    Entry {
+        name: "find_in_page",
+        route: Route::Page("find_in_page"),
+        level: ToolLevel::L1,
+        effect: ToolEffect::Read,
+        description: "Find snapshot lines containing text (case-insensitive), folded parts included; at most 20 lines with their refs.",
+        properties: || json!({"query": {"type": "string", "minLength": 1, "maxLength": 200}}),
+        required: &["query"],
+        tab_param: TabParam::Optional,
+    },
+    Entry {
+        name: "extract",
+        route: Route::Page("extract"),
+        level: ToolLevel::L1,
+        effect: ToolEffect::Read,
+        description: "The page's (or an element's) content as Markdown, in windows; ask for the next window with fromChar.",
+        properties: || {
+            json!({
+                "ref": {"type": "string", "description": "Only this ref's subtree."},
+                "fromChar": {"type": "integer", "minimum": 0}
+            })
+        },
+        required: &[],
+        tab_param: TabParam::Optional,
+    },
+    Entry {
+        name: "get_selection",
+        route: Route::Page("get_selection"),
+        level: ToolLevel::L1,
+        effect: ToolEffect::Read,
+        description: "The text the user has selected on the page.",
+        properties: no_properties,
+        required: &[],
+        tab_param: TabParam::Optional,
+    },
+    Entry {
+        name: "click",
+        route: Route::Page("click"),
+        level: ToolLevel::L1,
+        effect: ToolEffect::Write,
+        description: "Click an element and report what changed. On stale_ref take a new read_page; on occluded or not_visible, scroll or close what covers it first.",
+        properties: || {
+            json!({
+                "ref": element_ref(),
+                "button": {"type": "string", "enum": ["left", "right"]},
+                "doubleClick": {"type": "boolean"}
+            })
+        },
+        required: &["ref"],
+        tab_param: TabParam::Optional,
+    },
+    Entry {
+        name: "type",
+        route: Route::Page("type"),
+        level: ToolLevel::L1,
+        effect: ToolEffect::Write,
+        description: "Type text into a field (replaces its value unless mode is append); submit presses Enter after. The result says whether the value registered.",
+        properties: || {
+            json!({
+                "ref": element_ref(),
+                "text": {"type": "string", "maxLength": 20000},
+                "mode": {"type": "string", "enum": ["replace", "append"]},
+                "submit": {"type": "boolean"},
+                "slowly": {"type": "boolean", "description": "One key at a time, for fields that react to each key."}
+            })
+        },
+        required: &["ref", "text"],
+        tab_param: TabParam::Optional,
+    },
+    Entry {
+        name: "select_option",
+        route: Route::Page("select_option"),
+        level: ToolLevel::L1,
+        effect: ToolEffect::Write,
+        description: "Choose options of a select by value or label. When none matches, the error lists the options.",
+        properties: || {
+            json!({
+                "ref": element_ref(),
+                "values": {"type": "array", "items": {"type": "string", "maxLength": 500}, "maxItems": 50}
+            })
+        },
+        required: &["ref", "values"],
+        tab_param: TabParam::Optional,
+    },
+    Entry {
+        name: "scroll",
+        route: Route::Page("scroll"),
+        level: ToolLevel::L1,
+        effect: ToolEffect::Read,
+        description: "Scroll the page, or an element with ref, by one page (default), to the end, or by pixels.",
+        properties: || {
+            json!({
+                "ref": {"type": "string", "description": "Scrollable element; the page when absent."},
+                "direction": {"type": "string", "enum": ["up", "down"]},
+                "amount": {
+                    "type": "object",
+                    "properties": {
+                        "unit": {"type": "string", "enum": ["page", "end", "pixels"]},
+                        "px": {"type": "integer", "minimum": 1, "maximum": 100000}
+                    },
+                    "required": ["unit"],
+                    "additionalProperties": false,
+                    "description": "{\"unit\":\"pixels\",\"px\":400}, {\"unit\":\"end\"}; one page when absent."
+                }
+            })
+        },
+        required: &["direction"],
+        tab_param: TabParam::Optional,
+    },
+    Entry {
+        name: "hover",
+        route: Route::Page("hover"),
+        level: ToolLevel::L1,
+        effect: ToolEffect::Write,
+        description: "Move the pointer over an element (menus, tooltips) and report what changed.",
+        properties: || json!({"ref": element_ref()}),
+        required: &["ref"],
+        tab_param: TabParam::Optional,
+    },
+    Entry {
+        name: "wait_for",
+        route: Route::Page("wait_for"),
+        level: ToolLevel::L1,
+        effect: ToolEffect::Read,
+        description: "Wait until text appears, or text is gone (each up to 30 s), or for timeMs. Give exactly one.",
+        properties: || {
+            json!({
+                "text": {"type": "string", "minLength": 1, "maxLength": 500},
+                "textGone": {"type": "string", "minLength": 1, "maxLength": 500},
+                "timeMs": {"type": "integer", "minimum": 0, "maximum": WAIT_FOR_MAX_MS}
+            })
+        },
+        required: &[],
+        tab_param: TabParam::Optional,
+    },
+    Entry {
+        name: "press_key",
+        route: Route::Page("press_key"),
+        level: ToolLevel::L1,
+        effect: ToolEffect::Write,
+        description: "Press a key such as Enter, Escape, Control+a or Shift+Tab (synthetic events), on the element with ref if given, else the focused one.",
+        properties: || {
+            json!({
+                "key": {"type": "string", "minLength": 1, "maxLength": 64},
+                "ref": {"type": "string", "description": "Focus this element first."}
+            })
+        },
+        required: &["key"],
+        tab_param: TabParam::Optional,
+    },
+    Entry {
+        name: "batch_actions",
+        route: Route::Page("batch_actions"),
+        level: ToolLevel::L1,
+        effect: ToolEffect::Write,
+        description: "Run up to 6 click/type/select_option actions in order, e.g. fill a form and submit, in one call. Stops where the page changed under it and says where.",
+        properties: || {
+            json!({
+                "actions": {
+                    "type": "array",
+                    "maxItems": 6,
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "kind": {"type": "string", "enum": ["click", "type", "select_option"]},
+                            "params": {"type": "object", "description": "The parameters of that tool, without tabId."}
+                        },
+                        "required": ["kind", "params"],
+                        "additionalProperties": false
+                    }
+                }
+            })
+        },
+        required: &["actions"],
+        tab_param: TabParam::Optional,
+    },
+];
+
+/// How a tool runs, by name.
+pub(crate) fn route(name: &str) -> Option<Route> {
+    CATALOG.iter().find(|entry| entry.name == name).map(|entry| entry.route)
+}
+
+/// The descriptors of every gateway tool, in catalog order.
+pub(crate) fn descriptors() -> Vec<ToolDescriptor> {
+    CATALOG.iter().map(descriptor).collect()
+}
+
+/// The registry of this build. A failed registration is a bug in the static catalog (a test
+/// registers every row), so it is skipped rather than taking the worker down.
+pub(crate) fn registry() -> ToolRegistry {
+    let mut registry = ToolRegistry::new();
+    for tool in descriptors() {
+        let _ = registry.register(tool);
+    }
+    registry
+}
+
+fn descriptor(entry: &Entry) -> ToolDescriptor {
+    let mut properties = match (entry.properties)() {
+        Value::Object(map) => map,
+        _ => serde_json::Map::new(),
+    };
+    let mut required: Vec<&str> = entry.required.to_vec();
+    if entry.tab_param != TabParam::None {
+        let doc = match entry.tab_param {
+            TabParam::Required => "From tabs_list.",
+            TabParam::Optional | TabParam::None => "Default: the task's last tab, else the user's.",
+        };
+        properties.insert(TAB_ID_PARAM.to_owned(), json!({"type": "integer", "description": doc}));
+        if entry.tab_param == TabParam::Required {
+            required.push(TAB_ID_PARAM);
+        }
+    }
+    let parameters = json!({
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": false,
+    });
+    ToolDescriptor::new(entry.name, entry.description, parameters, entry.level, entry.effect)
+}
+
+/// The tab a call names, if any (the schema makes it a non-negative integer).
+pub(crate) fn tab_param(params: &Value) -> Option<u32> {
+    params.get(TAB_ID_PARAM).and_then(Value::as_u64).and_then(|id| u32::try_from(id).ok())
+}
+
+/// The executor call for an L1 tool's parameters (without `tabId`), range-checked; the error is
+/// for the model.
+pub(crate) fn executor_call(executor_tool: &str, params: &Value) -> Result<ExecutorCall, String> {
+    let mut rest = match params {
+        Value::Object(map) => map.clone(),
+        Value::Null => serde_json::Map::new(),
+        other => return Err(format!("parameters must be an object, not {other}")),
+    };
+    rest.remove(TAB_ID_PARAM);
+    let wire = json!({"tool": executor_tool, "params": rest});
+    let call: ExecutorCall =
+        serde_json::from_value(wire).map_err(|err| format!("invalid parameters: {err}"))?;
+    call.check_ranges().map_err(|err| format!("invalid parameters: {err}"))?;
+    Ok(call)
+}
+
+/// Whether a call names elements by ref, so it must go to the document the refs came from.
+pub(crate) fn carries_refs(call: &ExecutorCall) -> bool {
+    match call {
+        ExecutorCall::Snapshot(p) => p.scope_ref.is_some(),
+        ExecutorCall::Click(_)
+        | ExecutorCall::Hover(_)
+        | ExecutorCall::Type(_)
+        | ExecutorCall::SelectOption(_)
+        | ExecutorCall::GetRect(_)
+        | ExecutorCall::ValidateRef(_)
+        | ExecutorCall::Focus(_) => true,
+        ExecutorCall::PressKey(p) => p.element_ref.is_some(),
+        ExecutorCall::Scroll(p) => p.element_ref.is_some(),
+        ExecutorCall::Extract(p) => p.element_ref.is_some(),
+        ExecutorCall::BatchActions(p) => !p.actions.is_empty(),
+        ExecutorCall::WaitFor(_) | ExecutorCall::FindInPage(_) | ExecutorCall::GetSelection(_) => {
+            false
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "catalog_tests.rs"]
+mod tests;

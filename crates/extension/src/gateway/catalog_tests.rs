@@ -1,0 +1,155 @@
+//! The catalog against the gatekeeper's table and the executor's parameter types.
+
+use panelot_core::gatekeeper;
+use panelot_core::tools::ToolEffect;
+use panelot_core::tools::validate_params;
+use panelot_protocol::CONTENT_SCHEMA_HASH;
+use panelot_protocol::content::CONTENT_PROTOCOL;
+use panelot_protocol::decode_content_request;
+use serde_json::Value;
+use serde_json::json;
+
+use super::*;
+
+/// Example calls of each page tool that together set every parameter its schema offers.
+fn full_examples() -> Vec<(&'static str, Value)> {
+    vec![
+        ("read_page", json!({"maxTokens": 1200, "scopeRef": "e4", "tabId": 3})),
+        ("find_in_page", json!({"query": "Sign in", "tabId": 3})),
+        ("extract", json!({"ref": "e2", "fromChar": 8000, "tabId": 3})),
+        ("get_selection", json!({"tabId": 3})),
+        ("click", json!({"ref": "e1", "button": "right", "doubleClick": true, "tabId": 3})),
+        (
+            "type",
+            json!({"ref": "e1", "text": "Ada", "mode": "append", "submit": true, "slowly": true,
+                "tabId": 3}),
+        ),
+        ("select_option", json!({"ref": "e5", "values": ["Japan", "jp"], "tabId": 3})),
+        (
+            "scroll",
+            json!({"ref": "e7", "direction": "down", "amount": {"unit": "pixels", "px": 400},
+                "tabId": 3}),
+        ),
+        ("hover", json!({"ref": "e1", "tabId": 3})),
+        // Exactly one condition a call: three calls cover the schema.
+        ("wait_for", json!({"text": "Saved", "tabId": 3})),
+        ("wait_for", json!({"textGone": "Loading"})),
+        ("wait_for", json!({"timeMs": 500})),
+        ("press_key", json!({"key": "Control+a", "ref": "e1", "tabId": 3})),
+        (
+            "batch_actions",
+            json!({"actions": [
+                {"kind": "type", "params": {"ref": "e1", "text": "Ada"}},
+                {"kind": "select_option", "params": {"ref": "e3", "values": ["Japan"]}},
+                {"kind": "click", "params": {"ref": "e6"}}
+            ], "tabId": 3}),
+        ),
+    ]
+}
+
+fn schema_of(name: &str) -> Value {
+    descriptors().into_iter().find(|d| d.name == name).unwrap().parameters
+}
+
+fn property_names(schema: &Value) -> Vec<String> {
+    let mut names: Vec<String> =
+        schema["properties"].as_object().unwrap().keys().cloned().collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn every_tool_is_in_the_gatekeeper_table_with_the_same_effect() {
+    let registry = registry();
+    for tool in descriptors() {
+        assert!(gatekeeper::is_known(&tool.name), "{} is unknown to the gatekeeper", tool.name);
+        let gated_read = gatekeeper::classify(&tool.name).effect == gatekeeper::Effect::Read;
+        assert_eq!(gated_read, tool.effect == ToolEffect::Read, "{}", tool.name);
+        assert!(registry.get(&tool.name).is_some(), "{} did not register", tool.name);
+        assert!(route(&tool.name).is_some());
+    }
+    assert_eq!(registry.specs(None).len(), CATALOG.len());
+}
+
+#[test]
+fn schemas_and_executor_params_agree_both_ways() {
+    let examples = full_examples();
+    let page_tools: Vec<&str> =
+        CATALOG.iter().filter(|e| matches!(e.route, Route::Page(_))).map(|e| e.name).collect();
+    let mut examined: Vec<&str> = examples.iter().map(|(name, _)| *name).collect();
+    examined.dedup();
+    assert_eq!(examined, page_tools, "examples for every page tool, in catalog order");
+
+    for tool in page_tools {
+        let schema = schema_of(tool);
+        let offered = property_names(&schema);
+        let mut used = Vec::new();
+        let mut taken = vec![TAB_ID_PARAM.to_owned()];
+        for (_, example) in examples.iter().filter(|(name, _)| *name == tool) {
+            used.extend(example.as_object().unwrap().keys().cloned());
+            validate_params(&schema, example).unwrap_or_else(|e| panic!("{tool}: {e}"));
+
+            // The executor takes every parameter the model may send (its params deny unknown
+            // fields)...
+            let Some(Route::Page(executor_tool)) = route(tool) else { panic!("{tool}") };
+            let call =
+                executor_call(executor_tool, example).unwrap_or_else(|e| panic!("{tool}: {e}"));
+
+            // ...and the request the gateway sends passes the protocol's own strict decoder.
+            let wire = serde_json::to_value(&call).unwrap();
+            assert_eq!(wire["tool"], executor_tool);
+            taken.extend(wire["params"].as_object().unwrap().keys().cloned());
+            let request = json!({"protocol": CONTENT_PROTOCOL, "schemaHash": CONTENT_SCHEMA_HASH,
+                "requestId": "gw-1-0", "deadlineAtMs": 1, "refDocumentId": "doc-1",
+                "op": {"kind": "execute", "call": wire}});
+            decode_content_request(request).unwrap_or_else(|e| panic!("{tool}: {e}"));
+        }
+        used.push(TAB_ID_PARAM.to_owned());
+        for names in [&mut used, &mut taken] {
+            names.sort();
+            names.dedup();
+        }
+        assert_eq!(used, offered, "{tool}: the examples must set every offered property");
+        // The executor has no parameter the model is not offered.
+        assert_eq!(taken, offered, "{tool}: executor params vs schema");
+    }
+}
+
+#[test]
+fn minimal_calls_decode_and_bad_ones_are_explained() {
+    let call = executor_call("snapshot", &json!({})).unwrap();
+    assert!(!carries_refs(&call));
+    let call = executor_call("click", &json!({"ref": "e1"})).unwrap();
+    assert!(carries_refs(&call));
+    assert!(!carries_refs(&executor_call("scroll", &json!({"direction": "up"})).unwrap()));
+
+    let err = executor_call("wait_for", &json!({"text": "a", "timeMs": 5})).unwrap_err();
+    assert!(err.contains("exactly one"), "{err}");
+    let err = executor_call("select_option", &json!({"ref": "e1", "values": []})).unwrap_err();
+    assert!(err.contains("values"), "{err}");
+    let err = executor_call("click", &json!({"ref": "e 1"})).unwrap_err();
+    assert!(err.starts_with("invalid parameters"), "{err}");
+    assert!(validate_params(&schema_of("click"), &json!({"ref": "e1", "force": true})).is_err());
+    assert!(validate_params(&schema_of("tab_focus"), &json!({})).is_err());
+}
+
+#[test]
+fn tab_param_reads_only_valid_tab_ids() {
+    assert_eq!(tab_param(&json!({"tabId": 7})), Some(7));
+    assert_eq!(tab_param(&json!({"tabId": -1})), None);
+    assert_eq!(tab_param(&json!({})), None);
+}
+
+#[test]
+fn the_offered_specs_stay_small() {
+    // Every spec is sent with every model call. At about 4 characters a token these are about
+    // 2,100 tokens today; the budget (kernel prompt plus tools ≤ 1,500 tokens, counted
+    // by a real tokenizer) needs more trimming or fewer tools offered at once. This guard keeps
+    // the catalog from growing unnoticed meanwhile.
+    let specs: Vec<Value> = descriptors()
+        .iter()
+        .map(|d| json!({"name": d.name, "description": d.description, "parameters": d.parameters}))
+        .collect();
+    let chars = serde_json::to_string(&specs).unwrap().len();
+    assert!(chars < 8_600, "{chars} characters of tool specs");
+}

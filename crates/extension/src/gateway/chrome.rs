@@ -1,0 +1,111 @@
+//! Thin bindings to the `chrome.*` calls the gateway makes, through `Reflect` on the global
+//! `chrome` (no generated bindings exist for extension APIs). Every call returns a promise in
+//! MV3; values cross into Rust as JSON, the boundary the rest of the gateway is written against.
+
+use std::future::Future;
+use std::pin::pin;
+use std::task::Poll;
+
+use js_sys::Array;
+use js_sys::Function;
+use js_sys::JSON;
+use js_sys::Promise;
+use js_sys::Reflect;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use wasm_bindgen::JsCast;
+use wasm_bindgen::JsValue;
+use wasm_bindgen_futures::JsFuture;
+
+/// Calls `chrome.<namespace>.<method>(...args)` and awaits its promise.
+pub(crate) async fn call(
+    namespace: &str,
+    method: &str,
+    args: &[JsValue],
+) -> Result<JsValue, String> {
+    let chrome = Reflect::get(&js_sys::global(), &"chrome".into())
+        .map_err(|_| "`chrome` is not available here".to_owned())?;
+    let api = Reflect::get(&chrome, &namespace.into())
+        .ok()
+        .filter(|api| api.is_object())
+        .ok_or_else(|| format!("`chrome.{namespace}` is not available (missing permission?)"))?;
+    let function = Reflect::get(&api, &method.into())
+        .ok()
+        .and_then(|f| f.dyn_into::<Function>().ok())
+        .ok_or_else(|| format!("`chrome.{namespace}.{method}` is not available"))?;
+    let args: Array = args.iter().collect();
+    let returned = function.apply(&api, &args).map_err(|err| error_text(&err))?;
+    match returned.dyn_into::<Promise>() {
+        Ok(promise) => JsFuture::from(promise).await.map_err(|err| error_text(&err)),
+        Err(value) => Ok(value),
+    }
+}
+
+/// A JSON value as a JS value (structured like `JSON.parse` would build it).
+pub(crate) fn to_js(value: &Value) -> JsValue {
+    JSON::parse(&value.to_string()).unwrap_or(JsValue::UNDEFINED)
+}
+
+/// A JS value as JSON (`undefined` becomes `null`).
+pub(crate) fn to_json(value: &JsValue) -> Value {
+    if value.is_undefined() {
+        return Value::Null;
+    }
+    JSON::stringify(value)
+        .ok()
+        .and_then(|text| text.as_string())
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or(Value::Null)
+}
+
+/// A JS value decoded into `T`.
+pub(crate) fn decode<T: DeserializeOwned>(value: &JsValue) -> Result<T, String> {
+    serde_json::from_value(to_json(value)).map_err(|err| format!("unexpected answer: {err}"))
+}
+
+/// The message of a rejected promise or thrown error.
+fn error_text(err: &JsValue) -> String {
+    Reflect::get(err, &"message".into())
+        .ok()
+        .and_then(|message| message.as_string())
+        .or_else(|| err.as_string())
+        .unwrap_or_else(|| "unknown error".to_owned())
+}
+
+/// Waits `ms` milliseconds.
+pub(crate) async fn sleep(ms: u64) {
+    let promise = Promise::new(&mut |resolve, _reject| {
+        let set_timeout = Reflect::get(&js_sys::global(), &"setTimeout".into())
+            .ok()
+            .and_then(|f| f.dyn_into::<Function>().ok());
+        if let Some(set_timeout) = set_timeout {
+            let delay = JsValue::from_f64(ms.min(i32::MAX as u64) as f64);
+            let _ = set_timeout.call2(&JsValue::NULL, &resolve, &delay);
+        }
+    });
+    let _ = JsFuture::from(promise).await;
+}
+
+/// Which of two futures finished first.
+pub(crate) enum Either<A, B> {
+    /// The first.
+    Left(A),
+    /// The second.
+    Right(B),
+}
+
+/// Polls both futures and returns the first result; the other is dropped.
+pub(crate) async fn race<A: Future, B: Future>(a: A, b: B) -> Either<A::Output, B::Output> {
+    let mut a = pin!(a);
+    let mut b = pin!(b);
+    std::future::poll_fn(move |cx| {
+        if let Poll::Ready(value) = a.as_mut().poll(cx) {
+            return Poll::Ready(Either::Left(value));
+        }
+        if let Poll::Ready(value) = b.as_mut().poll(cx) {
+            return Poll::Ready(Either::Right(value));
+        }
+        Poll::Pending
+    })
+    .await
+}

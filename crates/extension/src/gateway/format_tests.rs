@@ -1,0 +1,153 @@
+//! What the model reads for each kind of result.
+
+use panelot_protocol::ElementRef;
+use panelot_protocol::SnapshotId;
+use panelot_protocol::content::ActionPhase;
+use panelot_protocol::content::ActionResult;
+use panelot_protocol::content::ExtractResult;
+use panelot_protocol::content::FindHit;
+use panelot_protocol::content::FindResult;
+use panelot_protocol::content::SnapshotResult;
+use serde_json::json;
+
+use super::*;
+
+#[track_caller]
+fn check(outcome: ToolOutcome, expect: &str) {
+    let text = match outcome {
+        ToolOutcome::Success { content, .. } => format!("ok {content}"),
+        ToolOutcome::Failure { message, .. } => format!("failed {message}"),
+    };
+    assert_eq!(text, expect);
+}
+
+fn evidence(effect: EffectState, observed: &[&str], url_after: &str) -> ActionEvidence {
+    ActionEvidence {
+        url_before: "http://127.0.0.1/a".into(),
+        url_after: url_after.into(),
+        effect,
+        observed: observed.iter().map(|s| (*s).to_owned()).collect(),
+        settled: true,
+        duration_ms: 260,
+    }
+}
+
+#[test]
+fn a_snapshot_goes_to_the_model_as_is_and_its_document_stays_out() {
+    let text = "# snapshot s1 · http://127.0.0.1/a\n- button \"Go\" [e1]";
+    let result = ExecutorResult::Snapshot(SnapshotResult {
+        snapshot_id: SnapshotId::new("s1").unwrap(),
+        document_id: "doc-secret".into(),
+        generation: 1,
+        url: "http://127.0.0.1/a".into(),
+        title: "A".into(),
+        text: text.into(),
+        ref_count: 1,
+        folded_regions: 0,
+    });
+    let outcome = page_result(3, &result);
+    let ToolOutcome::Success { details: Some(details), .. } = &outcome else { panic!() };
+    assert_eq!(details["refCount"], 1);
+    assert!(!details.to_string().contains("doc-secret"));
+    check(outcome, &format!("ok [tabId=3]\n{text}"));
+}
+
+#[test]
+fn an_action_is_one_line_of_evidence_and_the_diff() {
+    let result = ExecutorResult::Action(ActionResult {
+        evidence: evidence(
+            EffectState::Observed,
+            &["text \"Clicked\" appeared"],
+            "http://127.0.0.1/a",
+        ),
+        snapshot_diff: Some("+ - text \"Clicked\"".into()),
+    });
+    check(
+        page_result(3, &result),
+        "ok [tabId=3] done, change observed: text \"Clicked\" appeared\nsnapshot changes:\n+ - text \"Clicked\"",
+    );
+    let mut moved = evidence(EffectState::Dispatched, &[], "http://127.0.0.1/b");
+    moved.settled = false;
+    let result = ExecutorResult::Action(ActionResult { evidence: moved, snapshot_diff: None });
+    check(
+        page_result(3, &result),
+        "ok [tabId=3] dispatched. URL is now http://127.0.0.1/b. The page had not settled yet; it may still be loading",
+    );
+}
+
+#[test]
+fn extract_and_find_say_where_more_is() {
+    let result = ExecutorResult::Extract(ExtractResult {
+        markdown: "# Title".into(),
+        from_char: 0,
+        next_char: Some(7),
+        total_chars: 20,
+    });
+    check(
+        page_result(1, &result),
+        "ok [tabId=1] characters 0–7 of 20; more from fromChar=7\n# Title",
+    );
+    let result = ExecutorResult::Find(FindResult {
+        hits: vec![FindHit {
+            line: "- button \"Go\" [e1]".into(),
+            element_ref: Some(ElementRef::new("e1").unwrap()),
+        }],
+        total: 25,
+    });
+    check(page_result(1, &result), "ok [tabId=1] 25 matches, first 1:\n- button \"Go\" [e1]");
+}
+
+#[test]
+fn failures_lead_with_the_code_and_say_what_to_do() {
+    let failure = ActionFailure {
+        code: ActionFailureCode::StaleRef,
+        message: "ref e1 is from an earlier page.".into(),
+        phase: ActionPhase::Resolve,
+        retryable: false,
+        details: None,
+    };
+    check(
+        page_failure(2, &failure),
+        "failed [tabId=2] stale_ref: ref e1 is from an earlier page. Take a new read_page and use its refs.",
+    );
+    let failure = ActionFailure {
+        code: ActionFailureCode::InvalidTarget,
+        message: "no option matches".into(),
+        phase: ActionPhase::Execute,
+        retryable: false,
+        details: Some(json!({"options": ["Japan", "France"]})),
+    };
+    check(
+        page_failure(2, &failure),
+        "failed [tabId=2] invalid_target: no option matches.\n{\"options\":[\"Japan\",\"France\"]}",
+    );
+}
+
+#[test]
+fn tabs_list_groups_by_window_and_marks_the_viewed_tab() {
+    let tab = |id, window_id, active, title: &str| TabInfo {
+        id: Some(id),
+        window_id,
+        active,
+        url: Some(format!("http://127.0.0.1/{id}")),
+        pending_url: None,
+        title: Some(title.into()),
+        status: Some("complete".into()),
+    };
+    let tabs = [tab(1, 10, true, "Say \"hi\""), tab(2, 10, false, "B"), tab(3, 11, true, "C")];
+    check(
+        tabs_list(&tabs, Some(11)),
+        "ok window 10:\n  [tabId=1] \"Say 'hi'\" http://127.0.0.1/1 (active in its window)\n  [tabId=2] \"B\" http://127.0.0.1/2\nwindow 11 (focused):\n  [tabId=3] \"C\" http://127.0.0.1/3 (the user is viewing it)",
+    );
+    let raw = json!({"id": 4, "windowId": 1, "active": false, "index": 0, "pinned": false,
+        "pendingUrl": "http://127.0.0.1/x", "status": "loading", "incognito": false});
+    let parsed: TabInfo = serde_json::from_value(raw).unwrap();
+    assert_eq!(parsed.shown_url(), "http://127.0.0.1/x");
+}
+
+#[test]
+fn elapsed_time_joins_the_details_only() {
+    let outcome = with_elapsed(failure("no tab"), 12);
+    let ToolOutcome::Failure { message, details } = outcome else { panic!() };
+    assert_eq!((message.as_str(), details), ("no tab", Some(json!({"elapsedMs": 12}))));
+}

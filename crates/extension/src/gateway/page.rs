@@ -1,0 +1,182 @@
+//! L1: one call to the page executor of a tab. Ping it, inject it if it is not there yet
+//! (idempotent), send a `panelot/content-v1` request with a deadline, and wait for the answer,
+//! the deadline or the abort signal, whichever comes first; an aborted call is cancelled in the
+//! page too.
+
+use std::cell::Cell;
+
+use panelot_core::effects::AbortSignal;
+use panelot_core::engine::ToolOutcome;
+use panelot_protocol::CONTENT_SCHEMA_HASH;
+use panelot_protocol::RequestId;
+use panelot_protocol::content::CONTENT_PROTOCOL;
+use panelot_protocol::content::ContentOp;
+use panelot_protocol::content::ContentOutcome;
+use panelot_protocol::content::ContentRequest;
+use panelot_protocol::content::ExecutorCall;
+use panelot_protocol::content::ExecutorResult;
+use panelot_protocol::decode_content_response;
+use serde_json::json;
+use wasm_bindgen::JsValue;
+
+use super::chrome;
+use super::chrome::Either;
+use super::format;
+
+/// Deadline of a call (reference §5.5).
+const CALL_DEADLINE_MS: u64 = 15_000;
+/// Deadline of a text `wait_for`, which may wait up to 30 s by itself.
+const WAIT_DEADLINE_MS: u64 = 31_000;
+/// How long past its deadline the gateway still waits for the executor's own `timeout` answer,
+/// so a page that died is not waited for forever.
+const DEADLINE_GRACE_MS: u64 = 2_000;
+
+thread_local! {
+    /// Request ids are unique within this worker's life; the time prefix keeps them unique
+    /// across restarts too.
+    static NEXT_REQUEST: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Runs `call` in `tab`'s top document. `ref_document` is the document the call's refs came
+/// from. On success the result comes back for the caller to format.
+pub(crate) async fn execute(
+    tab: u32,
+    call: ExecutorCall,
+    ref_document: Option<String>,
+    abort: &AbortSignal,
+) -> Result<ExecutorResult, ToolOutcome> {
+    if !answers_ping(tab).await {
+        inject(tab).await?;
+    }
+    let budget_ms = match &call {
+        ExecutorCall::WaitFor(params) => match params.time_ms {
+            Some(ms) => (u64::from(ms) + 1_000).max(WAIT_DEADLINE_MS),
+            None => WAIT_DEADLINE_MS,
+        },
+        _ => CALL_DEADLINE_MS,
+    };
+    let now = js_sys::Date::now() as u64;
+    let request_id = next_request_id(now)?;
+    let request = ContentRequest {
+        protocol: CONTENT_PROTOCOL.to_owned(),
+        schema_hash: CONTENT_SCHEMA_HASH.to_owned(),
+        request_id: request_id.clone(),
+        deadline_at_ms: now + budget_ms,
+        ref_document_id: ref_document,
+        op: ContentOp::Execute { call },
+    };
+    let answer = chrome::race(
+        send(tab, &request),
+        chrome::race(abort.aborted(), chrome::sleep(budget_ms + DEADLINE_GRACE_MS)),
+    )
+    .await;
+    let raw = match answer {
+        Either::Left(Ok(raw)) => raw,
+        Either::Left(Err(err)) => {
+            // The message channel closes when the document goes away mid-call (a click that
+            // navigates); the action may or may not have happened.
+            return Err(format::failure(format!(
+                "[tabId={tab}] navigation_uncertain: the page went away before answering ({err}). Take a new read_page before doing it again."
+            )));
+        }
+        Either::Right(Either::Left(())) => {
+            cancel(tab, &request_id);
+            return Err(format::failure(format!("[tabId={tab}] aborted: the call was stopped")));
+        }
+        Either::Right(Either::Right(())) => {
+            cancel(tab, &request_id);
+            return Err(format::failure(format!(
+                "[tabId={tab}] timeout: the page did not answer in {} s. Try again, or read_page to see its state.",
+                budget_ms / 1_000
+            )));
+        }
+    };
+    let response = decode_content_response(chrome::to_json(&raw)).map_err(|err| {
+        format::failure(format!("[tabId={tab}] the page executor answered badly: {err}"))
+    })?;
+    if response.request_id != request_id {
+        return Err(format::failure(format!(
+            "[tabId={tab}] the page executor answered another request"
+        )));
+    }
+    match response.outcome {
+        ContentOutcome::Ok { result } => Ok(result),
+        ContentOutcome::Failed { failure } => Err(format::page_failure(tab, &failure)),
+        ContentOutcome::Cancelled => {
+            Err(format::failure(format!("[tabId={tab}] aborted: the call was cancelled")))
+        }
+        ContentOutcome::Pong { .. } => Err(format::failure(format!(
+            "[tabId={tab}] the page executor answered a ping to a call"
+        ))),
+    }
+}
+
+/// Whether the tab's top document already runs an executor of this protocol. A ping is answered
+/// outside the executor's queue and costs one message, much less than evaluating the bundle
+/// again, which is what an injection does even when it then keeps the first instance.
+async fn answers_ping(tab: u32) -> bool {
+    let now = js_sys::Date::now() as u64;
+    let Ok(request_id) = next_request_id(now) else { return false };
+    let request = ContentRequest {
+        protocol: CONTENT_PROTOCOL.to_owned(),
+        schema_hash: CONTENT_SCHEMA_HASH.to_owned(),
+        request_id,
+        deadline_at_ms: now + CALL_DEADLINE_MS,
+        ref_document_id: None,
+        op: ContentOp::Ping,
+    };
+    // No executor: `sendMessage` rejects at once ("Receiving end does not exist").
+    let Ok(raw) = send(tab, &request).await else { return false };
+    matches!(
+        decode_content_response(chrome::to_json(&raw)).map(|response| response.outcome),
+        Ok(ContentOutcome::Pong { .. })
+    )
+}
+
+/// Puts the executor into the tab's top document; a second injection keeps the first instance.
+async fn inject(tab: u32) -> Result<(), ToolOutcome> {
+    let details = chrome::to_js(&json!({"target": {"tabId": tab}, "files": ["executor.js"]}));
+    match chrome::call("scripting", "executeScript", &[details]).await {
+        Ok(_) => Ok(()),
+        Err(err) => Err(format::failure(format!(
+            "[tabId={tab}] cannot act on this page: {err}. Browser pages (chrome://, the web store) and pages without permission are out of reach."
+        ))),
+    }
+}
+
+async fn send(tab: u32, request: &ContentRequest) -> Result<JsValue, String> {
+    let message = serde_json::to_value(request).map_err(|err| err.to_string())?;
+    chrome::call(
+        "tabs",
+        "sendMessage",
+        &[JsValue::from(tab), chrome::to_js(&message), chrome::to_js(&json!({"frameId": 0}))],
+    )
+    .await
+}
+
+/// Tells the executor to drop a request; nobody waits for the answer.
+fn cancel(tab: u32, target: &RequestId) {
+    let now = js_sys::Date::now() as u64;
+    let Ok(request_id) = next_request_id(now) else { return };
+    let request = ContentRequest {
+        protocol: CONTENT_PROTOCOL.to_owned(),
+        schema_hash: CONTENT_SCHEMA_HASH.to_owned(),
+        request_id,
+        deadline_at_ms: now + CALL_DEADLINE_MS,
+        ref_document_id: None,
+        op: ContentOp::Cancel { target_request_id: target.clone() },
+    };
+    wasm_bindgen_futures::spawn_local(async move {
+        let _ = send(tab, &request).await;
+    });
+}
+
+fn next_request_id(now: u64) -> Result<RequestId, ToolOutcome> {
+    let n = NEXT_REQUEST.with(|next| {
+        let n = next.get();
+        next.set(n + 1);
+        n
+    });
+    RequestId::new(format!("gw-{now}-{n}"))
+        .map_err(|err| format::failure(format!("cannot name the request: {err}")))
+}
