@@ -1091,7 +1091,11 @@ impl<S: Store> Engine<S> {
         let Ok(Some(meta)) = self.store.thread(&title.thread).await else {
             return;
         };
-        let fallback = meta.title.as_str();
+        // A thread the user renamed meanwhile keeps its name: no call.
+        let fallback = super::threads::fallback_title(&title.text);
+        if meta.title != fallback {
+            return;
+        }
         let excerpt: String = title.text.chars().take(2_000).collect();
         let request = ModelRequest {
             model: title.model.model_id.to_string(),
@@ -1105,10 +1109,7 @@ impl<S: Store> Engine<S> {
             tools: Vec::new(),
             params: crate::model::GenParams { max_tokens: Some(512), ..Default::default() },
         };
-        let id = self.new_effect(InFlight::Title {
-            thread: title.thread.clone(),
-            fallback: fallback.to_owned(),
-        });
+        let id = self.new_effect(InFlight::Title { thread: title.thread.clone(), fallback });
         out.effects.push(Effect::CallModel {
             id,
             connection: title.model.connection_id.to_string(),

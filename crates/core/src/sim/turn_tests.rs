@@ -961,3 +961,17 @@ fn settings_save_connections_through_the_vault_and_the_first_model_becomes_the_d
         "connectionId": connection})));
     assert!(gone.connections.is_empty());
 }
+
+#[test]
+fn a_thread_renamed_before_its_title_is_generated_keeps_the_users_name() {
+    let mut world = World::new();
+    let thread = world.create_thread();
+    world.script.push_back(Reply::text("hi"));
+    submit(&mut world, &thread, "first message");
+    let id = world.submission();
+    world.send(json!({"type": "thread.update", "submissionId": id, "threadId": thread,
+        "patch": {"title": "Mine"}, "expectedRevision": null}));
+    world.settle();
+    let meta = block_on(world.store.thread(&thread)).unwrap().unwrap();
+    assert_eq!(meta.title, "Mine");
+}
