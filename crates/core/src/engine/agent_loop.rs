@@ -182,6 +182,29 @@ impl<S: Store> Engine<S> {
         ItemId::new(self.ids.new_id("i")).unwrap_or_else(|_| fallback_item())
     }
 
+    /// Appends one audit node (a decision, an answer) at the run's thread leaf, with the moved
+    /// leaf and whatever `change` does to the thread's metadata, to `unit`.
+    pub(crate) async fn audit_node(
+        &self,
+        run: &RunRecord,
+        body: NodeBody,
+        now: u64,
+        change: impl FnOnce(&mut ThreadMeta),
+        unit: &mut UnitOfWork,
+    ) -> Result<(), StoreError> {
+        let Some((mut meta, tree)) = self.thread_state(&run.thread_id).await? else {
+            return Ok(());
+        };
+        let mut chain =
+            Chain::new(&run.thread_id, Some(&run.turn_id), meta.leaf_id.clone(), &tree, now);
+        chain.push(self.new_node_id()?, body);
+        change(&mut meta);
+        meta.leaf_id = chain.leaf();
+        chain.write(unit);
+        unit.push(WriteOp::PutThread(meta));
+        Ok(())
+    }
+
     /// The thread's metadata and tree, for a step that appends nodes.
     async fn thread_state(
         &self,

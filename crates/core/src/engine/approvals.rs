@@ -6,7 +6,6 @@ use std::collections::BTreeSet;
 
 use panelot_protocol::AgentEvent;
 use panelot_protocol::ApprovalId;
-use panelot_protocol::NodeId;
 use panelot_protocol::Op;
 use panelot_protocol::ThreadId;
 use panelot_protocol::engine::ApprovalDecision;
@@ -312,26 +311,17 @@ impl<S: Store> Engine<S> {
             decision: outcome_text.clone(),
         };
         let cancel = matches!(decision, ApprovalDecision::Cancel);
-        if !cancel
-            && let Some((mut meta, tree)) = self.thread_state_for_approval(&run.thread_id).await?
-        {
-            let mut chain = super::agent_loop::Chain::new(
-                &run.thread_id,
-                Some(&run.turn_id),
-                meta.leaf_id.clone(),
-                &tree,
-                now,
-            );
-            chain.push(super::threads::fresh_id(&*self.ids, "n", NodeId::new)?, audit.clone());
-            if allowed
-                && let Some(origin) = &origin
-                && !meta.scope_origins.contains(origin)
-            {
-                meta.scope_origins.push(origin.clone());
-            }
-            meta.leaf_id = chain.leaf();
-            chain.write(&mut unit);
-            unit.push(WriteOp::PutThread(meta));
+        if !cancel {
+            // An accepted call's origin joins the thread's scope with the audit node.
+            let joins_scope = origin.clone().filter(|_| allowed);
+            let add_scope = move |meta: &mut panelot_protocol::engine::ThreadMeta| {
+                if let Some(origin) = joins_scope
+                    && !meta.scope_origins.contains(&origin)
+                {
+                    meta.scope_origins.push(origin);
+                }
+            };
+            self.audit_node(&run, audit.clone(), now, add_scope, &mut unit).await?;
         }
         let tool = run.tools[index].tool_name.clone();
         let parsed_origin = origin.as_deref().and_then(|o| Origin::parse(o).ok());
@@ -425,18 +415,6 @@ impl<S: Store> Engine<S> {
             None => events.remove(0),
         };
         Ok(Decision { unit, answer, events, then })
-    }
-
-    async fn thread_state_for_approval(
-        &self,
-        thread: &ThreadId,
-    ) -> Result<Option<(panelot_protocol::engine::ThreadMeta, crate::tree::ThreadTree)>, StoreError>
-    {
-        let Some(meta) = self.store.thread(thread).await? else {
-            return Ok(None);
-        };
-        let tree = crate::tree::ThreadTree::from_links(self.store.tree_links(thread).await?);
-        Ok(Some((meta, tree)))
     }
 
     /// Declines every approval whose deadline has passed.

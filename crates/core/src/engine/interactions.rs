@@ -6,7 +6,6 @@
 
 use panelot_protocol::AgentEvent;
 use panelot_protocol::InteractionId;
-use panelot_protocol::NodeId;
 use panelot_protocol::Op;
 use panelot_protocol::ThreadId;
 use panelot_protocol::engine::ErrorCode;
@@ -191,28 +190,9 @@ impl<S: Store> Engine<S> {
         let response = serde_json::to_value(&p.response)
             .map_err(|err| StoreError::Corrupt(err.to_string()))?;
         let mut unit = UnitOfWork::new();
-        if let Some(meta) = self.store.thread(&run.thread_id).await? {
-            let tree =
-                crate::tree::ThreadTree::from_links(self.store.tree_links(&run.thread_id).await?);
-            let mut chain = super::agent_loop::Chain::new(
-                &run.thread_id,
-                Some(&run.turn_id),
-                meta.leaf_id.clone(),
-                &tree,
-                now,
-            );
-            chain.push(
-                super::threads::fresh_id(&*self.ids, "n", NodeId::new)?,
-                NodeBody::InteractionResponse {
-                    interaction_id: interaction.id.to_string(),
-                    response,
-                },
-            );
-            let mut meta = meta;
-            meta.leaf_id = chain.leaf();
-            chain.write(&mut unit);
-            unit.push(WriteOp::PutThread(meta));
-        }
+        let answer =
+            NodeBody::InteractionResponse { interaction_id: interaction.id.to_string(), response };
+        self.audit_node(&run, answer, now, |_| {}, &mut unit).await?;
         Self::transition(&mut run, RunState::ExecutingTool, now)?;
         run.tools[index].status = ToolCallStatus::Dispatched;
         unit.push(WriteOp::PutRun(Box::new(run.clone())));
