@@ -134,6 +134,9 @@ pub struct ToolInvocation {
     /// How many times this call has been dispatched, this time included (above 1 only for a
     /// replayed read or an explicit retry).
     pub dispatch: u32,
+    /// The tab the user was on when sending the turn's message: where page tools act when
+    /// the call names no tab and the run has not moved elsewhere.
+    pub default_tab: Option<u32>,
 }
 
 /// How a tool call ended.

@@ -3,8 +3,8 @@
 //!
 //! Routing (reference §5.6): a call that names `tabId` acts on that tab, and the tab becomes its
 //! run's default; so does a tab opened by `tab_open`. A call that names none goes to its run's
-//! default, else to the tab the user is viewing (the engine hands the host only the call, not
-//! the message's captured tab, so the model is told that tab's id in the message and passes it).
+//! default, else to the tab the message was sent from (`ToolInvocation::default_tab`, while it
+//! exists), else to the tab the user is viewing.
 //! Extension pages are never targeted without an explicit `tabId`.
 //!
 //! `catalog`, `format` and `routes` are pure and tested natively; `chrome`, `tabs` and `page`
@@ -106,6 +106,13 @@ async fn target_tab(call: &ToolInvocation) -> Result<u32, ToolOutcome> {
         return Ok(tab);
     }
     if let Some(tab) = ROUTES.with(|routes| routes.borrow().tab_of(&call.run_id)) {
+        return Ok(tab);
+    }
+    // The tab the user was on when sending, while it still exists.
+    if let Some(tab) = call.default_tab
+        && tabs::get(tab).await.is_ok()
+    {
+        ROUTES.with(|routes| routes.borrow_mut().route(&call.run_id, tab));
         return Ok(tab);
     }
     let viewed = tabs::viewed().await.map_err(failure)?;

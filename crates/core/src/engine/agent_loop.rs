@@ -1005,6 +1005,12 @@ impl<S: Store> Engine<S> {
                     tool: call.tool_name,
                     params: call.params,
                     dispatch,
+                    default_tab: run
+                        .input
+                        .browser_context
+                        .as_ref()
+                        .and_then(|c| c.default_tab.as_ref())
+                        .map(|t| t.tab_id),
                 },
             });
             return Ok(());

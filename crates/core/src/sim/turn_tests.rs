@@ -144,6 +144,7 @@ fn tool_calls_run_and_their_results_go_back_to_the_model() {
     world.settle();
     assert_eq!(world.executions.len(), 1);
     assert_eq!(world.executions[0].call.params, json!({"ref": "e1"}));
+    assert_eq!(world.executions[0].call.default_tab, Some(7), "the tab the message was sent from");
     let path = world.path(&thread);
     assert_eq!(kinds(&path), ["user", "context", "assistant", "call", "result", "assistant"]);
     // The second request replays the call and its (fenced) result.
