@@ -205,6 +205,24 @@ impl<S: Store> Engine<S> {
         Ok(())
     }
 
+    /// Commits one step of a run: its nodes, the thread's leaf after them, and the run's new
+    /// state, in one unit.
+    async fn commit_step(
+        &mut self,
+        chain: Chain,
+        mut meta: ThreadMeta,
+        run: RunRecord,
+        now: u64,
+    ) -> Result<(), StoreError> {
+        meta.leaf_id = chain.leaf();
+        meta.updated_at_ms = now;
+        let mut unit = UnitOfWork::new();
+        chain.write(&mut unit);
+        unit.push(WriteOp::PutThread(meta));
+        unit.push(WriteOp::PutRun(Box::new(run)));
+        self.commit(unit).await
+    }
+
     /// The thread's metadata and tree, for a step that appends nodes.
     async fn thread_state(
         &self,
@@ -377,7 +395,7 @@ impl<S: Store> Engine<S> {
                 .park(run, RunState::PausedBudget, "The turn reached its token budget.", out)
                 .await;
         }
-        let Some((mut meta, tree)) = self.thread_state(&run.thread_id).await? else {
+        let Some((meta, tree)) = self.thread_state(&run.thread_id).await? else {
             return Ok(());
         };
         let mut chain =
@@ -412,13 +430,7 @@ impl<S: Store> Engine<S> {
         };
         Self::transition(&mut run, RunState::StreamingModel, now)?;
         run.counters.model_calls += 1;
-        meta.leaf_id = chain.leaf();
-        meta.updated_at_ms = now;
-        let mut unit = UnitOfWork::new();
-        chain.write(&mut unit);
-        unit.push(WriteOp::PutThread(meta));
-        unit.push(WriteOp::PutRun(Box::new(run.clone())));
-        self.commit(unit).await?;
+        self.commit_step(chain, meta, run.clone(), now).await?;
         for steer in &steers {
             self.user_item(&run, &steer.node_id, out);
         }
@@ -643,13 +655,7 @@ impl<S: Store> Engine<S> {
             RunState::Completed
         };
         Self::transition(&mut run, next, now)?;
-        meta.leaf_id = chain.leaf();
-        meta.updated_at_ms = now;
-        let mut unit = UnitOfWork::new();
-        chain.write(&mut unit);
-        unit.push(WriteOp::PutThread(meta));
-        unit.push(WriteOp::PutRun(Box::new(run.clone())));
-        self.commit(unit).await?;
+        self.commit_step(chain, meta, run.clone(), now).await?;
 
         let thread = run.thread_id.clone();
         let reasoning = turn.reasoning.filter(|r| !r.is_empty());
@@ -1045,7 +1051,7 @@ impl<S: Store> Engine<S> {
         outcome: ToolOutcome,
         out: &mut Outbox,
     ) -> Result<(), StoreError> {
-        let Some((mut meta, tree)) = self.thread_state(&run.thread_id).await? else {
+        let Some((meta, tree)) = self.thread_state(&run.thread_id).await? else {
             return Ok(());
         };
         let now = self.clock.now_ms();
@@ -1103,13 +1109,7 @@ impl<S: Store> Engine<S> {
         );
         run.tools[index].status = ToolCallStatus::Done;
         Self::transition(run, RunState::ExecutingTool, now)?;
-        meta.leaf_id = chain.leaf();
-        meta.updated_at_ms = now;
-        let mut unit = UnitOfWork::new();
-        chain.write(&mut unit);
-        unit.push(WriteOp::PutThread(meta));
-        unit.push(WriteOp::PutRun(Box::new(run.clone())));
-        self.commit(unit).await?;
+        self.commit_step(chain, meta, run.clone(), now).await?;
         let result = ToolResultView { ok, details };
         self.complete_item(&run.thread_id, call.item_id, Some(call.node_id), Some(result), out);
         Ok(())
