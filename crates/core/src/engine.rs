@@ -23,6 +23,7 @@ use std::rc::Rc;
 
 use panelot_protocol::AgentEvent;
 use panelot_protocol::ClientId;
+use panelot_protocol::ConnectionId;
 use panelot_protocol::EventFrame;
 use panelot_protocol::Op;
 use panelot_protocol::ThreadId;
@@ -49,6 +50,7 @@ pub use op_queue::OP_QUEUE_CAPACITY;
 pub use op_queue::OpQueue;
 pub use op_queue::Ticket;
 use panelot_protocol::RunId;
+use panelot_protocol::SubmissionId;
 pub use settings::ConnectionVault;
 pub use settings::SETTING_CONNECTIONS;
 pub use threads::TITLE_PROMPT;
@@ -110,6 +112,16 @@ pub enum Effect {
         id: EffectId,
         /// The call.
         call: ToolInvocation,
+    },
+    /// Check a stored connection (list models, stream once, one tool round trip), feeding the
+    /// findings back through [`Engine::on_verify_done`].
+    VerifyConnection {
+        /// The effect.
+        id: EffectId,
+        /// Connection to check.
+        connection: String,
+        /// Model to try; the first listed one when `None`.
+        model: Option<String>,
     },
     /// Stop an effect at once (its outcome, if any, is ignored).
     Abort {
@@ -180,6 +192,8 @@ enum InFlight {
     Tool(RunId, usize),
     /// The title of a thread, generated beside its first turn.
     Title { thread: ThreadId, fallback: String },
+    /// A connection check asked for by a port.
+    Verify { port: PortId, submission_id: SubmissionId, connection_id: ConnectionId },
 }
 
 /// The engine.
@@ -472,6 +486,7 @@ impl<S: Store> Engine<S> {
             Op::ThreadList(params) => self.list_threads(port, &params, out).await,
             Op::ThreadSubscribe(params) => self.subscribe(port, &params, out).await,
             Op::SettingsGet(params) => self.get_settings(port, &params.submission_id, out).await,
+            Op::ConnectionVerify(params) => self.verify_connection(port, params, out).await,
             Op::Ping(ping) => {
                 let pong = AgentEvent::Pong(PongEvent { submission_id: ping.submission_id });
                 out.sends.push((port, EventFrame::new(pong)));
@@ -585,6 +600,7 @@ impl<S: Store> Engine<S> {
             | Op::ThreadList(_)
             | Op::ThreadSubscribe(_)
             | Op::SettingsGet(_)
+            | Op::ConnectionVerify(_)
             | Op::Ping(_) => {
                 Ok(Decision::rejected(op, ErrorCode::InvalidCommand, "not a receipted command"))
             }

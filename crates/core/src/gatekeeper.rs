@@ -183,6 +183,10 @@ pub fn decide(input: &GateInput<'_>) -> Verdict {
     if taint.is_some() {
         flags.push(ApprovalFlag::TaintedInput);
     }
+    let idn = origin.is_some_and(|origin| origin.is_idn());
+    if idn {
+        flags.push(ApprovalFlag::InternationalizedHost);
+    }
 
     // Step 3: rules. An ask rule cannot be silenced by a session grant.
     let rule = winning_rule(input.rules, input.tool, origin);
@@ -208,10 +212,9 @@ pub fn decide(input: &GateInput<'_>) -> Verdict {
         return ask(flags, reason);
     }
     // Step 5b: an internationalized host may be a look-alike of a site the user trusts or a
-    // sensitive one, so no grant or allow rule speaks for it and even `auto` asks. There is no
-    // card flag for this (the protocol's flags are fixed elsewhere); the reason says it.
+    // sensitive one, so no grant or allow rule speaks for it and even `auto` asks.
     if let Some(origin) = origin
-        && origin.is_idn()
+        && idn
     {
         return ask(
             flags,

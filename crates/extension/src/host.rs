@@ -32,6 +32,7 @@ use panelot_core::store::Store;
 use panelot_core::store::StoreError;
 use panelot_core::store::UnitOfWork;
 use panelot_core::store::WriteOp;
+use panelot_protocol::engine::ConnectionCheck;
 use panelot_providers::ClientConfig;
 use panelot_providers::Connection;
 use panelot_providers::ProviderClient;
@@ -60,6 +61,7 @@ enum HostEvent {
     ModelEvent(EffectId, ModelEvent),
     ModelDone(EffectId, Result<ModelResponse, ProviderError>),
     ToolDone(EffectId, ToolOutcome),
+    VerifyDone(EffectId, ConnectionCheck),
     Tick,
 }
 
@@ -232,6 +234,7 @@ async fn drain(inner: Rc<Inner>) {
             HostEvent::ModelEvent(id, event) => engine.on_model_event(id, event).await,
             HostEvent::ModelDone(id, result) => engine.on_model_done(id, result).await,
             HostEvent::ToolDone(id, outcome) => engine.on_tool_done(id, outcome).await,
+            HostEvent::VerifyDone(id, report) => engine.on_verify_done(id, report),
             HostEvent::Tick => {
                 inner.tick_at.set(None);
                 engine.on_tick().await
@@ -299,11 +302,49 @@ fn start_effect(inner: &Rc<Inner>, effect: Effect) {
                 enqueue(&inner, HostEvent::ToolDone(id, outcome));
             });
         }
+        Effect::VerifyConnection { id, connection, model } => {
+            let (handle, signal) = AbortSignal::new();
+            inner.aborts.borrow_mut().insert(id, handle);
+            let inner = Rc::clone(inner);
+            wasm_bindgen_futures::spawn_local(async move {
+                let report = verify(&inner, &connection, model.as_deref(), &signal).await;
+                inner.aborts.borrow_mut().remove(&id);
+                enqueue(&inner, HostEvent::VerifyDone(id, report));
+            });
+        }
         Effect::Abort { id } => {
             if let Some(handle) = inner.aborts.borrow_mut().remove(&id) {
                 handle.abort();
             }
         }
+    }
+}
+
+/// The stored connections, read at each use so a change in settings applies to the next call.
+async fn stored_connections(inner: &Inner) -> Vec<Connection> {
+    let stored = inner.settings.setting(SETTING_CONNECTIONS).await.ok().flatten();
+    stored.and_then(|value| serde_json::from_value(value).ok()).unwrap_or_default()
+}
+
+async fn verify(
+    inner: &Inner,
+    connection: &str,
+    model: Option<&str>,
+    signal: &AbortSignal,
+) -> ConnectionCheck {
+    let stored = stored_connections(inner).await;
+    match stored.into_iter().find(|c| c.id == connection) {
+        Some(conn) => inner.client.verify(&conn, model, signal).await.to_check(),
+        None => ConnectionCheck {
+            reachable: false,
+            key_valid: false,
+            streaming: false,
+            tool_use: false,
+            models: None,
+            model: None,
+            failure: None,
+            diagnosis: Some(format!("connection {connection} was deleted")),
+        },
     }
 }
 
@@ -314,11 +355,7 @@ async fn call_model(
     request: &panelot_core::model::ModelRequest,
     signal: AbortSignal,
 ) -> Result<ModelResponse, ProviderError> {
-    // Connections are read at each call, so a change in settings applies to the next one.
-    let stored = inner.settings.setting(SETTING_CONNECTIONS).await.ok().flatten();
-    let connections: Vec<Connection> =
-        stored.and_then(|value| serde_json::from_value(value).ok()).unwrap_or_default();
-    inner.client.set_connections(connections);
+    inner.client.set_connections(stored_connections(inner).await);
     let events = Rc::clone(inner);
     let mut on_event = move |event: ModelEvent| enqueue(&events, HostEvent::ModelEvent(id, event));
     inner.client.stream(connection, request, &mut on_event, signal).await

@@ -74,8 +74,12 @@ fn sample_ops() -> Vec<Value> {
             "turnTokenBudget": 50000}}),
         json!({"type": "connection.save", "submissionId": "s", "connection": {"id": null,
             "name": "Local", "kind": "openai", "baseUrl": "http://127.0.0.1:11434/v1",
-            "apiKeys": ["sk-1"], "enabled": true, "modelIds": ["llama3"]}}),
+            "apiKeys": ["sk-1"], "enabled": true, "modelIds": ["llama3"],
+            "customHeaders": [{"name": "X-Title", "value": "Panelot"}],
+            "quirks": ["noSystemRole"]}}),
         json!({"type": "connection.delete", "submissionId": "s", "connectionId": "k"}),
+        json!({"type": "connection.verify", "submissionId": "s", "connectionId": "k",
+            "model": "llama3"}),
         json!({"type": "ping", "submissionId": "s"}),
     ]
 }
@@ -159,8 +163,14 @@ fn sample_events() -> Vec<Value> {
             "pendingApprovals": 1, "pendingInteractions": 0}]}),
         json!({"type": "settings.state", "submissionId": "s", "settings": {"connections": [
             {"id": "k", "name": "Local", "kind": "anthropic", "baseUrl": "https://a.example",
-            "keyCount": 2, "enabled": true, "modelIds": []}], "defaultModel": null,
-            "permissionPolicy": "untrusted", "turnTokenBudget": null}}),
+            "keyCount": 2, "enabled": true, "modelIds": [], "headerNames": ["x-title"],
+            "quirks": []}], "defaultModel": null,
+            "permissionPolicy": "untrusted", "turnTokenBudget": null,
+            "quirkNames": ["noSystemRole"]}}),
+        json!({"type": "connection.verified", "submissionId": "s", "connectionId": "k",
+            "report": {"reachable": true, "keyValid": false, "streaming": false,
+            "toolUse": false, "models": null, "model": null, "failure": "invalid_key",
+            "diagnosis": "The key was rejected."}}),
     ]
 }
 

@@ -2,7 +2,7 @@
 
 /// Hash of the engine protocol (`panelot/engine-v1`) schema.
 pub const ENGINE_SCHEMA_HASH: &str =
-    "a749152bad57a34a8a0d20427bffe6a940cae9547315ad74a754c05099df7eb5";
+    "bba7f3fa923c26f13dc40b51c83e0eb16e267c11669c5d3db4a4df89a260f1e4";
 /// Hash of the page-executor protocol (`panelot/content-v1`) schema.
 pub const CONTENT_SCHEMA_HASH: &str =
     "bc8224ee9c21f02525353299bdb2291a77e97d6b8cf32cb6fbb4f347f0f1260c";

@@ -11,6 +11,8 @@ use serde_json::Value;
 
 use crate::connection::Connection;
 use crate::connection::ConnectionDraft;
+use crate::quirks::QuirkFlag;
+use crate::quirks::Quirks;
 use crate::secret::VaultKey;
 use crate::templates::WireFormat;
 
@@ -36,6 +38,12 @@ impl ConnectionVault for Vault {
     ) -> Result<Value, String> {
         let existing: Option<Connection> =
             existing.and_then(|stored| serde_json::from_value(stored.clone()).ok());
+        let flags = input
+            .quirks
+            .iter()
+            .map(|name| QuirkFlag::from_name(name))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| e.to_string())?;
         let draft = ConnectionDraft {
             id: id.to_string(),
             name: input.name.clone(),
@@ -46,18 +54,25 @@ impl ConnectionVault for Vault {
             base_url: input.base_url.clone(),
             // Keys are sealed below; kept ones are carried over sealed, never opened.
             api_keys: input.api_keys.clone().unwrap_or_default(),
-            custom_headers: Vec::new(),
+            custom_headers: input
+                .custom_headers
+                .iter()
+                .flatten()
+                .map(|h| (h.name.clone(), h.value.clone()))
+                .collect(),
             enabled: input.enabled,
-            quirks: existing.as_ref().map(|c| c.quirks).unwrap_or_default(),
+            quirks: Quirks::from_flags(&flags),
             model_ids: input.model_ids.clone(),
             models: existing.as_ref().map(|c| c.models.clone()).unwrap_or_default(),
         };
         let mut connection = Connection::from_draft(draft, &self.key).map_err(|e| e.to_string())?;
-        if input.api_keys.is_none()
-            && let Some(existing) = existing
-        {
-            connection.api_keys = existing.api_keys;
-            connection.custom_headers = existing.custom_headers;
+        if let Some(existing) = existing {
+            if input.api_keys.is_none() {
+                connection.api_keys = existing.api_keys;
+            }
+            if input.custom_headers.is_none() {
+                connection.custom_headers = existing.custom_headers;
+            }
         }
         serde_json::to_value(&connection).map_err(|e| e.to_string())
     }
@@ -75,7 +90,13 @@ impl ConnectionVault for Vault {
             key_count: connection.api_keys.len() as u32,
             enabled: connection.enabled,
             model_ids: connection.model_ids,
+            header_names: connection.custom_headers.into_iter().map(|h| h.name).collect(),
+            quirks: connection.quirks.flags().into_iter().map(|f| f.name().to_owned()).collect(),
         })
+    }
+
+    fn quirk_names(&self) -> Vec<String> {
+        QuirkFlag::ALL.iter().map(|f| f.name().to_owned()).collect()
     }
 }
 
@@ -84,6 +105,7 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
+    use panelot_protocol::engine::HeaderInput;
 
     fn input(keys: Option<Vec<&str>>) -> ConnectionInput {
         ConnectionInput {
@@ -94,6 +116,8 @@ mod tests {
             api_keys: keys.map(|k| k.into_iter().map(str::to_owned).collect()),
             enabled: true,
             model_ids: vec!["m1".into()],
+            custom_headers: None,
+            quirks: Vec::new(),
         }
     }
 
@@ -115,5 +139,38 @@ mod tests {
         remote.base_url = "http://api.example.com/v1".into();
         let err = vault.store(&id, &remote, None).unwrap_err();
         assert!(!err.contains("sk-secret"), "{err}");
+    }
+
+    #[test]
+    fn headers_and_quirks_are_stored_kept_and_validated() {
+        let vault = Vault::new(VaultKey::from_bytes([7; 32]));
+        let id = ConnectionId::new("c-1").unwrap();
+        let mut with = input(Some(vec!["sk-1"]));
+        with.custom_headers = Some(vec![
+            HeaderInput { name: "X-Api-Token".into(), value: "tok-secret".into() },
+            HeaderInput { name: "X-Title".into(), value: "Panelot".into() },
+        ]);
+        with.quirks = vec!["noStreamOptions".into(), "noSystemRole".into()];
+        let stored = vault.store(&id, &with, None).unwrap();
+        assert!(!stored.to_string().contains("tok-secret"), "sensitive header sealed: {stored}");
+        let view = vault.view(&stored).unwrap();
+        assert_eq!(view.header_names, ["x-api-token", "x-title"]);
+        assert_eq!(view.quirks, ["noStreamOptions", "noSystemRole"]);
+        // Headers not resent are kept; quirks are what the form sends.
+        let edited = vault.store(&id, &input(None), Some(&stored)).unwrap();
+        assert_eq!(edited["customHeaders"], stored["customHeaders"]);
+        assert!(vault.view(&edited).unwrap().quirks.is_empty());
+        // Headers sent as an empty list are removed.
+        let mut cleared = input(None);
+        cleared.custom_headers = Some(Vec::new());
+        let cleared = vault.store(&id, &cleared, Some(&stored)).unwrap();
+        assert!(vault.view(&cleared).unwrap().header_names.is_empty());
+        let mut bad = input(None);
+        bad.quirks = vec!["noSuchQuirk".into()];
+        assert!(vault.store(&id, &bad, None).unwrap_err().contains("noSuchQuirk"));
+        let mut bad = input(None);
+        bad.custom_headers = Some(vec![HeaderInput { name: "Host".into(), value: "x".into() }]);
+        assert!(vault.store(&id, &bad, None).is_err());
+        assert!(vault.quirk_names().contains(&"thinkTagReasoning".to_owned()));
     }
 }

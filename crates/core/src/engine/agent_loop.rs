@@ -566,7 +566,7 @@ impl<S: Store> Engine<S> {
                     self.title_answered(&thread, &fallback, &response, &mut out).await;
                 }
             }
-            Some(InFlight::Tool(..)) | None => {}
+            Some(InFlight::Tool(..) | InFlight::Verify { .. }) | None => {}
         }
         self.drain(&mut out).await;
         out

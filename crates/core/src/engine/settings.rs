@@ -7,9 +7,12 @@ use panelot_protocol::ConnectionId;
 use panelot_protocol::EventFrame;
 use panelot_protocol::Op;
 use panelot_protocol::SubmissionId;
+use panelot_protocol::engine::ConnectionCheck;
 use panelot_protocol::engine::ConnectionDeleteParams;
 use panelot_protocol::engine::ConnectionInput;
 use panelot_protocol::engine::ConnectionSaveParams;
+use panelot_protocol::engine::ConnectionVerifiedEvent;
+use panelot_protocol::engine::ConnectionVerifyParams;
 use panelot_protocol::engine::ConnectionView;
 use panelot_protocol::engine::ErrorCode;
 use panelot_protocol::engine::ModelChoice;
@@ -20,7 +23,10 @@ use panelot_protocol::engine::SettingsView;
 use serde_json::Value;
 
 use super::Decision;
+use super::Effect;
+use super::EffectId;
 use super::Engine;
+use super::InFlight;
 use super::Outbox;
 use super::PortId;
 use super::ack;
@@ -52,6 +58,9 @@ pub trait ConnectionVault {
 
     /// What the settings page may see of a stored connection; `None` for one it cannot read.
     fn view(&self, stored: &Value) -> Option<ConnectionView>;
+
+    /// Every provider quirk a connection can switch on.
+    fn quirk_names(&self) -> Vec<String>;
 }
 
 fn stored_id(stored: &Value) -> Option<&str> {
@@ -105,11 +114,19 @@ impl<S: Store> Engine<S> {
             Some(budget) => budget,
             None => read(self.store.setting(SETTING_TURN_TOKEN_BUDGET).await?),
         };
-        let views = match &self.vault {
-            Some(vault) => connections.iter().filter_map(|c| vault.view(c)).collect(),
-            None => Vec::new(),
+        let (views, quirk_names) = match &self.vault {
+            Some(vault) => {
+                (connections.iter().filter_map(|c| vault.view(c)).collect(), vault.quirk_names())
+            }
+            None => (Vec::new(), Vec::new()),
         };
-        Ok(SettingsView { connections: views, default_model, permission_policy, turn_token_budget })
+        Ok(SettingsView {
+            connections: views,
+            default_model,
+            permission_policy,
+            turn_token_budget,
+            quirk_names,
+        })
     }
 
     /// `settings.get`.
@@ -239,5 +256,50 @@ impl<S: Store> Engine<S> {
         });
         let settings = self.settings_view(Some(&connections), None, None, None).await?;
         Ok(Self::settings_changed(unit, op, settings))
+    }
+
+    /// `connection.verify`: a check of a stored connection, run by the host as an effect and
+    /// answered to the asking port only.
+    pub(super) async fn verify_connection(
+        &mut self,
+        port: PortId,
+        p: ConnectionVerifyParams,
+        out: &mut Outbox,
+    ) -> Result<(), StoreError> {
+        let connections = self.stored_connections().await?;
+        if !connections.iter().any(|c| stored_id(c) == Some(p.connection_id.as_str())) {
+            let message = format!("connection {} does not exist", p.connection_id);
+            let op = Op::ConnectionVerify(p);
+            out.sends.push((
+                port,
+                EventFrame::new(super::rejection(&op, ErrorCode::InvalidCommand, message)),
+            ));
+            return Ok(());
+        }
+        let connection = p.connection_id.to_string();
+        let id = self.new_effect(InFlight::Verify {
+            port,
+            submission_id: p.submission_id,
+            connection_id: p.connection_id,
+        });
+        out.effects.push(Effect::VerifyConnection { id, connection, model: p.model });
+        Ok(())
+    }
+
+    /// The findings of a connection check: sent to the port that asked, if still connected.
+    pub fn on_verify_done(&mut self, id: EffectId, report: ConnectionCheck) -> Outbox {
+        let mut out = Outbox::default();
+        if let Some(InFlight::Verify { port, submission_id, connection_id }) =
+            self.in_flight.remove(&id)
+            && self.ports.contains_key(&port)
+        {
+            let event = AgentEvent::ConnectionVerified(ConnectionVerifiedEvent {
+                submission_id,
+                connection_id,
+                report,
+            });
+            out.sends.push((port, EventFrame::new(event)));
+        }
+        out
     }
 }

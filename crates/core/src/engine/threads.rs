@@ -303,6 +303,7 @@ impl<S: Store> Engine<S> {
                     self.runs.get(run).is_some_and(|r| r.thread_id == params.thread_id)
                 }
                 super::InFlight::Title { thread, .. } => thread == &params.thread_id,
+                super::InFlight::Verify { .. } => false,
             })
             .map(|(id, _)| super::FollowUp::Abort(*id))
             .collect();

@@ -223,7 +223,7 @@ fn internationalized_hosts_always_ask_and_ignore_grants_and_allow_rules() {
             .params(json!({"url": "https://xn--bcher-kva.example/"}))
             .grant("navigate https://xn--bcher-kva.example")
             .rule("navigate", "https://xn--bcher-kva.example", Allow, User),
-        "ask []: https://xn--bcher-kva.example has an internationalized host name that can \
+        "ask [InternationalizedHost]: https://xn--bcher-kva.example has an internationalized host name that can \
          imitate another site; check the address",
     );
     check(
@@ -231,7 +231,7 @@ fn internationalized_hosts_always_ask_and_ignore_grants_and_allow_rules() {
             .policy(Auto)
             .page("https://bücher.example/")
             .grant("click https://bücher.example"),
-        "ask []: https://bücher.example has an internationalized host name that can imitate \
+        "ask [InternationalizedHost]: https://bücher.example has an internationalized host name that can imitate \
          another site; check the address",
     );
     // Deny rules, payload and taint still come first; reads are still reads.
@@ -241,7 +241,8 @@ fn internationalized_hosts_always_ask_and_ignore_grants_and_allow_rules() {
     );
     check(
         case("type").policy(Auto).page("https://bücher.example/").params(json!({"password": "x"})),
-        "ask [SensitivePayload]: credential in /password",
+        // The card shows both reasons.
+        "ask [SensitivePayload, InternationalizedHost]: credential in /password",
     );
     check(case("read_page").page("https://pаypal.com/"), "allow");
 }

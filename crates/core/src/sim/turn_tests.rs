@@ -903,7 +903,13 @@ impl crate::engine::ConnectionVault for LengthVault {
             key_count: stored["keys"].as_array()?.len() as u32,
             enabled: stored["enabled"].as_bool()?,
             model_ids: serde_json::from_value(stored["modelIds"].clone()).ok()?,
+            header_names: Vec::new(),
+            quirks: Vec::new(),
         })
+    }
+
+    fn quirk_names(&self) -> Vec<String> {
+        vec!["noSystemRole".into()]
     }
 }
 
@@ -931,8 +937,10 @@ fn settings_save_connections_through_the_vault_and_the_first_model_becomes_the_d
     let id = world.submission();
     let saved = world.send(json!({"type": "connection.save", "submissionId": id, "connection": {
         "id": null, "name": "Cloud", "kind": "openai", "baseUrl": "https://api.example/v1",
-        "apiKeys": ["sk-one", "sk-two-long"], "enabled": true, "modelIds": ["gpt-x"]}}));
+        "apiKeys": ["sk-one", "sk-two-long"], "enabled": true, "modelIds": ["gpt-x"],
+        "quirks": []}}));
     let settings = state(saved);
+    assert_eq!(settings.quirk_names, ["noSystemRole"]);
     assert_eq!(settings.connections.len(), 1);
     assert_eq!(settings.connections[0].key_count, 2);
     let connection = settings.connections[0].id.clone();
@@ -944,7 +952,7 @@ fn settings_save_connections_through_the_vault_and_the_first_model_becomes_the_d
     let id = world.submission();
     let bad = world.send(json!({"type": "connection.save", "submissionId": id, "connection": {
         "id": null, "name": "Plain", "kind": "openai", "baseUrl": "http://remote.example",
-        "apiKeys": null, "enabled": true, "modelIds": []}}));
+        "apiKeys": null, "enabled": true, "modelIds": [], "quirks": []}}));
     assert_eq!(
         rejected(&bad.into_iter().map(|f| f.event).collect::<Vec<_>>()),
         Some(ErrorCode::InvalidCommand)
@@ -961,6 +969,46 @@ fn settings_save_connections_through_the_vault_and_the_first_model_becomes_the_d
     let gone = state(world.send(json!({"type": "connection.delete", "submissionId": id,
         "connectionId": connection})));
     assert!(gone.connections.is_empty());
+}
+
+#[test]
+fn a_connection_check_runs_as_an_effect_and_answers_only_the_asking_port() {
+    let mut world = World::new();
+    world.vault(std::rc::Rc::new(LengthVault));
+    let id = world.submission();
+    let saved = world.send(json!({"type": "connection.save", "submissionId": id, "connection": {
+        "id": "c-cloud", "name": "Cloud", "kind": "openai", "baseUrl": "https://api.example/v1",
+        "apiKeys": ["sk-one"], "enabled": true, "modelIds": ["gpt-x"], "quirks": []}}));
+    assert!(acked(&saved.into_iter().map(|f| f.event).collect::<Vec<_>>()));
+    // An unknown connection is refused at once, with no effect started.
+    let id = world.submission();
+    let missing = world.send(json!({"type": "connection.verify", "submissionId": id,
+        "connectionId": "c-none", "model": null}));
+    let missing: Vec<AgentEvent> = missing.into_iter().map(|f| f.event).collect();
+    assert_eq!(rejected(&missing), Some(ErrorCode::InvalidCommand));
+    let id = world.submission();
+    let asked = world.send(json!({"type": "connection.verify", "submissionId": id.clone(),
+        "connectionId": "c-cloud", "model": "gpt-x"}));
+    assert!(asked.is_empty(), "the answer waits for the check: {asked:?}");
+    let before = world.frames.len();
+    world.settle();
+    let report = world.frames[before..]
+        .iter()
+        .find_map(|f| match &f.event {
+            AgentEvent::ConnectionVerified(v) => Some(v.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(report.submission_id.as_str(), id);
+    assert_eq!(report.connection_id.as_str(), "c-cloud");
+    assert_eq!(report.report.model.as_deref(), Some("gpt-x"));
+    assert_eq!(
+        report.report.failure,
+        Some(panelot_protocol::engine::ConnectionCheckFailure::NoToolUse)
+    );
+    // Nothing about a check is stored: no receipt, no setting.
+    let stored = block_on(world.store.setting(crate::engine::SETTING_CONNECTIONS)).unwrap();
+    assert!(!stored.unwrap().to_string().contains("gpt-x-model"));
 }
 
 #[test]

@@ -1,6 +1,8 @@
 //! A scripted world around one engine: a memory store that can crash at a chosen unit of work,
 //! a scripted model, scripted tools, one UI port, and restarts over the same store.
 
+use panelot_protocol::engine::ConnectionCheck;
+use panelot_protocol::engine::ConnectionCheckFailure;
 use std::cell::Cell;
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -397,6 +399,22 @@ impl World {
                 let out = block_on(self.engine.on_tool_done(id, outcome));
                 self.absorb(out);
             }
+            Effect::VerifyConnection { id, connection, model } => {
+                // A reachable endpoint whose key works and whose model streams but never
+                // calls tools: enough to see each finding travel back.
+                let report = ConnectionCheck {
+                    reachable: true,
+                    key_valid: true,
+                    streaming: true,
+                    tool_use: false,
+                    models: Some(vec![format!("{connection}-model")]),
+                    model: model.or_else(|| Some(format!("{connection}-model"))),
+                    failure: Some(ConnectionCheckFailure::NoToolUse),
+                    diagnosis: Some("the model answered without calling the tool".into()),
+                };
+                let out = self.engine.on_verify_done(id, report);
+                self.absorb(out);
+            }
             Effect::Abort { .. } => {}
         }
         true
@@ -485,7 +503,10 @@ impl World {
 
 fn effect_id(effect: &Effect) -> EffectId {
     match effect {
-        Effect::CallModel { id, .. } | Effect::RunTool { id, .. } | Effect::Abort { id } => *id,
+        Effect::CallModel { id, .. }
+        | Effect::RunTool { id, .. }
+        | Effect::VerifyConnection { id, .. }
+        | Effect::Abort { id } => *id,
     }
 }
 

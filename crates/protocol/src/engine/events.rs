@@ -15,6 +15,7 @@ use super::codes::TurnKind;
 use super::requests::ApprovalRequestPayload;
 use super::requests::InteractionRequestPayload;
 use super::requests::RunRecoveryState;
+use super::settings::ConnectionCheck;
 use super::settings::SettingsView;
 use super::thread::ItemMeta;
 use super::thread::QueuedRun;
@@ -26,6 +27,7 @@ use super::thread::ToolResultView;
 use super::thread::Usage;
 use crate::catalog::wire_catalog;
 use crate::ids::ApprovalId;
+use crate::ids::ConnectionId;
 use crate::ids::InteractionId;
 use crate::ids::ItemId;
 use crate::ids::NodeId;
@@ -374,6 +376,17 @@ event_payloads! {
     }
     submission: optional; thread: none;
 
+    /// What checking a connection found, answering `connection.verify`.
+    struct ConnectionVerifiedEvent {
+        /// The `connection.verify` answered.
+        submission_id: SubmissionId,
+        /// The connection.
+        connection_id: ConnectionId,
+        /// The findings.
+        report: ConnectionCheck,
+    }
+    submission: required; thread: none;
+
     /// Activity across all threads, for list badges.
     struct ActivityUpdatedEvent {
         /// Threads with a running turn.
@@ -539,6 +552,8 @@ wire_catalog! {
     "activity.updated" => ActivityUpdated(ActivityUpdatedEvent),
     /// Settings.
     "settings.state" => SettingsState(SettingsStateEvent),
+    /// Connection check.
+    "connection.verified" => ConnectionVerified(ConnectionVerifiedEvent),
 }
 
 /// How an event reaches UIs.
@@ -562,7 +577,8 @@ impl EventKind {
             | EventKind::CommandRejected
             | EventKind::Pong
             | EventKind::ThreadSnapshot
-            | EventKind::ThreadListed => Delivery::Reply,
+            | EventKind::ThreadListed
+            | EventKind::ConnectionVerified => Delivery::Reply,
             EventKind::Error
             | EventKind::TurnStart
             | EventKind::TurnComplete

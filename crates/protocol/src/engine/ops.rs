@@ -278,6 +278,16 @@ op_params! {
     }
     thread: none;
 
+    /// Checks a stored connection: lists its models, streams once and does one tool round trip
+    /// (answered with `connection.verified`; nothing is stored).
+    struct ConnectionVerifyParams {
+        /// The connection.
+        connection_id: ConnectionId,
+        /// Model to try; the first listed one when absent.
+        model: Option<String>,
+    }
+    thread: none;
+
     /// Heartbeat; also keeps the service worker alive.
     struct PingParams {}
     thread: none;
@@ -344,6 +354,8 @@ wire_catalog! {
     "connection.save" => ConnectionSave(ConnectionSaveParams),
     /// Delete a connection.
     "connection.delete" => ConnectionDelete(ConnectionDeleteParams),
+    /// Check a connection.
+    "connection.verify" => ConnectionVerify(ConnectionVerifyParams),
     /// Heartbeat.
     "ping" => Ping(PingParams),
 }
@@ -365,6 +377,7 @@ impl OpKind {
             | OpKind::ThreadSubscribe
             | OpKind::ThreadList
             | OpKind::SettingsGet
+            | OpKind::ConnectionVerify
             | OpKind::Ping => OpClass::Control,
             OpKind::ThreadCreate
             | OpKind::ThreadUpdate

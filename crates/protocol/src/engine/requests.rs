@@ -44,6 +44,8 @@ pub enum ApprovalFlag {
     HostPermission,
     /// A value from page or MCP content is used as a destination or typed into another origin.
     TaintedInput,
+    /// The target host is internationalized: it always asks and no grant or rule covers it.
+    InternationalizedHost,
 }
 
 /// Preview of the element or page an approval acts on.

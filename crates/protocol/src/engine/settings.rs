@@ -37,6 +37,20 @@ pub struct ConnectionView {
     pub enabled: bool,
     /// Model ids to offer.
     pub model_ids: Vec<String>,
+    /// Names of the extra headers sent with every request (their values never come back).
+    pub header_names: Vec<String>,
+    /// Provider quirks switched on (names from [`SettingsView::quirk_names`]).
+    pub quirks: Vec<String>,
+}
+
+/// An extra HTTP header of a connection, as the settings form sends it.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct HeaderInput {
+    /// Header name.
+    pub name: String,
+    /// Header value (sealed like a key when the name looks like a credential).
+    pub value: String,
 }
 
 /// A connection as the settings form sends it.
@@ -57,6 +71,10 @@ pub struct ConnectionInput {
     pub enabled: bool,
     /// Model ids to offer.
     pub model_ids: Vec<String>,
+    /// Extra headers; `None` keeps the stored ones.
+    pub custom_headers: Option<Vec<HeaderInput>>,
+    /// Provider quirks to switch on (names from [`SettingsView::quirk_names`]).
+    pub quirks: Vec<String>,
 }
 
 /// Everything the settings page shows.
@@ -71,6 +89,46 @@ pub struct SettingsView {
     pub permission_policy: PermissionPolicy,
     /// Tokens a turn may spend before it pauses; `None` is unlimited.
     pub turn_token_budget: Option<u64>,
+    /// Every provider quirk a connection can switch on, for the form.
+    pub quirk_names: Vec<String>,
+}
+
+/// Why checking a connection failed.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ConnectionCheckFailure {
+    /// The key was rejected.
+    InvalidKey,
+    /// The endpoint could not be reached or did not answer in time.
+    Unreachable,
+    /// No model was given and none could be listed.
+    NoModel,
+    /// The endpoint answered, but not in the expected wire format.
+    ProtocolMismatch,
+    /// The model did not call the test tool or did not answer its result.
+    NoToolUse,
+}
+
+/// What checking a connection found (shown, never stored).
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ConnectionCheck {
+    /// The endpoint answered over HTTP.
+    pub reachable: bool,
+    /// The key was accepted.
+    pub key_valid: bool,
+    /// A streamed call completed.
+    pub streaming: bool,
+    /// The model called the test tool and answered its result.
+    pub tool_use: bool,
+    /// The listed models, when listing worked.
+    pub models: Option<Vec<String>>,
+    /// The model the calls used.
+    pub model: Option<String>,
+    /// The first failure.
+    pub failure: Option<ConnectionCheckFailure>,
+    /// The provider's diagnosis of that failure, in words.
+    pub diagnosis: Option<String>,
 }
 
 /// A change of settings; absent fields stay as they are.

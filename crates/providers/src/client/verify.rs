@@ -8,6 +8,8 @@ use panelot_core::model::Message;
 use panelot_core::model::ModelRequest;
 use panelot_core::model::ProviderError;
 use panelot_core::model::ToolSpec;
+use panelot_protocol::engine::ConnectionCheck;
+use panelot_protocol::engine::ConnectionCheckFailure;
 use panelot_protocol::engine::ProviderErrorKind;
 use panelot_protocol::engine::ProviderStopReason;
 use serde_json::json;
@@ -55,6 +57,28 @@ pub enum VerifyFailure {
     ProtocolMismatch,
     /// The model did not call the echo tool or did not answer its result.
     NoToolUse,
+}
+
+impl VerifyReport {
+    /// The report as the settings page shows it.
+    pub fn to_check(&self) -> ConnectionCheck {
+        ConnectionCheck {
+            reachable: self.reachable,
+            key_valid: self.key_valid,
+            streaming: self.streaming,
+            tool_use: self.tool_use,
+            models: self.models.clone(),
+            model: self.model.clone(),
+            failure: self.failure.map(|failure| match failure {
+                VerifyFailure::InvalidKey => ConnectionCheckFailure::InvalidKey,
+                VerifyFailure::Unreachable => ConnectionCheckFailure::Unreachable,
+                VerifyFailure::NoModel => ConnectionCheckFailure::NoModel,
+                VerifyFailure::ProtocolMismatch => ConnectionCheckFailure::ProtocolMismatch,
+                VerifyFailure::NoToolUse => ConnectionCheckFailure::NoToolUse,
+            }),
+            diagnosis: self.error.as_ref().map(|err| err.message.clone()),
+        }
+    }
 }
 
 impl<H: Http, T: Timer> ProviderClient<H, T> {

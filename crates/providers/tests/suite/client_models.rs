@@ -2,6 +2,7 @@
 //! usage both adapters report.
 
 use panelot_core::effects::AbortSignal;
+use panelot_protocol::engine::ConnectionCheckFailure;
 use panelot_protocol::engine::ProviderErrorKind;
 use panelot_protocol::engine::Usage;
 use panelot_providers::ClientConfig;
@@ -137,6 +138,10 @@ async fn verify_reports_a_rejected_key_and_a_model_that_never_calls_the_tool() {
         (report.reachable, report.key_valid, report.failure),
         (true, false, Some(VerifyFailure::InvalidKey))
     );
+    // The settings page's view names the failure and carries the provider's diagnosis.
+    let check = report.to_check();
+    assert_eq!(check.failure, Some(ConnectionCheckFailure::InvalidKey));
+    assert!(check.diagnosis.is_some_and(|d| !d.is_empty()));
     let chatty = MockProvider::start();
     chatty.push(Reply::text("OK"));
     chatty.push(Reply::text("I would rather not."));
