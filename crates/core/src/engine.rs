@@ -46,6 +46,7 @@ pub use deltas::COALESCE_MS;
 use deltas::DeltaBuffer;
 pub use interactions::ASK_USER;
 pub use interactions::REQUEST_USER_ACTION;
+pub use interactions::builtin_tools;
 pub use op_queue::OP_QUEUE_CAPACITY;
 pub use op_queue::OpQueue;
 pub use op_queue::Ticket;

@@ -91,13 +91,46 @@ impl ToolDescriptor {
         }
     }
 
-    /// What the model is offered.
+    /// What the model is offered: the schema without the keywords only validation needs
+    /// (lengths, ranges, closed objects), since every spec is paid for on every model call and
+    /// a call that breaks them gets an error that names the rule.
     pub fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: self.name.clone(),
             description: self.description.clone(),
-            parameters: self.parameters.clone(),
+            parameters: offered_schema(&self.parameters),
         }
+    }
+}
+
+/// Keywords [`validate_params`] enforces that the model does not need to read.
+const VALIDATION_ONLY: &[&str] =
+    &["additionalProperties", "minLength", "maxLength", "minimum", "maximum", "maxItems"];
+
+fn offered_schema(schema: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match schema {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(key, value)| {
+                    !VALIDATION_ONLY.contains(&key.as_str())
+                        && !(key.as_str() == "required"
+                            && value.as_array().is_some_and(Vec::is_empty))
+                })
+                .map(|(key, value)| {
+                    // Under `properties` the keys are parameter names, never keywords.
+                    let value = match (key.as_str(), value) {
+                        ("properties", Value::Object(props)) => Value::Object(
+                            props.iter().map(|(k, v)| (k.clone(), offered_schema(v))).collect(),
+                        ),
+                        _ => offered_schema(value),
+                    };
+                    (key.clone(), value)
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(offered_schema).collect()),
+        other => other.clone(),
     }
 }
 
@@ -196,5 +229,31 @@ mod tests {
         let names = |specs: Vec<ToolSpec>| specs.into_iter().map(|s| s.name).collect::<Vec<_>>();
         assert_eq!(names(registry.specs(None)), ["a_page", "b_tab"]);
         assert_eq!(names(registry.specs(Some(&[ToolLevel::L0]))), ["b_tab"]);
+    }
+
+    #[test]
+    fn offered_specs_drop_validation_keywords_but_keep_parameter_names() {
+        let schema = json!({
+            "type": "object",
+            "additionalProperties": false,
+            "required": [],
+            "properties": {
+                "maxLength": {"type": "integer", "minimum": 1, "description": "a parameter"},
+                "mode": {"type": "string", "enum": ["a", "b"], "maxLength": 9},
+                "items": {"type": "array", "maxItems": 3, "items": {"type": "string"}}
+            }
+        });
+        let tool = ToolDescriptor::new("t", "d", schema.clone(), ToolLevel::L1, ToolEffect::Read);
+        assert_eq!(
+            tool.spec().parameters,
+            json!({"type": "object", "properties": {
+                "maxLength": {"type": "integer", "description": "a parameter"},
+                "mode": {"type": "string", "enum": ["a", "b"]},
+                "items": {"type": "array", "items": {"type": "string"}}
+            }})
+        );
+        // Validation still uses every rule.
+        assert!(validate_params(&tool.parameters, &json!({"maxLength": 0})).is_err());
+        assert!(validate_params(&tool.parameters, &json!({"other": 1})).is_err());
     }
 }

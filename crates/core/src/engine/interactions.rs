@@ -16,6 +16,7 @@ use panelot_protocol::engine::InteractionResponse;
 use panelot_protocol::engine::InteractionResponseParams;
 use panelot_protocol::engine::PendingInteraction;
 use panelot_protocol::engine::Question;
+use panelot_protocol::engine::QuestionOption;
 use panelot_protocol::engine::RunState;
 use panelot_protocol::engine::ToolLevel;
 use serde_json::json;
@@ -44,13 +45,11 @@ pub const ASK_USER: &str = "ask_user";
 pub const REQUEST_USER_ACTION: &str = "request_user_action";
 
 /// The engine's own tools.
-pub(crate) fn builtin_tools() -> Vec<ToolDescriptor> {
+pub fn builtin_tools() -> Vec<ToolDescriptor> {
     let ask = ToolDescriptor::new(
         ASK_USER,
-        "Ask the user one to three short questions when you cannot go on without their answer \
-         (a choice only they can make, missing information). Offer two or three likely answers \
-         per question; the user may also answer freely. Call it alone, never with other tools; \
-         the answer comes back as this call's result.",
+        "Ask the user 1-3 questions you need answered, each with 2-3 likely options. Call it \
+         alone.",
         json!({
             "type": "object",
             "additionalProperties": false,
@@ -58,20 +57,11 @@ pub(crate) fn builtin_tools() -> Vec<ToolDescriptor> {
             "properties": {"questions": {"type": "array", "maxItems": 3, "items": {
                 "type": "object",
                 "additionalProperties": false,
-                "required": ["id", "question", "options"],
+                "required": ["question", "options"],
                 "properties": {
-                    "id": {"type": "string", "minLength": 1, "maxLength": 64},
                     "question": {"type": "string", "minLength": 1, "maxLength": 500},
-                    "options": {"type": "array", "maxItems": 3, "items": {
-                        "type": "object",
-                        "additionalProperties": false,
-                        "required": ["value", "label"],
-                        "properties": {
-                            "value": {"type": "string", "maxLength": 200},
-                            "label": {"type": "string", "maxLength": 200},
-                            "description": {"type": "string", "maxLength": 500}
-                        }
-                    }}
+                    "options": {"type": "array", "maxItems": 3, "items":
+                        {"type": "string", "minLength": 1, "maxLength": 200}}
                 }
             }}}
         }),
@@ -80,9 +70,8 @@ pub(crate) fn builtin_tools() -> Vec<ToolDescriptor> {
     );
     let action = ToolDescriptor::new(
         REQUEST_USER_ACTION,
-        "Ask the user to do one step themselves that you must not or cannot do: sign in, enter a \
-         one-time code, confirm a payment, solve a captcha. Say exactly what to do and where. \
-         Call it alone; the result says whether they did it.",
+        "Ask the user to do a step you must not or cannot (sign in, one-time code, payment, \
+         captcha); say what and where.",
         json!({
             "type": "object",
             "additionalProperties": false,
@@ -98,6 +87,30 @@ pub(crate) fn builtin_tools() -> Vec<ToolDescriptor> {
     vec![ask, action]
 }
 
+/// A question as the model writes it: options are plain answers (each its own label and value)
+/// and ids are given by position, which keeps the tool's schema small.
+#[derive(serde::Deserialize)]
+struct AskedQuestion {
+    question: String,
+    options: Vec<String>,
+}
+
+fn question((index, asked): (usize, AskedQuestion)) -> Question {
+    Question {
+        id: format!("q{}", index + 1),
+        question: asked.question,
+        options: asked
+            .options
+            .into_iter()
+            .map(|option| QuestionOption {
+                value: option.clone(),
+                label: option,
+                description: None,
+            })
+            .collect(),
+    }
+}
+
 /// The request of an interaction tool call, or why the call is refused.
 pub(crate) fn interaction_request(
     tool: &str,
@@ -105,10 +118,12 @@ pub(crate) fn interaction_request(
 ) -> Option<Result<InteractionRequestPayload, String>> {
     match tool {
         ASK_USER => Some(
-            serde_json::from_value::<Vec<Question>>(params["questions"].clone())
+            serde_json::from_value::<Vec<AskedQuestion>>(params["questions"].clone())
                 .map_err(|err| format!("the questions are not valid: {err}"))
                 .and_then(|questions| match questions.len() {
-                    1..=3 => Ok(InteractionRequestPayload::AskUser { questions }),
+                    1..=3 => Ok(InteractionRequestPayload::AskUser {
+                        questions: questions.into_iter().enumerate().map(question).collect(),
+                    }),
                     n => Err(format!("ask one to three questions, not {n}")),
                 }),
         ),

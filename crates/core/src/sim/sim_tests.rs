@@ -69,7 +69,7 @@ fn random_reply(rng: &mut Rng) -> Reply {
         ]),
         7 if rng.chance(50) => Reply::tool(
             "ask_user",
-            json!({"questions": [{"id": "q", "question": "Which one?", "options": []}]}),
+            json!({"questions": [{"question": "Which one?", "options": []}]}),
         ),
         7 => Reply::Fail(ProviderErrorKind::Overloaded),
         _ => Reply::text("All done here."),

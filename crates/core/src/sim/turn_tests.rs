@@ -832,8 +832,7 @@ fn a_destination_taken_from_a_page_asks_even_in_auto_and_the_card_says_where_it_
 fn ask_user_waits_for_the_answer_across_a_restart_and_hands_it_to_the_model() {
     let mut world = World::new();
     let thread = world.create_thread();
-    let questions = json!({"questions": [{"id": "size", "question": "Which size?",
-        "options": [{"value": "m", "label": "M"}, {"value": "l", "label": "L"}]}]});
+    let questions = json!({"questions": [{"question": "Which size?", "options": ["M", "L"]}]});
     world.script.push_back(Reply::tool("ask_user", questions));
     world.script.push_back(Reply::text("Ordering size L."));
     submit(&mut world, &thread, "order the shirt");
@@ -851,18 +850,15 @@ fn ask_user_waits_for_the_answer_across_a_restart_and_hands_it_to_the_model() {
     assert_eq!(pending.last(), Some(&1));
     let id = world.submission();
     let answered = world.send(json!({"type": "interaction.response", "submissionId": id,
-        "interactionId": asked[0], "response": {"type": "submit", "value": {"size": "l"}}}));
+        "interactionId": asked[0], "response": {"type": "submit", "value": {"q1": "L"}}}));
     assert!(answered.iter().any(|f| matches!(f.event, AgentEvent::InteractionResolved(_))));
     world.settle();
     let answers = results(&world.path(&thread));
-    assert_eq!(answers, [r#"The user answered: {"size":"l"}"#]);
+    assert_eq!(answers, [r#"The user answered: {"q1":"L"}"#]);
     assert_eq!(stops(&world), [StopReason::End]);
     // A question mixed with another call is refused, and the other call still runs.
     world.script.push_back(Reply::Tools(vec![
-        (
-            "ask_user".into(),
-            json!({"questions": [{"id": "a", "question": "?", "options": []}]}).to_string(),
-        ),
+        ("ask_user".into(), json!({"questions": [{"question": "?", "options": []}]}).to_string()),
         ("read_page".into(), json!({"ref": "e1"}).to_string()),
     ]));
     world.script.push_back(Reply::text("ok"));

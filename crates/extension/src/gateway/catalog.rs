@@ -69,9 +69,10 @@ enum TabParam {
 }
 
 /// A ref parameter. Its length and characters are checked by the protocol's `ElementRef` when
-/// the executor call is built, so the schema spends no tokens on them.
+/// the executor call is built, and the kernel prompt says where refs come from, so the schema
+/// spends no tokens on them.
 fn element_ref() -> Value {
-    json!({"type": "string", "description": "Ref from the latest read_page, e.g. e12."})
+    json!({"type": "string"})
 }
 
 fn no_properties() -> Value {
@@ -85,7 +86,7 @@ const CATALOG: &[Entry] = &[
         route: Route::Tabs(TabTool::List),
         level: ToolLevel::L0,
         effect: ToolEffect::Read,
-        description: "List open tabs in every window with their tabId, title and URL; marks the tab the user is viewing. Use it to find a tab to act on.",
+        description: "Open tabs (tabId, title, URL), marking the one the user views.",
         properties: no_properties,
         required: &[],
         tab_param: TabParam::None,
@@ -95,7 +96,7 @@ const CATALOG: &[Entry] = &[
         route: Route::Tabs(TabTool::Open),
         level: ToolLevel::L0,
         effect: ToolEffect::Write,
-        description: "Open a URL in a new background tab (or reuse a tab already at that exact URL) and wait for it to load; later page tools use that tab by default. Does not change what the user sees.",
+        description: "Open url in a background tab (or reuse one at it), wait for the load; page tools then use it.",
         properties: || json!({"url": {"type": "string", "minLength": 1, "maxLength": 4096, "description": "Absolute http(s) URL."}}),
         required: &["url"],
         tab_param: TabParam::None,
@@ -105,7 +106,7 @@ const CATALOG: &[Entry] = &[
         route: Route::Tabs(TabTool::Focus),
         level: ToolLevel::L0,
         effect: ToolEffect::Write,
-        description: "Bring a tab to the front of its window. The only tool that changes what the user sees: use it only when the user should look at the tab.",
+        description: "Show a tab to the user: the only tool that changes what they see.",
         properties: no_properties,
         required: &[],
         tab_param: TabParam::Required,
@@ -115,7 +116,7 @@ const CATALOG: &[Entry] = &[
         route: Route::Tabs(TabTool::Close),
         level: ToolLevel::L0,
         effect: ToolEffect::Write,
-        description: "Close a tab. Says whether it was the tab the user was viewing.",
+        description: "Close a tab.",
         properties: no_properties,
         required: &[],
         tab_param: TabParam::Required,
@@ -125,7 +126,7 @@ const CATALOG: &[Entry] = &[
         route: Route::Tabs(TabTool::Navigate),
         level: ToolLevel::L0,
         effect: ToolEffect::Write,
-        description: "Load a URL in a tab, wait for it, and return the new page's snapshot. Refs from before are stale afterwards.",
+        description: "Load url in the tab; returns its snapshot.",
         properties: || json!({"url": {"type": "string", "minLength": 1, "maxLength": 4096, "description": "Absolute http(s) URL."}}),
         required: &["url"],
         tab_param: TabParam::Optional,
@@ -135,7 +136,7 @@ const CATALOG: &[Entry] = &[
         route: Route::Tabs(TabTool::Back),
         level: ToolLevel::L0,
         effect: ToolEffect::Write,
-        description: "Go back in a tab's history and return the page's snapshot.",
+        description: "Back in the tab's history; returns its snapshot.",
         properties: no_properties,
         required: &[],
         tab_param: TabParam::Optional,
@@ -145,7 +146,7 @@ const CATALOG: &[Entry] = &[
         route: Route::Tabs(TabTool::Forward),
         level: ToolLevel::L0,
         effect: ToolEffect::Write,
-        description: "Go forward in a tab's history and return the page's snapshot.",
+        description: "Forward in the tab's history; returns its snapshot.",
         properties: no_properties,
         required: &[],
         tab_param: TabParam::Optional,
@@ -155,11 +156,11 @@ const CATALOG: &[Entry] = &[
         route: Route::Page("snapshot"),
         level: ToolLevel::L1,
         effect: ToolEffect::Read,
-        description: "Snapshot of the page: one element a line, `role \"name\" [states] [ref]`. Use the refs with the action tools. Parts that do not fit are folded into lines with a ref: pass it as scopeRef to expand, or use find_in_page.",
+        description: "Page snapshot, one element a line: `role \"name\" [states] [ref]`. Expand a folded line by passing its ref as scopeRef, or use find_in_page.",
         properties: || {
             json!({
-                "maxTokens": {"type": "integer", "minimum": 200, "maximum": SNAPSHOT_MAX_TOKENS, "description": "Token budget, default 3000."},
-                "scopeRef": {"type": "string", "description": "Snapshot only this ref's subtree."}
+                "maxTokens": {"type": "integer", "minimum": 200, "maximum": SNAPSHOT_MAX_TOKENS},
+                "scopeRef": element_ref()
             })
         },
         required: &[],
@@ -170,7 +171,7 @@ const CATALOG: &[Entry] = &[
         route: Route::Page("find_in_page"),
         level: ToolLevel::L1,
         effect: ToolEffect::Read,
-        description: "Find snapshot lines containing text (case-insensitive), folded parts included; at most 20 lines with their refs.",
+        description: "Up to 20 snapshot lines matching query (case-insensitive, folded parts too), with refs.",
         properties: || json!({"query": {"type": "string", "minLength": 1, "maxLength": 200}}),
         required: &["query"],
         tab_param: TabParam::Optional,
@@ -180,10 +181,10 @@ const CATALOG: &[Entry] = &[
         route: Route::Page("extract"),
         level: ToolLevel::L1,
         effect: ToolEffect::Read,
-        description: "The page's (or an element's) content as Markdown, in windows; ask for the next window with fromChar.",
+        description: "The page or ref's subtree as Markdown, in windows; continue at fromChar.",
         properties: || {
             json!({
-                "ref": {"type": "string", "description": "Only this ref's subtree."},
+                "ref": element_ref(),
                 "fromChar": {"type": "integer", "minimum": 0}
             })
         },
@@ -195,7 +196,7 @@ const CATALOG: &[Entry] = &[
         route: Route::Page("get_selection"),
         level: ToolLevel::L1,
         effect: ToolEffect::Read,
-        description: "The text the user has selected on the page.",
+        description: "Text the user selected on the page.",
         properties: no_properties,
         required: &[],
         tab_param: TabParam::Optional,
@@ -205,7 +206,7 @@ const CATALOG: &[Entry] = &[
         route: Route::Page("click"),
         level: ToolLevel::L1,
         effect: ToolEffect::Write,
-        description: "Click an element and report what changed. On stale_ref take a new read_page; on occluded or not_visible, scroll or close what covers it first.",
+        description: "Click an element; reports what changed. If occluded, scroll or close the cover first.",
         properties: || {
             json!({
                 "ref": element_ref(),
@@ -221,14 +222,14 @@ const CATALOG: &[Entry] = &[
         route: Route::Page("type"),
         level: ToolLevel::L1,
         effect: ToolEffect::Write,
-        description: "Type text into a field (replaces its value unless mode is append); submit presses Enter after. The result says whether the value registered.",
+        description: "Type into a field (replaces; mode append adds); submit presses Enter; slowly types per key. Says if it registered.",
         properties: || {
             json!({
                 "ref": element_ref(),
                 "text": {"type": "string", "maxLength": 20000},
                 "mode": {"type": "string", "enum": ["replace", "append"]},
                 "submit": {"type": "boolean"},
-                "slowly": {"type": "boolean", "description": "One key at a time, for fields that react to each key."}
+                "slowly": {"type": "boolean"}
             })
         },
         required: &["ref", "text"],
@@ -239,7 +240,7 @@ const CATALOG: &[Entry] = &[
         route: Route::Page("select_option"),
         level: ToolLevel::L1,
         effect: ToolEffect::Write,
-        description: "Choose options of a select by value or label. When none matches, the error lists the options.",
+        description: "Select options by value or label (the error lists them if none match).",
         properties: || {
             json!({
                 "ref": element_ref(),
@@ -254,10 +255,10 @@ const CATALOG: &[Entry] = &[
         route: Route::Page("scroll"),
         level: ToolLevel::L1,
         effect: ToolEffect::Read,
-        description: "Scroll the page, or an element with ref, by one page (default), to the end, or by pixels.",
+        description: "Scroll the page or ref's element by one page (default), to the end, or by px pixels.",
         properties: || {
             json!({
-                "ref": {"type": "string", "description": "Scrollable element; the page when absent."},
+                "ref": element_ref(),
                 "direction": {"type": "string", "enum": ["up", "down"]},
                 "amount": {
                     "type": "object",
@@ -266,8 +267,7 @@ const CATALOG: &[Entry] = &[
                         "px": {"type": "integer", "minimum": 1, "maximum": 100000}
                     },
                     "required": ["unit"],
-                    "additionalProperties": false,
-                    "description": "{\"unit\":\"pixels\",\"px\":400}, {\"unit\":\"end\"}; one page when absent."
+                    "additionalProperties": false
                 }
             })
         },
@@ -279,7 +279,7 @@ const CATALOG: &[Entry] = &[
         route: Route::Page("hover"),
         level: ToolLevel::L1,
         effect: ToolEffect::Write,
-        description: "Move the pointer over an element (menus, tooltips) and report what changed.",
+        description: "Hover an element (menus, tooltips); reports what changed.",
         properties: || json!({"ref": element_ref()}),
         required: &["ref"],
         tab_param: TabParam::Optional,
@@ -289,7 +289,7 @@ const CATALOG: &[Entry] = &[
         route: Route::Page("wait_for"),
         level: ToolLevel::L1,
         effect: ToolEffect::Read,
-        description: "Wait until text appears, or text is gone (each up to 30 s), or for timeMs. Give exactly one.",
+        description: "Wait for text to appear, textGone to vanish (up to 30 s) or timeMs to pass; give one.",
         properties: || {
             json!({
                 "text": {"type": "string", "minLength": 1, "maxLength": 500},
@@ -305,11 +305,11 @@ const CATALOG: &[Entry] = &[
         route: Route::Page("press_key"),
         level: ToolLevel::L1,
         effect: ToolEffect::Write,
-        description: "Press a key such as Enter, Escape, Control+a or Shift+Tab (synthetic events), on the element with ref if given, else the focused one.",
+        description: "Press a key (Enter, Escape, Control+a, Shift+Tab) on ref's element, else the focused one.",
         properties: || {
             json!({
                 "key": {"type": "string", "minLength": 1, "maxLength": 64},
-                "ref": {"type": "string", "description": "Focus this element first."}
+                "ref": element_ref()
             })
         },
         required: &["key"],
@@ -320,7 +320,7 @@ const CATALOG: &[Entry] = &[
         route: Route::Page("batch_actions"),
         level: ToolLevel::L1,
         effect: ToolEffect::Write,
-        description: "Run up to 6 click/type/select_option actions in order, e.g. fill a form and submit, in one call. Stops where the page changed under it and says where.",
+        description: "Up to 6 actions in order, each {kind, params} with that tool's params (e.g. fill a form and submit). Stops if the page changes.",
         properties: || {
             json!({
                 "actions": {
@@ -330,7 +330,7 @@ const CATALOG: &[Entry] = &[
                         "type": "object",
                         "properties": {
                             "kind": {"type": "string", "enum": ["click", "type", "select_option"]},
-                            "params": {"type": "object", "description": "The parameters of that tool, without tabId."}
+                            "params": {"type": "object"}
                         },
                         "required": ["kind", "params"],
                         "additionalProperties": false
@@ -370,11 +370,8 @@ fn descriptor(entry: &Entry) -> ToolDescriptor {
     };
     let mut required: Vec<&str> = entry.required.to_vec();
     if entry.tab_param != TabParam::None {
-        let doc = match entry.tab_param {
-            TabParam::Required => "From tabs_list.",
-            TabParam::Optional | TabParam::None => "Default: the task's last tab, else the user's.",
-        };
-        properties.insert(TAB_ID_PARAM.to_owned(), json!({"type": "integer", "description": doc}));
+        // How the default tab is chosen is said once, in the kernel prompt.
+        properties.insert(TAB_ID_PARAM.to_owned(), json!({"type": "integer", "minimum": 0}));
         if entry.tab_param == TabParam::Required {
             required.push(TAB_ID_PARAM);
         }

@@ -140,16 +140,37 @@ fn tab_param_reads_only_valid_tab_ids() {
     assert_eq!(tab_param(&json!({})), None);
 }
 
-#[test]
-fn the_offered_specs_stay_small() {
-    // Every spec is sent with every model call. At about 4 characters a token these are about
-    // 2,100 tokens today; the budget (kernel prompt plus tools ≤ 1,500 tokens, counted
-    // by a real tokenizer) needs more trimming or fewer tools offered at once. This guard keeps
-    // the catalog from growing unnoticed meanwhile.
-    let specs: Vec<Value> = descriptors()
-        .iter()
-        .map(|d| json!({"name": d.name, "description": d.description, "parameters": d.parameters}))
+/// What the model reads before any message: the kernel prompt and every offered tool's name,
+/// description and parameter schema (the three fields both wire formats send).
+/// `PANELOT_PRINT_SPECS=1` prints each tool's share, for trimming.
+fn fixed_prompt() -> String {
+    let tools: Vec<Value> = descriptors()
+        .into_iter()
+        .chain(panelot_core::engine::builtin_tools())
+        .map(|d| {
+            let spec = d.spec();
+            json!({"name": spec.name, "description": spec.description, "parameters": spec.parameters})
+        })
         .collect();
-    let chars = serde_json::to_string(&specs).unwrap().len();
-    assert!(chars < 8_600, "{chars} characters of tool specs");
+    if std::env::var_os("PANELOT_PRINT_SPECS").is_some() {
+        let bpe = tiktoken_rs::o200k_base().unwrap();
+        for tool in &tools {
+            let text = serde_json::to_string(tool).unwrap();
+            println!("{:>5} {}", bpe.encode_with_special_tokens(&text).len(), tool["name"]);
+        }
+    }
+    format!("{}\n{}", panelot_core::context::KERNEL_PROMPT, serde_json::to_string(&tools).unwrap())
+}
+
+#[test]
+fn kernel_prompt_and_tools_fit_in_1500_tokens() {
+    // Sent with every model call, so every token here is paid on every step of every turn.
+    let text = fixed_prompt();
+    for (name, bpe) in
+        [("o200k", tiktoken_rs::o200k_base()), ("cl100k", tiktoken_rs::cl100k_base())]
+    {
+        let tokens = bpe.unwrap().encode_with_special_tokens(&text).len();
+        println!("{name}: {tokens} tokens, {} characters", text.len());
+        assert!(tokens <= 1_500, "{name}: {tokens} tokens of kernel prompt and tool specs");
+    }
 }
