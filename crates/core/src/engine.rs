@@ -36,6 +36,7 @@ use panelot_protocol::engine::StreamCursor;
 
 pub use agent_loop::FAILURE_BREAKER_AT;
 pub use agent_loop::FAILURE_REMINDER_AT;
+pub use agent_loop::NEEDS_HOST_PERMISSION;
 pub use approvals::APPROVAL_TIMEOUT_MS;
 pub use approvals::SETTING_RULES;
 pub use approvals::SETTING_RULES_SEEDED;

@@ -113,9 +113,9 @@ fn offered_schema(schema: &serde_json::Value) -> serde_json::Value {
         Value::Object(map) => Value::Object(
             map.iter()
                 .filter(|(key, value)| {
-                    !VALIDATION_ONLY.contains(&key.as_str())
-                        && !(key.as_str() == "required"
-                            && value.as_array().is_some_and(Vec::is_empty))
+                    let empty_required =
+                        key.as_str() == "required" && value.as_array().is_some_and(Vec::is_empty);
+                    !(VALIDATION_ONLY.contains(&key.as_str()) || empty_required)
                 })
                 .map(|(key, value)| {
                     // Under `properties` the keys are parameter names, never keywords.

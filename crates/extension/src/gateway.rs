@@ -35,6 +35,8 @@ use self::format::failure;
 use self::routes::Routes;
 use self::tabs::Load;
 use self::tabs::Move;
+use panelot_core::engine::NEEDS_HOST_PERMISSION;
+use panelot_core::tools::ToolEffect;
 
 thread_local! {
     /// The service worker has one thread; the gateway's memory lives as long as the worker.
@@ -71,12 +73,57 @@ async fn run_page_tool(
     if let Err(err) = tabs::ready(tab, abort).await {
         return failure(format!("[tabId={tab}] {err}"));
     }
+    if let Some(outcome) = missing_host_access(tab).await {
+        return outcome;
+    }
     let started = js_sys::Date::now();
+    // A write may open a tab (a link with a target, `window.open`): the tabs before it are
+    // listed so the new ones can be told apart by their opener.
+    let writes = catalog::effect(&call.tool) == Some(ToolEffect::Write);
+    let before = if writes { tab_ids().await } else { Vec::new() };
     let outcome = match page_call(tab, executor_call, abort).await {
         Ok(result) => format::page_result(tab, &result),
         Err(outcome) => outcome,
     };
-    format::with_elapsed(outcome, (js_sys::Date::now() - started).max(0.0) as u64)
+    let outcome = format::with_elapsed(outcome, (js_sys::Date::now() - started).max(0.0) as u64);
+    if !writes {
+        return outcome;
+    }
+    let opened = match tabs::list().await {
+        Ok((after, _)) => format::opened_by(&before, &after, tab),
+        Err(_) => Vec::new(),
+    };
+    if let Some(new_tab) = opened.last().and_then(|t| t.id) {
+        ROUTES.with(|routes| routes.borrow_mut().route(&call.run_id, new_tab));
+        // Later page calls need the page; how its load ends is seen by the next call.
+        let _ = tabs::ready(new_tab, abort).await;
+    }
+    format::with_opened_tabs(outcome, &opened)
+}
+
+/// A failure naming the tab's origin when the extension may not script it: the engine turns it
+/// into a question whose card asks the browser for access.
+async fn missing_host_access(tab: u32) -> Option<ToolOutcome> {
+    let info = tabs::get(tab).await.ok()?;
+    let origin = format::web_origin(info.shown_url())?;
+    let query = chrome::to_js(&json!({"origins": [format!("{origin}/*")]}));
+    let granted = chrome::call("permissions", "contains", &[query]).await.ok()?;
+    if granted.as_bool() != Some(false) {
+        return None;
+    }
+    Some(ToolOutcome::Failure {
+        message: format!(
+            "[tabId={tab}] Panelot has no access to {origin}; the user was asked to allow it"
+        ),
+        details: Some(json!({ NEEDS_HOST_PERMISSION: origin, "tabId": tab })),
+    })
+}
+
+async fn tab_ids() -> Vec<u32> {
+    match tabs::list().await {
+        Ok((tabs, _)) => tabs.iter().filter_map(|tab| tab.id).collect(),
+        Err(_) => Vec::new(),
+    }
 }
 
 /// One executor call on `tab`, carrying the document of its latest snapshot when the call has

@@ -61,6 +61,9 @@ pub const FAILURE_REMINDER_AT: u32 = 3;
 pub const FAILURE_BREAKER_AT: u32 = 5;
 /// Calls remembered by the stuck detector.
 const STUCK_WINDOW: usize = 6;
+/// Key of a failed tool outcome's details naming an origin the host has no access to: the
+/// engine then asks the user for it instead of handing the failure to the model.
+pub const NEEDS_HOST_PERMISSION: &str = "needsHostPermission";
 /// Identical calls in a row that count as stuck.
 const STUCK_REPEATS: usize = 3;
 
@@ -640,6 +643,7 @@ impl<S: Store> Engine<S> {
                 status: ToolCallStatus::Pending,
                 dispatches: 0,
                 approved: false,
+                host_permission_asked: false,
             });
         }
         run.counters.tokens_used += usage.input + usage.output;
@@ -981,7 +985,7 @@ impl<S: Store> Engine<S> {
                 Verdict::Ask { .. } if call.approved => {}
                 Verdict::Ask { flags, reason } => {
                     tracing::debug!(%reason, "asking before a tool call");
-                    return self.ask_approval(run, index, flags, out).await;
+                    return self.ask_approval(run, index, flags, None, out).await;
                 }
                 Verdict::Deny { reason, .. } => {
                     let message =
@@ -1035,6 +1039,20 @@ impl<S: Store> Engine<S> {
         if let Some(InFlight::Tool(run_id, index)) = self.in_flight.remove(&id)
             && let Some(mut run) = self.runs.get(&run_id).cloned()
         {
+            // The host could not reach the site: the user is asked once for access (the card
+            // asks the browser for it), and the call, which never ran, runs again if given.
+            if let Some(origin) = needs_host_permission(&outcome)
+                && !run.tools[index].host_permission_asked
+            {
+                run.tools[index].host_permission_asked = true;
+                run.tools[index].status = ToolCallStatus::Pending;
+                run.tools[index].approved = false;
+                let flags = vec![panelot_protocol::engine::ApprovalFlag::HostPermission];
+                if let Err(err) = self.ask_approval(run, index, flags, Some(origin), out).await {
+                    self.fail_run(&run_id, &err.to_string(), out).await;
+                }
+                return;
+            }
             match self.write_tool_result(&mut run, index, outcome, out).await {
                 Ok(()) => self.later(super::FollowUp::Dispatch(run_id)),
                 Err(err) => self.fail_run(&run_id, &err.to_string(), out).await,
@@ -1182,5 +1200,17 @@ impl<S: Store> Engine<S> {
             },
         };
         self.broadcast(AgentEvent::ThreadUpdated(updated), out);
+    }
+}
+
+/// The origin a failed call could not reach for lack of host permission, as the host reports
+/// it (`details.needsHostPermission`).
+fn needs_host_permission(outcome: &ToolOutcome) -> Option<String> {
+    match outcome {
+        ToolOutcome::Failure { details: Some(details), .. } => details
+            .get(NEEDS_HOST_PERMISSION)
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_owned),
+        _ => None,
     }
 }

@@ -191,18 +191,21 @@ impl<S: Store> Engine<S> {
         Ok(decide(&input))
     }
 
-    /// Parks the run on a question to the user.
+    /// Parks the run on a question to the user. The card names `target_origin`, else the
+    /// origin of the tab the message was sent from.
     pub(crate) async fn ask_approval(
         &mut self,
         mut run: RunRecord,
         index: usize,
         flags: Vec<ApprovalFlag>,
+        target_origin: Option<String>,
         out: &mut Outbox,
     ) -> Result<(), StoreError> {
         let now = self.clock.now_ms();
         let call = run.tools[index].clone();
-        let target_origin =
-            Self::page_url(&run).and_then(|url| Origin::parse(&url).ok()).map(|o| o.to_string());
+        let target_origin = target_origin.or_else(|| {
+            Self::page_url(&run).and_then(|url| Origin::parse(&url).ok()).map(|o| o.to_string())
+        });
         let request = ApprovalRequestPayload {
             tool: call.tool_name.clone(),
             label: self

@@ -104,6 +104,7 @@ mod tests {
                 status: *status,
                 dispatches: u32::from(*status != ToolCallStatus::Pending),
                 approved: false,
+                host_permission_asked: false,
             })
             .collect();
         record

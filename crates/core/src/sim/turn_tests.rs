@@ -541,6 +541,53 @@ fn respond(
 }
 
 #[test]
+fn a_site_without_host_access_is_asked_for_once_and_the_call_runs_when_granted() {
+    let mut world = World::new();
+    let thread = world.create_thread();
+    world.script.push_back(Reply::tool("read_page", json!({"ref": "locked"})));
+    world.script.push_back(Reply::text("read it"));
+    submit(&mut world, &thread, "read the locked site");
+    world.settle();
+    // Even a read under `auto` stops on the question; the failure never reaches the model.
+    let asked = approvals(&world);
+    assert_eq!(asked.len(), 1);
+    let (approval, request) = &asked[0];
+    assert_eq!(request.flags, [panelot_protocol::engine::ApprovalFlag::HostPermission]);
+    assert_eq!(request.target_origin.as_deref(), Some("https://locked.example"));
+    assert!(results(&world.path(&thread)).is_empty());
+    respond(&mut world, approval, json!({"type": "accept"}));
+    world.settle();
+    let dispatches: Vec<u32> = world.executions.iter().map(|e| e.call.dispatch).collect();
+    assert_eq!(dispatches, [1, 2], "the call, which never ran, runs again once granted");
+    assert_eq!(results(&world.path(&thread)), ["read_page done on locked"]);
+    assert_eq!(stops(&world), [StopReason::End]);
+    // Still no access after the answer: the refusal is the result, without a second question.
+    world.script.push_back(Reply::tool("read_page", json!({"ref": "sealed"})));
+    world.script.push_back(Reply::text("no luck"));
+    submit(&mut world, &thread, "read the sealed site");
+    world.settle();
+    let asked = approvals(&world);
+    assert_eq!(asked.len(), 2);
+    respond(&mut world, &asked[1].0, json!({"type": "accept"}));
+    world.settle();
+    assert_eq!(approvals(&world).len(), 2, "asked once per call");
+    let last = results(&world.path(&thread)).pop().unwrap();
+    assert!(last.starts_with("Error: Panelot has no access"), "{last}");
+    // A declined question is the result the model reads; nothing runs again.
+    world.script.push_back(Reply::tool("read_page", json!({"ref": "sealed"})));
+    world.script.push_back(Reply::text("ok"));
+    submit(&mut world, &thread, "once more");
+    world.settle();
+    let runs = world.executions.len();
+    let asked = approvals(&world);
+    respond(&mut world, &asked[2].0, json!({"type": "decline", "note": null}));
+    world.settle();
+    assert_eq!(world.executions.len(), runs);
+    let last = results(&world.path(&thread)).pop().unwrap();
+    assert!(last.contains("The user declined"), "{last}");
+}
+
+#[test]
 fn a_write_asks_first_and_runs_once_accepted() {
     let mut world = World::new();
     ask_first(&world);

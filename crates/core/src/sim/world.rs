@@ -384,6 +384,10 @@ impl World {
                         message: "no element has ref bad".into(),
                         details: None,
                     },
+                    // A site the extension may not access until the user grants it (`locked`
+                    // is granted by an accepted question, `sealed` never is).
+                    Some("locked") if call.dispatch == 1 => no_access(),
+                    Some("sealed") => no_access(),
                     // A page that plants a link for the model to follow.
                     Some("lure") => ToolOutcome::Success {
                         content:
@@ -498,6 +502,13 @@ impl World {
         let ids = view.tree.path_to(&leaf).unwrap();
         #[allow(clippy::unwrap_used)]
         block_on(self.store.nodes(thread, &ids)).unwrap()
+    }
+}
+
+fn no_access() -> ToolOutcome {
+    ToolOutcome::Failure {
+        message: "Panelot has no access to https://locked.example".into(),
+        details: Some(json!({crate::engine::NEEDS_HOST_PERMISSION: "https://locked.example"})),
     }
 }
 

@@ -438,6 +438,7 @@ async fn runs<S: Store>(store: &S) {
         status: ToolCallStatus::Dispatched,
         dispatches: 1,
         approved: false,
+        host_permission_asked: false,
     });
     executing.counters.recent_calls = vec!["click:{}".into()];
     let queued = run("r3", "a", 3, RunState::Queued);

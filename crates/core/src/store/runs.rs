@@ -149,6 +149,10 @@ pub struct ToolCallRecord {
     /// meanwhile wins).
     #[serde(default)]
     pub approved: bool,
+    /// The host said it lacks access to the call's site and the user was asked for it once;
+    /// a second refusal is the call's result.
+    #[serde(default)]
+    pub host_permission_asked: bool,
 }
 
 /// Progress of one tool call.

@@ -343,6 +343,11 @@ const CATALOG: &[Entry] = &[
     },
 ];
 
+/// Whether a tool reads or writes, by name.
+pub(crate) fn effect(name: &str) -> Option<ToolEffect> {
+    CATALOG.iter().find(|entry| entry.name == name).map(|entry| entry.effect)
+}
+
 /// How a tool runs, by name.
 pub(crate) fn route(name: &str) -> Option<Route> {
     CATALOG.iter().find(|entry| entry.name == name).map(|entry| entry.route)

@@ -37,6 +37,9 @@ pub(crate) struct TabInfo {
     /// `loading` or `complete`.
     #[serde(default)]
     pub status: Option<String>,
+    /// The tab whose page opened this one (a link with a target, `window.open`).
+    #[serde(default)]
+    pub opener_tab_id: Option<u32>,
 }
 
 impl TabInfo {
@@ -188,6 +191,56 @@ pub(crate) fn page_failure(tab_id: u32, failure: &ActionFailure) -> ToolOutcome 
 /// A failure outside the executor (no tab, injection refused, the page went away).
 pub(crate) fn failure(message: impl Into<String>) -> ToolOutcome {
     ToolOutcome::Failure { message: message.into(), details: None }
+}
+
+/// `scheme://host[:port]` of an http(s) URL: what host permissions are granted for. Other
+/// schemes (extension pages, `chrome:`, `file:`) have none to ask for.
+pub(crate) fn web_origin(url: &str) -> Option<String> {
+    let (scheme, rest) = url.split_once("://")?;
+    if !matches!(scheme, "http" | "https") {
+        return None;
+    }
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let host = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
+    (!host.is_empty()).then(|| format!("{scheme}://{}", host.to_ascii_lowercase()))
+}
+
+/// The tabs in `after` that `opener` opened since `before` was listed, oldest first.
+pub(crate) fn opened_by(before: &[u32], after: &[TabInfo], opener: u32) -> Vec<TabInfo> {
+    let mut opened: Vec<TabInfo> = after
+        .iter()
+        .filter(|tab| tab.opener_tab_id == Some(opener))
+        .filter(|tab| tab.id.is_some_and(|id| !before.contains(&id)))
+        .cloned()
+        .collect();
+    opened.sort_by_key(|tab| tab.id);
+    opened
+}
+
+/// Tells the model (and the card) which tabs an action opened; page tools now go to the last.
+pub(crate) fn with_opened_tabs(outcome: ToolOutcome, opened: &[TabInfo]) -> ToolOutcome {
+    let Some(last) = opened.last() else {
+        return outcome;
+    };
+    let lines: String =
+        opened.iter().map(|tab| format!("\n{} opened by this action", tab.line())).collect();
+    let note = format!("{lines}; page tools now use [tabId={}]", last.id.unwrap_or(0));
+    let tabs: Vec<Value> = opened.iter().map(TabInfo::details).collect();
+    let add = |details: Option<Value>| match details {
+        Some(Value::Object(mut map)) => {
+            map.insert("openedTabs".to_owned(), Value::Array(tabs.clone()));
+            Some(Value::Object(map))
+        }
+        _ => Some(json!({"openedTabs": tabs})),
+    };
+    match outcome {
+        ToolOutcome::Success { content, details } => {
+            ToolOutcome::Success { content: content + &note, details: add(details) }
+        }
+        ToolOutcome::Failure { message, details } => {
+            ToolOutcome::Failure { message: message + &note, details: add(details) }
+        }
+    }
 }
 
 /// Adds how long the page call took (injection, executor and messaging) to the card's details.

@@ -133,6 +133,7 @@ fn tabs_list_groups_by_window_and_marks_the_viewed_tab() {
         pending_url: None,
         title: Some(title.into()),
         status: Some("complete".into()),
+        opener_tab_id: None,
     };
     let tabs = [tab(1, 10, true, "Say \"hi\""), tab(2, 10, false, "B"), tab(3, 11, true, "C")];
     check(
@@ -150,4 +151,53 @@ fn elapsed_time_joins_the_details_only() {
     let outcome = with_elapsed(failure("no tab"), 12);
     let ToolOutcome::Failure { message, details } = outcome else { panic!() };
     assert_eq!((message.as_str(), details), ("no tab", Some(json!({"elapsedMs": 12}))));
+}
+
+fn opened_tab(id: u32, opener: Option<u32>) -> TabInfo {
+    TabInfo {
+        id: Some(id),
+        window_id: 1,
+        active: false,
+        url: Some(format!("https://example.com/{id}")),
+        pending_url: None,
+        title: Some(format!("Page {id}")),
+        status: Some("complete".into()),
+        opener_tab_id: opener,
+    }
+}
+
+#[test]
+fn tabs_opened_by_an_action_are_found_by_opener_and_reported() {
+    let tab = opened_tab;
+    let after = [tab(3, None), tab(9, Some(3)), tab(7, Some(3)), tab(8, Some(5)), tab(4, Some(3))];
+    // Tab 4 existed before the action; tab 8 was opened by another tab.
+    let opened = opened_by(&[3, 4, 5], &after, 3);
+    assert_eq!(opened.iter().map(|t| t.id).collect::<Vec<_>>(), [Some(7), Some(9)]);
+    let outcome = with_opened_tabs(
+        ToolOutcome::Success { content: "[tabId=3] clicked".into(), details: None },
+        &opened,
+    );
+    let ToolOutcome::Success { content, details } = outcome else { panic!("success stays") };
+    assert_eq!(
+        content,
+        "[tabId=3] clicked\n[tabId=7] \"Page 7\" https://example.com/7 opened by this action\n\
+         [tabId=9] \"Page 9\" https://example.com/9 opened by this action; page tools now use \
+         [tabId=9]"
+    );
+    assert_eq!(details.unwrap()["openedTabs"][1]["tabId"], 9);
+    // Nothing opened: the outcome is untouched.
+    let same = ToolOutcome::Failure { message: "x".into(), details: None };
+    assert_eq!(with_opened_tabs(same.clone(), &[]), same);
+}
+
+#[test]
+fn web_origins_are_what_host_permissions_name() {
+    assert_eq!(
+        web_origin("https://Shop.Example:8443/a?b#c").as_deref(),
+        Some("https://shop.example:8443")
+    );
+    assert_eq!(web_origin("http://user:pw@127.0.0.1:9/x").as_deref(), Some("http://127.0.0.1:9"));
+    assert_eq!(web_origin("chrome-extension://abc/chat.html"), None);
+    assert_eq!(web_origin("file:///tmp/a.html"), None);
+    assert_eq!(web_origin("https:///nohost"), None);
 }
