@@ -359,3 +359,44 @@ fn a_page_that_injects_instructions_never_gets_a_gated_action_without_a_question
     let reached = s.h.eval_in_tab(tab, "return window.__reachedExtension;").unwrap();
     assert_eq!(reached, json!(false));
 }
+
+/// A link that opens its page in a new tab, and the page it opens.
+const OPENER_PAGE: &str = r#"<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Reports</title></head>
+<body><a href="/report.html" target="_blank">Open the report</a></body></html>"#;
+const REPORT_PAGE: &str = r#"<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Report</title></head>
+<body><h1>Quarterly report</h1><button>Download</button></body></html>"#;
+
+#[test]
+fn a_tab_opened_by_a_click_is_reported_and_becomes_the_runs_tab() {
+    let mut s = Scenario::start("/reports.html", OPENER_PAGE);
+    s._site.add_page("/report.html", REPORT_PAGE);
+    let tab = s.tab;
+    s.server.push(Reply::tool_call("read_page", json!({"tabId": tab.0})));
+    s.server.push(Reply::tool_call("click", json!({"ref": "e1"})));
+    // No tabId: the run now acts on the tab the click opened, not the one it was sent from.
+    s.server.push(Reply::tool_call("read_page", json!({})));
+    s.server.push(Reply::text("The report is open."));
+    s.turn("Open the report");
+
+    let results = s.tool_results();
+    assert_eq!(results.len(), 4, "{results:#?}");
+    let click = &results[2][1];
+    let opened = click
+        .lines()
+        .find(|line| line.contains("opened by this action"))
+        .and_then(|line| line.strip_prefix("[tabId="))
+        .and_then(|rest| rest.split(']').next())
+        .and_then(|id| id.parse::<i64>().ok())
+        .unwrap_or_else(|| panic!("the click names the opened tab: {click}"));
+    assert_ne!(opened, tab.0);
+    assert!(click.contains("/report.html opened by this action"), "{click}");
+    assert!(click.contains(&format!("page tools now use [tabId={opened}]")), "{click}");
+    let read = &results[3][2];
+    assert!(read.contains(&format!("[tabId={opened}]\n# snapshot ")), "{read}");
+    assert!(read.contains("# title: Report"), "{read}");
+    // The user's view did not move: the opener tab stays where it was.
+    let still = s.h.eval_in_tab(tab, "return location.pathname;").unwrap();
+    assert_eq!(still, json!("/reports.html"));
+}
