@@ -10,6 +10,8 @@ use panelot_protocol::ItemId;
 use panelot_protocol::NodeId;
 use panelot_protocol::RunId;
 use panelot_protocol::ThreadId;
+use panelot_protocol::engine::ContextContent;
+use panelot_protocol::engine::ContextKind;
 use panelot_protocol::engine::ErrorCode;
 use panelot_protocol::engine::ErrorEvent;
 use panelot_protocol::engine::ItemCompleteEvent;
@@ -39,10 +41,12 @@ use super::ToolInvocation;
 use super::ToolOutcome;
 use crate::context;
 use crate::gatekeeper::Verdict;
+use crate::model::AssistantTurn;
 use crate::model::ModelEvent;
 use crate::model::ModelRequest;
 use crate::model::ModelResponse;
 use crate::model::ProviderError;
+use crate::model::ToolCall;
 use crate::runs::transitions::allowed;
 use crate::store::NodeBody;
 use crate::store::NodeRecord;
@@ -52,6 +56,7 @@ use crate::store::StoreError;
 use crate::store::ToolCallStatus;
 use crate::store::UnitOfWork;
 use crate::store::WriteOp;
+use crate::tools::ToolRegistry;
 use crate::tools::validate_params;
 use crate::tree::ThreadTree;
 
@@ -397,6 +402,14 @@ impl<S: Store> Engine<S> {
             return self
                 .park(run, RunState::PausedBudget, "The turn reached its token budget.", out)
                 .await;
+        }
+        // Pages attached to the message are read before the first call, so the model starts
+        // with their snapshots and refs (and the user sees the reads as tool cards).
+        if run.counters.model_calls == 0
+            && run.tools.is_empty()
+            && let Some(reads) = page_reads(&run, &self.tools)
+        {
+            return self.model_answered(run_id, reads, out).await;
         }
         let Some((meta, tree)) = self.thread_state(&run.thread_id).await? else {
             return Ok(());
@@ -1201,6 +1214,42 @@ impl<S: Store> Engine<S> {
         };
         self.broadcast(AgentEvent::ThreadUpdated(updated), out);
     }
+}
+
+/// The tool that reads an attached page.
+const READ_PAGE: &str = "read_page";
+
+/// A model-less answer calling `read_page` on every page attached to the run's message by tab
+/// (a page block without content), when this host has that tool.
+fn page_reads(run: &RunRecord, tools: &ToolRegistry) -> Option<ModelResponse> {
+    tools.get(READ_PAGE)?;
+    let tool_calls: Vec<ToolCall> = run
+        .input
+        .attached_context
+        .iter()
+        .filter(|block| block.kind == ContextKind::Page)
+        .filter(|block| matches!(block.content, ContextContent::Empty))
+        .filter_map(|block| block.tab.as_ref())
+        .enumerate()
+        .map(|(index, tab)| ToolCall {
+            id: format!("attached-page-{}", index + 1),
+            name: READ_PAGE.to_owned(),
+            arguments: serde_json::json!({"tabId": tab.tab_id}).to_string(),
+        })
+        .collect();
+    if tool_calls.is_empty() {
+        return None;
+    }
+    Some(ModelResponse {
+        turn: AssistantTurn {
+            text: String::new(),
+            reasoning: None,
+            tool_calls,
+            provider_state: Vec::new(),
+        },
+        stop_reason: ProviderStopReason::ToolUse,
+        usage: panelot_protocol::engine::Usage::default(),
+    })
 }
 
 /// The origin a failed call could not reach for lack of host permission, as the host reports

@@ -8,7 +8,8 @@ pub fn next_states(from: RunState) -> &'static [RunState] {
     use RunState::*;
     match from {
         Queued => &[Preparing],
-        Preparing => &[StreamingModel, Completed, PausedBudget, Interrupted, Failed],
+        // ExecutingTool: pages attached to the message are read before the first model call.
+        Preparing => &[StreamingModel, ExecutingTool, Completed, PausedBudget, Interrupted, Failed],
         StreamingModel => &[Preparing, ExecutingTool, Completed, Interrupted, Failed],
         ExecutingTool => &[
             ExecutingTool,

@@ -541,6 +541,35 @@ fn respond(
 }
 
 #[test]
+fn an_attached_page_is_read_before_the_first_model_call() {
+    let mut world = World::new();
+    let thread = world.create_thread();
+    world.script.push_back(Reply::text("I see the cart."));
+    let mut input = super::world::input("what is in my cart?");
+    input["attachedContext"] = json!([{"kind": "page", "label": "Cart", "origin":
+        "https://shop.example", "trust": "untrusted", "provenance": "page", "sourceRef": null,
+        "tab": {"tabId": 7, "windowId": 1, "url": "https://shop.example/cart", "title": "Cart"},
+        "content": {"type": "empty"}, "approxTokens": null}]);
+    let id = world.submission();
+    world.send(json!({"type": "turn.submit", "submissionId": id, "threadId": thread,
+        "input": input}));
+    world.settle();
+    // The read ran first, on the attached tab, with no model call before it.
+    let reads: Vec<Value> = world.executions.iter().map(|e| e.call.params.clone()).collect();
+    assert_eq!(reads, [json!({"tabId": 7})]);
+    // The model's first request already carries the page, as a read_page call and its result.
+    let first = &world.requests[0];
+    let text = format!("{:?}", first.messages);
+    assert!(text.contains("read_page done on ?"), "{text}");
+    assert_eq!(stops(&world), [StopReason::End]);
+    // A message without an attached page is not read.
+    world.script.push_back(Reply::text("hi"));
+    submit(&mut world, &thread, "hello");
+    world.settle();
+    assert_eq!(world.executions.len(), 1);
+}
+
+#[test]
 fn a_site_without_host_access_is_asked_for_once_and_the_call_runs_when_granted() {
     let mut world = World::new();
     let thread = world.create_thread();

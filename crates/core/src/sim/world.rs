@@ -183,9 +183,17 @@ pub(crate) fn tools() -> ToolRegistry {
         "required": ["ref"],
         "properties": {"ref": {"type": "string", "minLength": 1}}
     });
+    // A page read may name its tab instead (an attached page is read that way).
+    let read = json!({
+        "type": "object",
+        "additionalProperties": false,
+        "properties": {"ref": {"type": "string", "minLength": 1}, "tabId": {"type": "integer"}}
+    });
     let mut tools = ToolRegistry::new();
-    for (name, effect) in [("read_page", ToolEffect::Read), ("click", ToolEffect::Write)] {
-        let tool = ToolDescriptor::new(name, "scripted", schema.clone(), ToolLevel::L1, effect);
+    for (name, schema, effect) in
+        [("read_page", read, ToolEffect::Read), ("click", schema, ToolEffect::Write)]
+    {
+        let tool = ToolDescriptor::new(name, "scripted", schema, ToolLevel::L1, effect);
         #[allow(clippy::unwrap_used)]
         tools.register(tool).unwrap();
     }

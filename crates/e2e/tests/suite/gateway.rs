@@ -141,6 +141,16 @@ impl Scenario {
 
     /// [`Scenario::turn`], answering every approval with `approvals`.
     fn turn_with(&mut self, text: &str, approvals: Approvals) -> Vec<Value> {
+        self.turn_with_context(text, json!([]), approvals)
+    }
+
+    /// [`Scenario::turn_with`], with `attached` as the message's attached context.
+    fn turn_with_context(
+        &mut self,
+        text: &str,
+        attached: Value,
+        approvals: Approvals,
+    ) -> Vec<Value> {
         let browser_context = json!({"capturedAtMs": 1, "referencedTabs": [],
             "defaultTab": {"tabId": self.tab.0, "windowId": null, "url": self.url, "title": "Fixture"}});
         let events = converse_with(
@@ -149,7 +159,8 @@ impl Scenario {
                 {"send": {"type": "thread.subscribe", "submissionId": "sub-2", "threadId": "$thread"},
                  "until": "thread.snapshot"},
                 {"send": {"type": "turn.submit", "submissionId": "turn-2", "threadId": "$thread",
-                    "input": {"text": text, "browserContext": browser_context}},
+                    "input": {"text": text, "browserContext": browser_context,
+                        "attachedContext": attached}},
                  "until": "turn.complete"},
             ]),
             approvals,
@@ -399,4 +410,75 @@ fn a_tab_opened_by_a_click_is_reported_and_becomes_the_runs_tab() {
     // The user's view did not move: the opener tab stays where it was.
     let still = s.h.eval_in_tab(tab, "return location.pathname;").unwrap();
     assert_eq!(still, json!("/reports.html"));
+}
+
+/// A form of five fields and a submit button; submitting shows the values in the page.
+const FORM_PAGE: &str = r#"<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Contact</title></head>
+<body>
+<form id="f">
+<label>Name <input name="name"></label>
+<label>Email <input name="email" type="email"></label>
+<label>Phone <input name="phone" type="tel"></label>
+<label>Country <select name="country"><option value="">Choose</option><option value="jp">Japan</option><option value="fr">France</option></select></label>
+<label>Message <textarea name="message"></textarea></label>
+<button type="submit">Send</button>
+</form>
+<pre id="out"></pre>
+<script>
+document.getElementById("f").addEventListener("submit", (event) => {
+  event.preventDefault();
+  document.getElementById("out").textContent = JSON.stringify(Object.fromEntries(new FormData(event.target)));
+});
+</script>
+</body></html>"#;
+
+#[test]
+fn with_the_page_attached_a_model_fills_five_fields_and_submits_in_one_call() {
+    let mut s = Scenario::start("/contact.html", FORM_PAGE);
+    let tab = s.tab;
+    // The refs a fresh document gives the form's controls, in document order; the snapshot the
+    // model gets first is checked below to carry exactly these.
+    s.server.push(Reply::tool_call(
+        "batch_actions",
+        json!({"actions": [
+            {"kind": "type", "params": {"ref": "e1", "text": "Ada Lovelace"}},
+            {"kind": "type", "params": {"ref": "e2", "text": "ada@example.com"}},
+            {"kind": "type", "params": {"ref": "e3", "text": "+44 20 7946 0000"}},
+            {"kind": "select_option", "params": {"ref": "e4", "values": ["France"]}},
+            {"kind": "type", "params": {"ref": "e5", "text": "Hello from Panelot"}},
+            {"kind": "click", "params": {"ref": "e6"}}
+        ]}),
+    ));
+    s.server.push(Reply::text("Sent the form."));
+    let attached = json!([{"kind": "page", "label": "Contact", "origin": null,
+        "trust": "untrusted", "provenance": "page", "sourceRef": null,
+        "tab": {"tabId": tab.0, "windowId": null, "url": s.url, "title": "Contact"},
+        "content": {"type": "empty"}, "approxTokens": null}]);
+    s.turn_with_context("Fill in the contact form and send it", attached, Approvals::Accept);
+
+    // One model call with a tool call, then the answer.
+    let requests = chat_requests(&s.server);
+    assert_eq!(requests.len(), 4, "warm-up turn and title, then exactly two calls");
+    let first = tool_results(&requests[2]);
+    assert_eq!(first.len(), 1, "the attached page's snapshot: {first:?}");
+    for line in [
+        r#"textbox "Name" [e1]"#,
+        r#"textbox "Email" [e2]"#,
+        r#"textbox "Phone" [e3]"#,
+        r#"combobox "Country""#,
+        r#"textbox "Message" [e5]"#,
+        r#"button "Send" [e6]"#,
+    ] {
+        assert!(first[0].contains(line), "{line} in {}", first[0]);
+    }
+    assert!(first[0].contains("[e4]"), "{}", first[0]);
+    let submitted = s.h.eval_in_tab(tab, "return document.getElementById('out').textContent;");
+    let submitted: Value =
+        serde_json::from_str(submitted.unwrap().as_str().unwrap()).expect("the page's JSON");
+    assert_eq!(
+        submitted,
+        json!({"name": "Ada Lovelace", "email": "ada@example.com", "phone": "+44 20 7946 0000",
+            "country": "fr", "message": "Hello from Panelot"})
+    );
 }
