@@ -1,5 +1,6 @@
 //! One conversation with the engine over a real Port, driven from an extension page: the script
-//! sends `initialize`, then each step once the previous step's `until` event arrived. `$thread`
+//! sends `initialize`, then each step once the previous step's `until` event arrived (`type`, or
+//! `item.start:tool` for the start of a call of that tool). `$thread`
 //! in a step stands for the thread the conversation created (kept in the page's localStorage, so
 //! later conversations of the same test reuse it). Every approval asked gets the same answer
 //! ([`Approvals`]), as from a user watching.
@@ -56,7 +57,10 @@ pub fn script_with(client_id: &str, steps: &Value, approvals: Approvals) -> Stri
                     port.postMessage({{ type: "approval.response", submissionId: "ok-" + m.approvalId,
                         approvalId: m.approvalId, decision: {decision} }});
                 }}
-                if (m.type === until) until = send();
+                const [untilType, untilTool] = (until ?? "").split(":");
+                if (m.type === untilType && (!untilTool || m.meta?.toolName === untilTool)) {{
+                    until = send();
+                }}
             }});
             port.onDisconnect.addListener(() => resolve({{ how: "disconnected", events }}));
             port.postMessage({init});

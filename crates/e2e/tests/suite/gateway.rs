@@ -9,6 +9,7 @@ use panelot_e2e::executor::ExecutorHarness;
 use panelot_e2e::executor::Tab;
 use panelot_protocol::AgentEvent;
 use panelot_protocol::decode_event;
+use panelot_protocol::engine::RunState;
 use panelot_protocol::engine::StopReason;
 use panelot_testkit::fixture_site::FixtureSite;
 use panelot_testkit::mock_provider::MockProvider;
@@ -481,4 +482,139 @@ fn with_the_page_attached_a_model_fills_five_fields_and_submits_in_one_call() {
         json!({"name": "Ada Lovelace", "email": "ada@example.com", "phone": "+44 20 7946 0000",
             "country": "fr", "message": "Hello from Panelot"})
     );
+}
+
+/// A button whose click keeps the page changing for eight seconds, so the executor's settle
+/// wait (at most five) holds the call open long enough to kill the worker during it.
+const BUSY_PAGE: &str = r#"<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Busy</title></head>
+<body><button id="go">Start the job</button><p id="tick">idle</p>
+<script>
+window.clicks = 0;
+document.getElementById("go").addEventListener("click", () => {
+  window.clicks += 1;
+  let n = 0;
+  const timer = setInterval(() => {
+    document.getElementById("tick").textContent = "working " + (++n);
+    if (n >= 80) clearInterval(timer);
+  }, 100);
+});
+</script>
+</body></html>"#;
+
+/// The snapshot (answer to a subscribe) in a conversation's events.
+fn snapshot_of(events: &[Value]) -> panelot_protocol::engine::ThreadSnapshot {
+    events
+        .iter()
+        .find_map(|e| match decode_event(e["event"].clone()).ok()?.event {
+            AgentEvent::ThreadSnapshot(s) => Some(s.snapshot),
+            _ => None,
+        })
+        .expect("a thread snapshot")
+}
+
+#[test]
+fn a_worker_killed_during_tool_calls_replays_the_read_and_holds_the_write() {
+    let mut s = Scenario::start("/busy.html", BUSY_PAGE);
+    let tab = s.tab;
+    let context = json!({"capturedAtMs": 1, "referencedTabs": [],
+        "defaultTab": {"tabId": tab.0, "windowId": null, "url": s.url, "title": "Busy"}});
+
+    // A read is under way and a message is queued behind it when the worker dies.
+    s.server.push(Reply::tool_call("wait_for", json!({"timeMs": 2500})));
+    s.server.push(Reply::text("Waited."));
+    s.server.push(Reply::text("Queued answer."));
+    converse(
+        &mut s.h,
+        json!([
+            {"send": {"type": "thread.subscribe", "submissionId": "k-sub", "threadId": "$thread"},
+             "until": "thread.snapshot"},
+            {"send": {"type": "turn.submit", "submissionId": "k-read", "threadId": "$thread",
+                "input": {"text": "Wait a little", "browserContext": context}},
+             "until": "item.start:wait_for"},
+            {"send": {"type": "turn.enqueue", "submissionId": "k-queued", "threadId": "$thread",
+                "input": {"text": "And then this"}}, "until": "command.ack"},
+        ]),
+    );
+    s.h.browser.kill_service_worker().expect("kill the worker");
+    // The new worker replays the read, ends the turn, then runs the queued message: a new port
+    // gets the same thread and sees both turns end.
+    let events = converse(
+        &mut s.h,
+        json!([
+            {"send": {"type": "thread.subscribe", "submissionId": "k-sub-2", "threadId": "$thread"},
+             "until": "thread.snapshot"},
+            {"send": {"type": "ping", "submissionId": "k-ping-1"}, "until": "turn.complete"},
+            {"send": {"type": "ping", "submissionId": "k-ping-2"}, "until": "turn.complete"},
+        ]),
+    );
+    let snapshot = snapshot_of(&events);
+    assert!(snapshot.recoverable_runs.is_empty(), "a read needs no decision: {snapshot:#?}");
+    let requests = chat_requests(&s.server);
+    assert_eq!(requests.len(), 5, "warm-up and title, the read's turn twice, the queued turn");
+    let waited = tool_results(&requests[3]);
+    assert_eq!(waited.len(), 1, "one result for the replayed read: {waited:?}");
+    assert!(waited[0].contains("waited"), "{}", waited[0]);
+    let queued = requests[4].json.as_ref().unwrap().to_string();
+    assert!(queued.contains("And then this"), "the queued message was kept and sent");
+
+    // A write under way when the worker dies is held for the user, never run again by itself.
+    s.server.push(Reply::tool_call("click", json!({"ref": "e1"})));
+    s.server.push(Reply::text("Started the job."));
+    let attached = json!([{"kind": "page", "label": "Busy", "origin": null,
+        "trust": "untrusted", "provenance": "page", "sourceRef": null,
+        "tab": {"tabId": tab.0, "windowId": null, "url": s.url, "title": "Busy"},
+        "content": {"type": "empty"}, "approxTokens": null}]);
+    converse(
+        &mut s.h,
+        json!([
+            {"send": {"type": "thread.subscribe", "submissionId": "w-sub", "threadId": "$thread"},
+             "until": "thread.snapshot"},
+            {"send": {"type": "turn.submit", "submissionId": "w-write", "threadId": "$thread",
+                "input": {"text": "Start the job", "browserContext": context,
+                    "attachedContext": attached}},
+             "until": "item.start:click"},
+        ]),
+    );
+    // The click's item starts while the model is still naming it: wait until the page saw the
+    // click, so the worker dies with the call in flight (the job keeps the settle wait open).
+    let clicks = |h: &mut ExecutorHarness| h.eval_in_tab(tab, "return window.clicks;").unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while clicks(&mut s.h) != json!(1) {
+        assert!(std::time::Instant::now() < deadline, "the click never reached the page");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    s.h.browser.kill_service_worker().expect("kill the worker again");
+    let events = converse(
+        &mut s.h,
+        json!([
+            {"send": {"type": "thread.subscribe", "submissionId": "w-sub-2", "threadId": "$thread"},
+             "until": "thread.snapshot"},
+        ]),
+    );
+    let snapshot = snapshot_of(&events);
+    assert_eq!(snapshot.recoverable_runs.len(), 1, "{snapshot:#?}");
+    let run = &snapshot.recoverable_runs[0];
+    assert_eq!(run.state, RunState::PausedUncertain);
+    assert_eq!(clicks(&mut s.h), json!(1));
+    // The user looked and says it happened: the turn goes on without clicking again.
+    let run_id = run.run_id.to_string();
+    converse(
+        &mut s.h,
+        json!([
+            {"send": {"type": "thread.subscribe", "submissionId": "w-sub-3", "threadId": "$thread"},
+             "until": "thread.snapshot"},
+            {"send": {"type": "run.resolveUncertain", "submissionId": "w-done",
+                "threadId": "$thread", "runId": run_id, "resolution": "mark_done"},
+             "until": "turn.complete"},
+        ]),
+    );
+    assert_eq!(clicks(&mut s.h), json!(1), "marking it done never runs the write again");
+    // The model went on with the click answered (the pre-read, the click, the answer).
+    let requests = chat_requests(&s.server);
+    assert_eq!(requests.len(), 7, "the click's call, then the answer after mark_done");
+    let answered = tool_results(&requests[6]);
+    assert_eq!(answered.len(), 3, "the earlier wait, the attached read, the click: {answered:?}");
+    assert!(answered[1].contains(r#"button "Start the job" [e1]"#), "{}", answered[1]);
+    assert!(answered[2].contains("says this action was done"), "{}", answered[2]);
 }

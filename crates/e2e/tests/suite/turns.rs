@@ -25,7 +25,8 @@ fn configure(browser: &mut Browser, page: &panelot_testkit::cdp::Page, base_url:
         json!([
             {"send": {"type": "connection.save", "submissionId": "save", "connection": {
                 "id": null, "name": "Mock", "kind": "openai", "baseUrl": format!("{base_url}/v1"),
-                "apiKeys": ["sk-e2e-secret"], "enabled": true, "modelIds": ["mock-model"]}},
+                "apiKeys": ["sk-e2e-secret"], "enabled": true, "modelIds": ["mock-model"],
+                "customHeaders": null, "quirks": []}},
              "until": "command.ack"},
             {"send": {"type": "settings.update", "submissionId": "policy",
                 "patch": {"permissionPolicy": "auto"}}, "until": "command.ack"},
