@@ -6,6 +6,7 @@
 //! cargo xtask run                   build, then launch Chromium with the extension
 //! cargo xtask test                  everything CI runs
 //! cargo xtask bench                 benchmarks (medians printed)
+//! cargo xtask snapshot --url URL [--budget N]   our snapshot of a page, its tokens and time
 //! cargo xtask protocol [--write]    check (or rewrite) schema hashes and generated TypeScript
 //! cargo xtask fuzz [--seconds N] [--target NAME]   run the cargo-fuzz targets on nightly
 //! cargo xtask sim [--seeds N | --seed S]            the engine simulation: N seeds, or replay S
@@ -20,6 +21,7 @@ mod fuzz;
 mod protocol;
 mod run;
 mod sim;
+mod snapshot;
 mod test;
 mod tools;
 
@@ -43,6 +45,13 @@ fn main() -> anyhow::Result<()> {
         "protocol" => protocol::protocol(&root, flag(&rest, "--write")),
         "fuzz" => fuzz::fuzz(&root, option(&rest, "--seconds")?, option(&rest, "--target")?),
         "sim" => sim::sim(&root, option(&rest, "--seeds")?, option(&rest, "--seed")?),
+        "snapshot" => match (option(&rest, "--url")?, option(&rest, "--budget")?) {
+            (Some(url), budget) => {
+                let budget = budget.map(|b| b.parse::<u32>()).transpose().context("--budget N")?;
+                snapshot::snapshot(&root, &url, budget)
+            }
+            (None, _) => bail!("snapshot needs --url URL\n{HELP}"),
+        },
         "help" | "--help" | "-h" => {
             eprintln!("{HELP}");
             Ok(())
@@ -51,7 +60,7 @@ fn main() -> anyhow::Result<()> {
     }
 }
 
-const HELP: &str = "usage: cargo xtask <build [--test]|run|test|bench|protocol [--write]|fuzz [--seconds N] [--target NAME]|sim [--seeds N|--seed S]>";
+const HELP: &str = "usage: cargo xtask <build [--test]|run|test|bench|protocol [--write]|fuzz [--seconds N] [--target NAME]|sim [--seeds N|--seed S]|snapshot --url URL [--budget N]>";
 
 fn workspace_root() -> anyhow::Result<PathBuf> {
     let manifest_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));

@@ -70,10 +70,13 @@ export const STRUCTURE_ROLES = new Set([
 ]);
 
 /** The element's role, or "" for a generic element. */
-export function roleOf(el: Element): string {
-  const explicit = el.getAttribute("role")?.trim().split(/\s+/)[0];
-  if (explicit && explicit !== "none" && explicit !== "presentation") return explicit;
-  if (explicit === "none" || explicit === "presentation") return "";
+export function roleOf(el: Element, attrs = true): string {
+  // `attrs` false: the element has no attribute at all (no role, no contenteditable).
+  if (attrs) {
+    const explicit = el.getAttribute("role")?.trim().split(/\s+/)[0];
+    if (explicit && explicit !== "none" && explicit !== "presentation") return explicit;
+    if (explicit === "none" || explicit === "presentation") return "";
+  }
   const tag = el.tagName;
   switch (tag) {
     case "A":
@@ -103,10 +106,10 @@ export function roleOf(el: Element): string {
       return el.hasAttribute("aria-label") || el.hasAttribute("aria-labelledby") ? "region" : "";
   }
   if (tag === "DIV" || tag === "SPAN") {
-    if (isContentEditableRoot(el)) return "textbox";
+    if (attrs && isContentEditableRoot(el)) return "textbox";
     return "";
   }
-  return TAG_ROLES[tag] ?? (isContentEditableRoot(el) ? "textbox" : "");
+  return TAG_ROLES[tag] ?? (attrs && isContentEditableRoot(el) ? "textbox" : "");
 }
 
 /** The root of an editing host (not its editable descendants). */

@@ -798,3 +798,76 @@ fn executor_budget_holds_on_large_pages() {
         assert_eq!(evidence.url_before, evidence.url_after);
     }
 }
+
+/// A page whose author styles change display, visibility, cursor and position in the ways pages
+/// do: flex and grid items (blockified), classes and media queries that hide, inline styles,
+/// `display: contents`, pointer cursors on rows and cards, a shadow root with `:host` and
+/// `::slotted` rules, a closed dialog, a popover.
+const STYLED_PAGE: &str = r#"<!doctype html><html><head><meta charset="utf-8"><title>Styled</title>
+<style>
+.row { display: flex; gap: 4px } .grid { display: grid } .hide { display: none } .ghost { visibility: hidden }
+.clickable { cursor: pointer } li.inline { display: inline } span.block { display: block }
+@media (min-width: 1px) { .narrow-hidden { display: none } }
+.far { position: absolute; top: 3000px } .contents { display: contents }
+</style>EXTRA</head><body>
+<div class="row"><span>Alpha</span><span>Beta</span><em>Gamma</em></div>
+<div class="grid"><span>One</span> <b>Two</b></div>
+<p>Plain <span>inline</span> text <span class="block">block span</span> after.</p>
+<div class="hide"><button>Hidden by class</button></div>
+<div class="ghost"><a href="/ghost">Invisible link</a></div>
+<div class="narrow-hidden"><button>Hidden by media</button></div>
+<div style="display:none"><button>Hidden inline</button></div>
+<ul><li class="inline">First</li><li class="inline">Second</li><li>Third</li></ul>
+<div class="clickable">Open the card</div>
+<div class="clickable"><span>Row text</span><button>Row action</button></div>
+<a href="/x"><span class="clickable">Inside a link</span></a>
+<div class="row"><div class="contents"><span>In contents</span><span>Also in contents</span></div></div>
+<div class="far"><button>Far away</button> far text</div>
+<x-card><span>Slotted one</span><span>Slotted two</span></x-card>
+<dialog><button>In a closed dialog</button></dialog>
+<div popover><button>In a popover</button></div>
+<input type="hidden" value="secret">
+<script>
+customElements.define("x-card", class extends HTMLElement {
+  constructor() {
+    super();
+    const root = this.attachShadow({ mode: "open" });
+    root.innerHTML = '<style>:host { display: block } ::slotted(span) { display: block }</style><h4>Card</h4><slot></slot><button>Card button</button>';
+  }
+});
+</script>
+</body></html>"#;
+
+#[test]
+fn executor_snapshot_reads_styles_only_where_rules_apply() {
+    // The walk reads computed styles only of elements a rule may touch. The same page with a
+    // stylesheet it cannot work out (nested CSS) makes it read every element: both snapshots must
+    // be the same.
+    let site = site();
+    site.add_page("/styled.html", STYLED_PAGE.replace("EXTRA", ""));
+    site.add_page(
+        "/styled-exact.html",
+        STYLED_PAGE.replace("EXTRA", "<style>.never { & .inner { color: red } }</style>"),
+    );
+    let mut h = ExecutorHarness::launch().expect("launch Chromium with the test build");
+    let tab = open(&mut h, &site.url("/styled.html"));
+    let fast = snapshot(&mut h, tab, None);
+    let tab = open(&mut h, &site.url("/styled-exact.html"));
+    let exact = snapshot(&mut h, tab, None);
+    assert_eq!(without_refs(&fast.text), without_refs(&exact.text));
+    for hidden in ["Hidden by", "Invisible link", "closed dialog", "In a popover", "secret"] {
+        assert!(!fast.text.contains(hidden), "{hidden}:\n{}", fast.text);
+    }
+    for shown in [
+        "\"Alpha\"",
+        "\"Beta\"",
+        "\"Slotted one\"",
+        "\"Slotted two\"",
+        "Far away",
+        "Row action",
+        "Open the card",
+    ] {
+        assert!(fast.text.contains(shown), "{shown}:\n{}", fast.text);
+    }
+    parse_yaml(&fast.text);
+}

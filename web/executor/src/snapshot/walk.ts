@@ -6,6 +6,7 @@
 
 import { accessibleName, resetNameCache, subtreeText } from "../accname";
 import { collapseSpace, inViewport, styleOf, topRect } from "../dom";
+import { BLOCKIFYING, StyleOracle, type RootRules } from "./style";
 import type { RefRegistry } from "../refs";
 import { INTERACTIVE_ROLES, NAME_FROM_CONTENT, STRUCTURE_ROLES, isContentEditableRoot, roleOf } from "../roles";
 import type { SnapNode } from "./tree";
@@ -28,7 +29,7 @@ class ViewportProbe {
   private value: boolean | null = null;
   constructor(
     readonly el: Element | null,
-    private readonly flow: FlowRun | null,
+    readonly flow: FlowRun | null,
   ) {}
   get inView(): boolean {
     if (this.value === null) {
@@ -37,7 +38,8 @@ class ViewportProbe {
       else {
         const rect = topRect(this.el);
         this.value = inViewport(rect);
-        if (this.flow && rect.top > window.innerHeight) this.flow.below = true;
+        // Everything after this box in its flow, and after its ancestors in theirs, is below.
+        if (rect.top > window.innerHeight) for (let f = this.flow; f && !f.below; f = f.parent) f.below = true;
       }
     }
     return this.value;
@@ -51,7 +53,19 @@ class ViewportProbe {
  */
 interface FlowRun {
   below: boolean;
+  /**
+   * The flow the parent sits in, when the parent is a block in a vertical flow: content below
+   * the viewport then puts the parent's later siblings below it too. Null otherwise (a
+   * positioned or floated parent, a flex or grid item, a table cell: their siblings may sit
+   * beside them).
+   */
+  parent: FlowRun | null;
+  /** The boxes of this flow stack downwards (block, list item, cell content). */
+  vertical: boolean;
 }
+
+/** Displays whose children stack downwards in a block flow. */
+const VERTICAL = new Set(["block", "list-item", "flow-root", "inline-block", "table-cell", "table-caption"]);
 
 /**
  * What holds for a whole subtree. The parent's cursor and the nearest block's viewport probe
@@ -64,6 +78,12 @@ interface WalkState {
   /** Inside an element whose name already holds the text. */
   textConsumed: boolean;
   frameDepth: number;
+  /** Computed-style facts, read only where a rule may change them. */
+  oracle: StyleOracle;
+  /** The style rules of the document or shadow root being walked. */
+  rules: RootRules;
+  /** Read every element's style here (slotted into a shadow root whose rules style them). */
+  force: boolean;
 }
 
 /** Walks `root`'s subtree (root included) into snapshot nodes. */
@@ -72,8 +92,10 @@ export function walk(root: Element, registry: RefRegistry): SnapNode[] {
   const out: SnapNode[] = [];
   const collector = new TextCollector(out);
   const parent = root.parentElement;
-  const state = { registry, hidden: false, textConsumed: false, frameDepth: 0 };
-  visitElement(root, parent, state, collector, null, parent ? styleOf(parent).cursor : "auto", new ViewportProbe(root, null));
+  const oracle = new StyleOracle();
+  const state: WalkState = { registry, hidden: false, textConsumed: false, frameDepth: 0, oracle, rules: oracle.rulesFor(root.getRootNode()), force: false };
+  const inFlexOrGrid = parent ? BLOCKIFYING.has(styleOf(parent).display) : false;
+  visitElement(root, parent, state, collector, null, null, inFlexOrGrid, new ViewportProbe(root, null));
   collector.flush();
   return out;
 }
@@ -85,73 +107,143 @@ class TextCollector {
   constructor(readonly out: SnapNode[]) {}
 
   add(text: string, probe: ViewportProbe): void {
-    if (!this.anchor && text.trim()) this.anchor = probe;
+    if (!this.anchor && NON_SPACE.test(text)) this.anchor = probe;
     this.parts.push(text);
   }
 
   flush(): void {
-    const text = collapseSpace(this.parts.join(""));
     const anchor = this.anchor;
+    if (!anchor) {
+      if (this.parts.length > 0) this.parts = [];
+      return;
+    }
+    const parts = this.parts;
     this.parts = [];
     this.anchor = null;
-    if (!text) return;
-    const shown = text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}… (+${text.length - MAX_TEXT} chars)` : text;
-    this.out.push({ line: quoteName(shown), el: anchor?.el ?? null, ref: null, children: [], inViewport: anchor?.inView ?? false, isText: true });
+    this.out.push(new TextNode(parts, anchor.el, anchor.inView));
   }
 }
 
-function visitChildren(parent: Element, tag: string, state: WalkState, collector: TextCollector, cursor: string, view: ViewportProbe): void {
-  if (tag === "SELECT" || tag === "IFRAME" || tag === "FRAME") return;
-  const closedDetails = tag === "DETAILS" && !(parent as HTMLDetailsElement).open;
-  const flow: FlowRun = { below: false };
-  const visit = (child: Node): void => {
-    const type = child.nodeType;
-    if (type === 3) {
-      if (!state.hidden && !state.textConsumed) collector.add((child as Text).data, view);
-    } else if (type === 1) {
-      const el = child as Element;
-      if (closedDetails && el.tagName !== "SUMMARY") return;
-      visitElement(el, parent, state, collector, flow, cursor, view);
+const NON_SPACE = /\S/;
+
+/** A line of text, collapsed and quoted only when the budget looks at it. */
+class TextNode implements SnapNode {
+  private text: string | null = null;
+  readonly ref = null;
+  readonly children: SnapNode[] = [];
+  readonly isText = true;
+  cost?: SnapNode["cost"];
+  constructor(
+    private parts: string[] | null,
+    readonly el: Element | null,
+    readonly inViewport: boolean,
+  ) {}
+
+  get line(): string {
+    if (this.text === null) {
+      const text = collapseSpace(this.parts?.join("") ?? "");
+      this.parts = null;
+      const shown = text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}… (+${text.length - MAX_TEXT} chars)` : text;
+      this.text = quoteName(shown);
     }
-  };
+    return this.text;
+  }
+
+  set line(text: string) {
+    this.text = text;
+  }
+}
+
+function visitChildren(parent: Element, tag: string, shadow: ShadowRoot | null, state: WalkState, collector: TextCollector, cursor: string | null, flexOrGrid: boolean, view: ViewportProbe, vertical: boolean, link: boolean): void {
+  if (tag === "SELECT" || tag === "IFRAME" || tag === "FRAME") return;
+  const text = !state.hidden && !state.textConsumed;
+  if (shadow === null && tag !== "SLOT" && parent.childElementCount === 0) {
+    // Only text inside (the common leaf: a link, a code span, a cell): take it in one read
+    // instead of a wrapper and three reads per text node, or not at all when it is consumed.
+    if (text) {
+      const data = parent.textContent;
+      if (data) collector.add(data, view);
+    }
+    return;
+  }
+  const closedDetails = tag === "DETAILS" && !(parent as HTMLDetailsElement).open;
+  // A block that starts below the viewport has its content below it too.
+  const outer = view.flow;
+  const flow: FlowRun = { below: outer?.below ?? false, parent: link ? outer : null, vertical };
   if (tag === "SLOT") {
     const assigned = (parent as HTMLSlotElement).assignedNodes({ flatten: true });
-    if (assigned.length > 0) {
-      assigned.forEach(visit);
+    const first = assigned[0];
+    if (first) {
+      // Slotted nodes belong to the host's tree and its rules; `::slotted` rules of the shadow
+      // root may style them too.
+      const inner = { ...state, rules: state.oracle.rulesFor(first.getRootNode()), force: state.force || state.rules.slotted };
+      for (const child of assigned) {
+        const type = child.nodeType;
+        if (type === 3) {
+          if (text) collector.add((child as Text).data, view);
+        } else if (type === 1) {
+          visitElement(child as Element, parent, inner, collector, flow, cursor, flexOrGrid, view);
+        }
+      }
       return;
     }
   }
-  for (let child = (parent.shadowRoot ?? parent).firstChild; child; child = child.nextSibling) visit(child);
+  const inner = shadow ? { ...state, rules: state.oracle.rulesFor(shadow), force: false } : state;
+  if (!text) {
+    // No text to take: step over the text nodes (each one a wrapper in this world).
+    for (let child = (shadow ?? parent).firstElementChild; child; child = child.nextElementSibling) {
+      if (closedDetails && child.tagName !== "SUMMARY") continue;
+      visitElement(child, parent, inner, collector, flow, cursor, flexOrGrid, view);
+    }
+    return;
+  }
+  for (let child = (shadow ?? parent).firstChild; child; child = child.nextSibling) {
+    const type = child.nodeType;
+    if (type === 3) {
+      collector.add((child as Text).data, view);
+    } else if (type === 1) {
+      if (closedDetails && (child as Element).tagName !== "SUMMARY") continue;
+      visitElement(child as Element, parent, inner, collector, flow, cursor, flexOrGrid, view);
+    }
+  }
 }
 
-function visitElement(el: Element, parent: Element | null, state: WalkState, collector: TextCollector, flow: FlowRun | null, parentCursor: string, parentView: ViewportProbe): void {
+function visitElement(el: Element, parent: Element | null, state: WalkState, collector: TextCollector, flow: FlowRun | null, parentCursor: string | null, inFlexOrGrid: boolean, parentView: ViewportProbe): void {
   const tag = el.tagName;
   if (SKIP_TAGS.has(tag)) return;
-  if (tag !== "SLOT" && el.hasAttribute("hidden")) return;
-  const style = styleOf(el);
-  // Each read of a computed property serializes it: read each one once.
+  // Most elements have no attribute at all: then none of the checks below can apply.
+  const attrs = el.hasAttributes();
+  if (attrs && tag !== "SLOT" && el.hasAttribute("hidden")) return;
+  const shadow = el.shadowRoot;
+  const style = state.oracle.facts(el, attrs, shadow, state.rules, state.force, inFlexOrGrid);
   const display = style.display;
   if (display === "none") return;
   const visibility = style.visibility;
   if (visibility === "hidden" || visibility === "collapse") return;
-  if (el.hasAttribute("inert")) return;
+  if (attrs && el.hasAttribute("inert")) return;
   const cursor = style.cursor;
-  const hidden = state.hidden || el.getAttribute("aria-hidden") === "true";
-  const role = roleOf(el);
-  const interactive = isInteractive(el, role, cursor, parent, parentCursor);
+  const position0 = style.position;
+  const hidden = state.hidden || (attrs && el.getAttribute("aria-hidden") === "true");
+  const role = roleOf(el, attrs);
+  const interactive = isInteractive(el, attrs, role, cursor, parent, parentCursor);
   const inline = display.startsWith("inline") || display === "contents";
-  const position = inline || display === "block" ? style.position : "static";
-  const positioned = position === "fixed" || position === "absolute" || position === "sticky";
+  const position = inline || display === "block" ? position0 : "static";
+  // The box the children's boxes sit in: a `display: contents` element has none of its own.
+  const childrenInFlexOrGrid = display === "contents" ? inFlexOrGrid : BLOCKIFYING.has(display);
+  const positioned = position === "fixed" || position === "absolute" || position === "sticky" || position === "float";
   const view = inline && !positioned ? parentView : new ViewportProbe(el, positioned ? null : flow);
   const kind = classify(el, role, interactive, hidden, state.textConsumed);
   const block = !(display === "inline" || display === "contents" || display === "");
+  // How the children's flow relates to this element's (see FlowRun).
+  const vertical = VERTICAL.has(display);
+  const link = !inline && !positioned && flow !== null && flow.vertical;
 
   if (kind === "transparent") {
     if (block) collector.flush();
     // A label's text is already the name of its control.
     const labelOfControl = tag === "LABEL" && (el as HTMLLabelElement).control !== null;
     const inner = hidden === state.hidden && !labelOfControl ? state : { ...state, hidden, textConsumed: state.textConsumed || labelOfControl };
-    visitChildren(el, tag, inner, collector, cursor, view);
+    visitChildren(el, tag, shadow, inner, collector, cursor, childrenInFlexOrGrid, view, vertical, link);
     if (block) collector.flush();
     return;
   }
@@ -159,12 +251,12 @@ function visitElement(el: Element, parent: Element | null, state: WalkState, col
   collector.flush();
   const node = makeNode(el, role, kind, interactive, state, view);
   if (kind === "iframe") {
-    node.children = frameChildren(el as HTMLIFrameElement, state, node, cursor, view);
+    node.children = frameChildren(el as HTMLIFrameElement, state, node, view);
   } else if (kind !== "leaf") {
     const childOut: SnapNode[] = [];
     const childCollector = new TextCollector(childOut);
     const consumed = state.textConsumed || kind === "named";
-    visitChildren(el, tag, { ...state, hidden, textConsumed: consumed }, childCollector, cursor, view);
+    visitChildren(el, tag, shadow, { ...state, hidden, textConsumed: consumed }, childCollector, cursor, childrenInFlexOrGrid, view, vertical, link);
     childCollector.flush();
     node.children = childOut;
   }
@@ -197,16 +289,19 @@ function classify(el: Element, role: string, interactive: boolean, hidden: boole
 }
 
 /** Whether the element is something to act on. */
-export function isInteractive(el: Element, role: string, cursor: string, parent: Element | null, parentCursor: string): boolean {
+export function isInteractive(el: Element, attrs: boolean, role: string, cursor: string | null, parent: Element | null, parentCursor: string | null): boolean {
   if (INTERACTIVE_ROLES.has(role)) {
     if (role === "option" && el.closest("select")) return false;
     return true;
   }
+  if (!attrs && cursor !== "pointer") return false;
   const tabindex = el.getAttribute("tabindex");
   if (tabindex !== null && Number(tabindex) >= 0) return true;
   if (el.hasAttribute("contenteditable") && isContentEditableRoot(el)) return true;
   if (el.hasAttribute("onclick")) return true;
-  if (cursor === "pointer" && parentCursor !== "pointer") {
+  // A cursor not read (null) is inherited: not the innermost pointer. The parent's is read only
+  // when it is needed and was not.
+  if (cursor === "pointer" && (parentCursor ?? (parent ? styleOf(parent).cursor : "auto")) !== "pointer") {
     // Inline clickable spans inside a button or link belong to it.
     const owner = parent?.closest("a[href], button, summary, [role=button], [role=link]");
     if (owner) return false;
@@ -235,8 +330,35 @@ function makeNode(el: Element, role: string, kind: Kind, interactive: boolean, s
   // Refs are allocated now, for every interactive element, so that they are stable and counted
   // in folded lines; the line itself (name, states) is built only if the budget looks at it.
   const ref = interactive ? state.registry.refFor(el) : null;
-  let line: string | null = null;
-  const build = (): string => {
+  return new ElementNode(el, role, kind, interactive, ref, view.inView);
+}
+
+/** An element's line, built (name, states) only when the budget looks at it. */
+class ElementNode implements SnapNode {
+  private text: string | null = null;
+  children: SnapNode[] = [];
+  readonly isText = false;
+  cost?: SnapNode["cost"];
+  constructor(
+    readonly el: Element,
+    private readonly role: string,
+    private readonly kind: Kind,
+    private readonly interactive: boolean,
+    readonly ref: string | null,
+    readonly inViewport: boolean,
+  ) {}
+
+  get line(): string {
+    this.text ??= this.build();
+    return this.text;
+  }
+
+  set line(text: string) {
+    this.text = text;
+  }
+
+  private build(): string {
+    const { el, role, kind, interactive, ref } = this;
     let name = accessibleName(el);
     if (kind === "container" && NAME_FROM_CONTENT.has(role)) name = "";
     if (kind === "container" && !el.hasAttribute("aria-label") && !el.hasAttribute("aria-labelledby") && !["FIELDSET", "TABLE", "FIGURE"].includes(el.tagName)) name = "";
@@ -249,28 +371,14 @@ function makeNode(el: Element, role: string, kind: Kind, interactive: boolean, s
     parts.push(...stateAttrs(el, role, name));
     if (ref) parts.push(`[${ref}]`);
     return parts.join(" ");
-  };
-  return {
-    get line(): string {
-      line ??= build();
-      return line;
-    },
-    set line(text: string) {
-      line = text;
-    },
-    el,
-    ref,
-    children: [],
-    inViewport: view.inView,
-    isText: false,
-  };
+  }
 }
 
 function isFormField(el: Element, role: string): boolean {
   return el.tagName === "INPUT" || el.tagName === "TEXTAREA" || el.tagName === "SELECT" || role === "textbox" || role === "slider" || role === "spinbutton";
 }
 
-function frameChildren(frame: HTMLIFrameElement, state: WalkState, node: SnapNode, cursor: string, view: ViewportProbe): SnapNode[] {
+function frameChildren(frame: HTMLIFrameElement, state: WalkState, node: SnapNode, view: ViewportProbe): SnapNode[] {
   const title = frame.getAttribute("title") ?? frame.getAttribute("name") ?? "";
   const label = title ? `iframe ${quoteName(title)}` : "iframe";
   let doc: Document | null = null;
@@ -292,7 +400,10 @@ function frameChildren(frame: HTMLIFrameElement, state: WalkState, node: SnapNod
   if (!body) return [];
   const out: SnapNode[] = [];
   const collector = new TextCollector(out);
-  visitChildren(body, body.tagName, { ...state, hidden: false, textConsumed: false, frameDepth: state.frameDepth + 1 }, collector, cursor, view);
+  const inner = { ...state, hidden: false, textConsumed: false, frameDepth: state.frameDepth + 1, rules: state.oracle.rulesFor(doc), force: false };
+  // The frame's body is read like any root: its cursor and display are its own.
+  const bodyStyle = styleOf(body);
+  visitChildren(body, body.tagName, body.shadowRoot, inner, collector, bodyStyle.cursor, BLOCKIFYING.has(bodyStyle.display), view, VERTICAL.has(bodyStyle.display), false);
   collector.flush();
   return out;
 }

@@ -1,0 +1,89 @@
+//! Snapshot tokens and time over a corpus of fixture pages (small task pages, a 40,000-element
+//! catalog and a 50,000-element documentation page), with the real executor in headless
+//! Chromium: per page the elements, the tokens of a snapshot at the default budget (o200k, a real
+//! tokenizer), the median round trip of several snapshots (measured in the extension page, so it
+//! includes the message hop) and the interactive elements the snapshot accounts for (listed or
+//! counted in folded lines) against those the page has. Printed by `cargo xtask bench`.
+//!
+//! `PANELOT_CORPUS_DIR=<dir>` also writes the corpus pages there (to compare other tools on the
+//! same pages).
+
+// A benchmark of a setup it controls: failing loudly is the point.
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::print_stdout)]
+
+use std::path::PathBuf;
+
+use panelot_e2e::executor::ExecutorHarness;
+use panelot_e2e::executor::accounted_interactive;
+use panelot_e2e::executor::corpus;
+use panelot_testkit::fixture_site::FixtureSite;
+use serde_json::json;
+
+const RUNS: usize = 9;
+
+fn median(mut samples: Vec<f64>) -> f64 {
+    samples.sort_by(f64::total_cmp);
+    samples[samples.len() / 2]
+}
+
+fn main() {
+    let pages = corpus();
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let site = FixtureSite::start(root).expect("start the fixture site");
+    if let Some(dir) = std::env::var_os("PANELOT_CORPUS_DIR") {
+        let dir = PathBuf::from(dir);
+        std::fs::create_dir_all(&dir).expect("create the corpus directory");
+        for page in &pages {
+            std::fs::write(dir.join(format!("{}.html", page.name)), &page.html)
+                .expect("write a corpus page");
+        }
+    }
+    let bpe = tiktoken_rs::o200k_base().expect("the o200k tokenizer");
+    let mut h = ExecutorHarness::launch().expect("launch Chromium with the test build");
+    let mut small_tokens = Vec::new();
+    let mut small_ms = Vec::new();
+    for page in &pages {
+        let path = format!("/corpus/{}.html", page.name);
+        site.add_page(&path, page.html.clone());
+        let tab = h.open_tab(&site.url(&path)).expect("open the page");
+        h.inject(tab).expect("inject the executor");
+        let elements = h.element_count(tab).expect("count the elements");
+        // The first snapshot also compiles the executor's code: not counted.
+        h.timed_snapshot(tab, None).expect("snapshot");
+        let mut times = Vec::new();
+        let mut text = String::new();
+        for _ in 0..RUNS {
+            let (snap, ms) = h.timed_snapshot(tab, None).expect("snapshot");
+            times.push(ms);
+            text = snap.text;
+        }
+        // The message hop alone: a call that does next to nothing in the page.
+        let hop = median(
+            (0..RUNS)
+                .map(|_| {
+                    let call = json!({"tool": "validate_ref", "params": {"ref": "e1"}});
+                    h.timed_call(tab, call).expect("validate_ref").1
+                })
+                .collect(),
+        );
+        let tokens = bpe.encode_ordinary(&text).len();
+        let accounted = accounted_interactive(&text);
+        let ms = median(times);
+        if page.small {
+            small_tokens.push(tokens as f64);
+            small_ms.push(ms - hop);
+        }
+        println!(
+            "executor: snapshot {:<12} {elements:>6} elements {tokens:>5} tokens (o200k, budget 3,000) {ms:>7.1} ms round trip, {:>6.1} ms without the {hop:.1} ms message hop; interactive {accounted}/{} {}",
+            page.name,
+            ms - hop,
+            page.interactive,
+            if accounted == page.interactive { "ok" } else { "MISMATCH" },
+        );
+    }
+    println!(
+        "executor: snapshot small pages: median {:.0} tokens, {:.1} ms without the hop (targets: <= 0.6 x Playwright's tokens, <= 3 ms; 50,000 elements: within the budget, <= 150 ms; medians of {RUNS})",
+        median(small_tokens),
+        median(small_ms)
+    );
+}

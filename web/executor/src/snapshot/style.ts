@@ -1,0 +1,193 @@
+// Computed-style facts for the walk without a getComputedStyle per element.
+//
+// Each read of a computed property costs about a microsecond, and the walk needs four of them
+// (display, visibility, cursor, position): on a 50,000-element page that was most of the
+// snapshot's time. Yet an element no author rule touches has its user-agent defaults: display by
+// tag, inherited visibility and cursor, static position. So the walk asks, per document or shadow
+// root, which elements any rule (or inline style) could give one of those properties (one
+// querySelectorAll over the selectors of the rules that set them) and reads the computed style of
+// those only. The candidate set may be too large (a rule inside a media query that does not
+// apply, an overridden declaration), never too small; when it cannot be known (a cross-origin
+// stylesheet, nested CSS, a selector querySelectorAll refuses) every element of that root is read
+// as before.
+
+import { styleOf } from "../dom";
+
+/** What the walk needs of an element's computed style. */
+export interface StyleFacts {
+  display: string;
+  visibility: string;
+  /** Null when not read: the element has no cursor of its own (it inherits its parent's). */
+  cursor: string | null;
+  /** `position`, or "float" for a floated box in the normal flow. */
+  position: string;
+}
+
+/** The style rules of one document or shadow root, as far as the walk cares. */
+export interface RootRules {
+  /** Read every element (the candidates could not be worked out). */
+  exact: boolean;
+  /** Elements that a rule or an inline style may give one of the properties. */
+  candidates: Set<Element>;
+  /** A shadow root's `:host` rules set one of them: read the host. */
+  host: boolean;
+  /** A shadow root's `::slotted` rules set one of them: read the slotted elements. */
+  slotted: boolean;
+}
+
+/** Declarations the walk depends on (`all` resets display and position, and may serialize as itself). */
+const PROPS = /(?:^|;\s*)(?:display|visibility|cursor|position|float|content-visibility|all)\s*:/;
+
+/** Tags whose default display depends on attributes, state or context: always read. */
+const ALWAYS_READ = new Set([
+  "HTML", "BODY", "INPUT", "DIALOG", "SLOT", "AUDIO", "VIDEO", "DETAILS", "SUMMARY", "SELECT", "OPTION",
+  "OPTGROUP", "IFRAME", "FRAME", "FRAMESET", "EMBED", "OBJECT", "RUBY", "RT", "RP", "MARQUEE",
+  "TEXTAREA", "LEGEND", "AREA", "DATALIST", "PARAM", "SOURCE", "TRACK", "MAP", "NOSCRIPT", "FIELDSET",
+]);
+
+/** More selectors than this make one querySelectorAll slower than reading every element. */
+const MAX_SELECTORS = 3000;
+
+/** Per walk: the rules of each root met, and the user-agent display of each tag. */
+export class StyleOracle {
+  private readonly roots = new Map<Node, RootRules>();
+  private readonly uaDisplay = new Map<string, string>();
+  /** Elements read in full (for statistics). */
+  reads = 0;
+
+  rulesFor(root: Node): RootRules {
+    let rules = this.roots.get(root);
+    if (!rules) {
+      rules = buildRules(root as Document | ShadowRoot);
+      this.roots.set(root, rules);
+    }
+    return rules;
+  }
+
+  /**
+   * The facts of `el`. `inFlexOrGrid`: its box sits in a flex or grid container, which
+   * blockifies it (so it is read).
+   */
+  facts(el: Element, attrs: boolean, shadow: ShadowRoot | null, rules: RootRules, force: boolean, inFlexOrGrid: boolean): StyleFacts {
+    const tag = el.tagName;
+    if (
+      force ||
+      rules.exact ||
+      rules.candidates.has(el) ||
+      ALWAYS_READ.has(tag) ||
+      inFlexOrGrid ||
+      tag.includes("-") ||
+      (attrs && el.hasAttribute("popover")) ||
+      (shadow !== null && this.rulesFor(shadow).host)
+    ) {
+      return this.read(el);
+    }
+    let display = this.uaDisplay.get(tag);
+    if (display === undefined) {
+      // No author rule touches this element: its display is the default of its tag.
+      display = styleOf(el).display;
+      this.uaDisplay.set(tag, display);
+    }
+    // One object for every answer: the walk copies the fields out before it goes on.
+    const out = this.out;
+    out.display = display;
+    out.visibility = "visible";
+    out.cursor = null;
+    out.position = "static";
+    return out;
+  }
+
+  private readonly out: StyleFacts = { display: "", visibility: "visible", cursor: null, position: "static" };
+
+  private read(el: Element): StyleFacts {
+    this.reads += 1;
+    const style = styleOf(el);
+    const out = this.out;
+    // Each read of a computed property serializes it: read each one once.
+    out.display = style.display;
+    if (out.display === "none") {
+      out.visibility = "visible";
+      out.cursor = null;
+      out.position = "static";
+    } else {
+      out.visibility = style.visibility;
+      out.cursor = style.cursor;
+      out.position = style.position;
+      // A float sits beside what follows it, like a positioned box for the viewport probe.
+      if (out.position === "static" || out.position === "relative") {
+        if (style.float !== "none") out.position = "float";
+      }
+    }
+    return out;
+  }
+}
+
+/** Displays whose children's boxes are blockified. */
+export const BLOCKIFYING = new Set(["flex", "inline-flex", "grid", "inline-grid", "-webkit-box", "-webkit-inline-box"]);
+
+function buildRules(root: Document | ShadowRoot): RootRules {
+  const rules: RootRules = { exact: false, candidates: new Set(), host: false, slotted: false };
+  const selectors: string[] = [];
+  const sheets: CSSStyleSheet[] = [...Array.from(root.styleSheets), ...(root.adoptedStyleSheets ?? [])];
+  const collect = (list: CSSRuleList): boolean => {
+    for (const rule of Array.from(list)) {
+      const style = (rule as CSSStyleRule).style;
+      const selector = (rule as CSSStyleRule).selectorText;
+      if (typeof selector === "string" && style) {
+        const nested = (rule as CSSStyleRule).cssRules;
+        if (nested && nested.length > 0) return false;
+        if (!PROPS.test(style.cssText)) continue;
+        if (selector.includes(":host")) rules.host = true;
+        if (selector.includes("::slotted")) rules.slotted = true;
+        selectors.push(selector);
+        continue;
+      }
+      const imported = (rule as CSSImportRule).styleSheet;
+      if (imported !== undefined) {
+        if (imported && !collectSheet(imported)) return false;
+        continue;
+      }
+      const inner = (rule as CSSGroupingRule).cssRules;
+      // Media, supports, layer, container, scope: over-inclusive, which is safe.
+      if (inner && !collect(inner)) return false;
+    }
+    return true;
+  };
+  const collectSheet = (sheet: CSSStyleSheet): boolean => {
+    let list: CSSRuleList;
+    try {
+      list = sheet.cssRules;
+    } catch {
+      return false;
+    }
+    return collect(list);
+  };
+  for (const sheet of sheets) {
+    if (sheet.disabled) continue;
+    if (!collectSheet(sheet)) {
+      rules.exact = true;
+      return rules;
+    }
+  }
+  if (selectors.length > MAX_SELECTORS) {
+    rules.exact = true;
+    return rules;
+  }
+  const add = (found: NodeListOf<Element>): void => {
+    for (const el of Array.from(found)) rules.candidates.add(el);
+  };
+  try {
+    add(root.querySelectorAll("[style]"));
+    if (selectors.length > 0) {
+      try {
+        add(root.querySelectorAll(selectors.join(",")));
+      } catch {
+        // One selector querySelectorAll does not take spoils the list: take them one by one.
+        for (const selector of selectors) add(root.querySelectorAll(selector));
+      }
+    }
+  } catch {
+    rules.exact = true;
+  }
+  return rules;
+}
