@@ -117,6 +117,23 @@ const DESTINATION_PARAMS: &[&str] = &["url"];
 /// `actions/0/params/text` inside `batch_actions` is covered.
 const TYPED_TEXT_PARAMS: &[&str] = &["text", "values", "key"];
 
+/// Tools that drive the page through the debugger (CDP, level L2). An asked call of one carries
+/// [`ApprovalFlag::EscalationL2`], which only changes how its card looks (reference §5.3).
+pub const DEBUGGER_TOOLS: &[&str] = &[
+    "click_trusted",
+    "type_trusted",
+    "screenshot",
+    "run_javascript",
+    "click_xy",
+    "drag",
+    "read_page_deep",
+];
+
+/// The flags every question about `tool` carries, whatever forced it.
+fn tool_flags(tool: &str) -> Vec<ApprovalFlag> {
+    if DEBUGGER_TOOLS.contains(&tool) { vec![ApprovalFlag::EscalationL2] } else { Vec::new() }
+}
+
 /// Decides one tool call. The order is fixed; the first step that decides wins.
 pub fn decide(input: &GateInput<'_>) -> Verdict {
     let info = classify(input.tool);
@@ -134,11 +151,13 @@ pub fn decide(input: &GateInput<'_>) -> Verdict {
             if info.target == TargetKind::Destination
                 && let Some(reason) = taint_reason(input, info, origin)
             {
-                return ask(vec![ApprovalFlag::TaintedInput], reason);
+                let mut flags = tool_flags(input.tool);
+                flags.push(ApprovalFlag::TaintedInput);
+                return ask(flags, reason);
             }
             return match input.policy {
                 PermissionPolicy::Always if !input.session_grants.contains(&grant) => ask(
-                    Vec::new(),
+                    tool_flags(input.tool),
                     format!("policy \"always\" asks before every call, including {}", input.tool),
                 ),
                 PermissionPolicy::Always | PermissionPolicy::Untrusted | PermissionPolicy::Auto => {
@@ -176,7 +195,7 @@ pub fn decide(input: &GateInput<'_>) -> Verdict {
     let findings = scan(input.params);
     let payload = payload_reason(&findings, origin, input.scope_origins);
     let taint = taint_reason(input, info, origin);
-    let mut flags = Vec::new();
+    let mut flags = tool_flags(input.tool);
     if payload.is_some() {
         flags.push(ApprovalFlag::SensitivePayload);
     }

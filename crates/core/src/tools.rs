@@ -177,15 +177,21 @@ impl ToolRegistry {
         self.tools.get(name)
     }
 
-    /// What the model is offered: every tool of an enabled level (all levels when `levels` is
-    /// `None`), in name order so the prompt-cache prefix stays stable.
+    /// What the model is offered: every tool of an enabled level ([`DEFAULT_LEVELS`] when
+    /// `levels` is `None`), in name order so the prompt-cache prefix stays stable.
     pub fn specs(&self, levels: Option<&[ToolLevel]>) -> Vec<ToolSpec> {
-        self.tools
-            .values()
-            .filter(|t| levels.is_none_or(|l| l.contains(&t.level)))
-            .map(ToolDescriptor::spec)
-            .collect()
+        self.tools.values().filter(|t| offered(t.level, levels)).map(ToolDescriptor::spec).collect()
     }
+}
+
+/// Levels offered when a turn names none: the debugger (L2) is opt-in, since it shows Chrome's
+/// debugging bar, acts with trusted input and its specs would be paid on every call.
+pub const DEFAULT_LEVELS: [ToolLevel; 4] =
+    [ToolLevel::L0, ToolLevel::L1, ToolLevel::Mcp, ToolLevel::Builtin];
+
+/// Whether a tool of `level` is offered under `levels` (see [`ToolRegistry::specs`]).
+pub fn offered(level: ToolLevel, levels: Option<&[ToolLevel]>) -> bool {
+    levels.unwrap_or(&DEFAULT_LEVELS).contains(&level)
 }
 
 #[cfg(test)]
@@ -227,8 +233,10 @@ mod tests {
             Err(RegistryError::BadName(_))
         ));
         let names = |specs: Vec<ToolSpec>| specs.into_iter().map(|s| s.name).collect::<Vec<_>>();
-        assert_eq!(names(registry.specs(None)), ["a_page", "b_tab"]);
+        registry.register(tool("c_debug", ToolLevel::L2)).unwrap();
+        assert_eq!(names(registry.specs(None)), ["a_page", "b_tab"], "L2 only when asked for");
         assert_eq!(names(registry.specs(Some(&[ToolLevel::L0]))), ["b_tab"]);
+        assert_eq!(names(registry.specs(Some(&[ToolLevel::L2]))), ["c_debug"]);
     }
 
     #[test]
@@ -243,7 +251,7 @@ mod tests {
                 "items": {"type": "array", "maxItems": 3, "items": {"type": "string"}}
             }
         });
-        let tool = ToolDescriptor::new("t", "d", schema.clone(), ToolLevel::L1, ToolEffect::Read);
+        let tool = ToolDescriptor::new("t", "d", schema, ToolLevel::L1, ToolEffect::Read);
         assert_eq!(
             tool.spec().parameters,
             json!({"type": "object", "properties": {

@@ -1,5 +1,6 @@
 //! End-to-end suites.
 
+mod debugger;
 mod durable_threads;
 mod executor;
 mod gateway;

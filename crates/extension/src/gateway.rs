@@ -1,5 +1,5 @@
 //! The browser gateway: the tools the model is offered in the extension and how each call runs
-//! (L0 `chrome.tabs`, L1 the page executor).
+//! (L0 `chrome.tabs`, L1 the page executor, L2 `chrome.debugger`).
 //!
 //! Routing (reference §5.6): a call that names `tabId` acts on that tab, and the tab becomes its
 //! run's default; so does a tab opened by `tab_open`. A call that names none goes to its run's
@@ -12,6 +12,7 @@
 
 mod catalog;
 mod chrome;
+mod debugger;
 mod format;
 mod page;
 mod routes;
@@ -53,6 +54,7 @@ pub(crate) async fn run_tool(call: &ToolInvocation, abort: AbortSignal) -> ToolO
     match catalog::route(&call.tool) {
         Some(Route::Tabs(tool)) => run_tab_tool(call, tool, &abort).await,
         Some(Route::Page(executor_tool)) => run_page_tool(call, executor_tool, &abort).await,
+        Some(Route::Debugger(tool)) => debugger::run(call, tool, &abort).await,
         None => failure(format!("the tool `{}` is not available in this build", call.tool)),
     }
 }

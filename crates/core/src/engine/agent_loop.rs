@@ -949,11 +949,16 @@ impl<S: Store> Engine<S> {
                 return Ok(());
             };
             let call = run.tools[index].clone();
+            let levels = run.overrides.as_ref().and_then(|o| o.enabled_tool_levels.clone());
             let refusal = match self.tools.get(&call.tool_name) {
                 _ if run.counters.tools_disabled => {
                     Some("Tools are switched off for the rest of this turn.".to_owned())
                 }
                 None => Some(format!("There is no tool named `{}`.", call.tool_name)),
+                // A tool of a level this turn did not enable was never offered.
+                Some(tool) if !crate::tools::offered(tool.level, levels.as_deref()) => {
+                    Some(format!("`{}` is not enabled for this turn.", call.tool_name))
+                }
                 Some(_) if call.params.is_null() => Some(
                     "The arguments are not a valid JSON object; send them again as one.".to_owned(),
                 ),

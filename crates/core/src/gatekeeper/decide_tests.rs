@@ -300,6 +300,28 @@ fn ask_rule_carries_payload_flags() {
 }
 
 #[test]
+fn debugger_tools_are_flagged_on_their_cards_only() {
+    check(
+        case("click_trusted"),
+        r#"ask [EscalationL2]: policy "untrusted" asks before click_trusted"#,
+    );
+    check(
+        case("type_trusted").params(json!({"text": "4111111111111111"})),
+        "ask [EscalationL2, SensitivePayload]: card number in /text",
+    );
+    check(
+        case("screenshot").policy(Always),
+        r#"ask [EscalationL2]: policy "always" asks before every call, including screenshot"#,
+    );
+    check(case("screenshot"), "allow");
+    check(case("click_trusted").policy(Auto), "allow");
+    check(case("click"), r#"ask []: policy "untrusted" asks before click"#);
+    for tool in DEBUGGER_TOOLS {
+        assert!(is_known(tool), "{tool}");
+    }
+}
+
+#[test]
 fn more_specific_allow_beats_broad_deny() {
     check(
         case("click").rule("*", "*", Deny, User).rule("click", "https://shop.test", Allow, Plugin),

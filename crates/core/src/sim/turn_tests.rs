@@ -1059,7 +1059,7 @@ fn a_connection_check_runs_as_an_effect_and_answers_only_the_asking_port() {
     let missing: Vec<AgentEvent> = missing.into_iter().map(|f| f.event).collect();
     assert_eq!(rejected(&missing), Some(ErrorCode::InvalidCommand));
     let id = world.submission();
-    let asked = world.send(json!({"type": "connection.verify", "submissionId": id.clone(),
+    let asked = world.send(json!({"type": "connection.verify", "submissionId": id,
         "connectionId": "c-cloud", "model": "gpt-x"}));
     assert!(asked.is_empty(), "the answer waits for the check: {asked:?}");
     let before = world.frames.len();

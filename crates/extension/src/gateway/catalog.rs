@@ -26,6 +26,21 @@ pub(crate) enum Route {
     Tabs(TabTool),
     /// Through the page executor, as this executor tool (`ExecutorCall`'s serde name).
     Page(&'static str),
+    /// Through `chrome.debugger` (L2, CDP).
+    Debugger(DebuggerTool),
+}
+
+/// The L2 tools, run over CDP by `debugger`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DebuggerTool {
+    /// `click_trusted`.
+    ClickTrusted,
+    /// `type_trusted`.
+    TypeTrusted,
+    /// `screenshot`.
+    Screenshot,
+    /// `run_javascript`.
+    RunJavascript,
 }
 
 /// The `chrome.tabs` tools.
@@ -339,6 +354,58 @@ const CATALOG: &[Entry] = &[
             })
         },
         required: &["actions"],
+        tab_param: TabParam::Optional,
+    },
+    Entry {
+        name: "click_trusted",
+        route: Route::Debugger(DebuggerTool::ClickTrusted),
+        level: ToolLevel::L2,
+        effect: ToolEffect::Write,
+        description: "Click ref's element with a real mouse (debugger): for popups and pages that ignore click. Dialogs are dismissed unless acceptDialogs.",
+        properties: || json!({"ref": element_ref(), "acceptDialogs": {"type": "boolean"}}),
+        required: &["ref"],
+        tab_param: TabParam::Optional,
+    },
+    Entry {
+        name: "type_trusted",
+        route: Route::Debugger(DebuggerTool::TypeTrusted),
+        level: ToolLevel::L2,
+        effect: ToolEffect::Write,
+        description: "Type into ref's element with real key input (debugger), when type did not register; replaces unless mode append.",
+        properties: || {
+            json!({
+                "ref": element_ref(),
+                "text": {"type": "string", "maxLength": 20000},
+                "mode": {"type": "string", "enum": ["replace", "append"]},
+                "acceptDialogs": {"type": "boolean"}
+            })
+        },
+        required: &["ref", "text"],
+        tab_param: TabParam::Optional,
+    },
+    Entry {
+        name: "screenshot",
+        route: Route::Debugger(DebuggerTool::Screenshot),
+        level: ToolLevel::L2,
+        effect: ToolEffect::Read,
+        description: "PNG of the tab's viewport, shown to the user; you get its size.",
+        properties: no_properties,
+        required: &[],
+        tab_param: TabParam::Optional,
+    },
+    Entry {
+        name: "run_javascript",
+        route: Route::Debugger(DebuggerTool::RunJavascript),
+        level: ToolLevel::L2,
+        effect: ToolEffect::Write,
+        description: "Run code (an async function body; return a JSON value) in the page; returns the value or the exception.",
+        properties: || {
+            json!({
+                "code": {"type": "string", "minLength": 1, "maxLength": 20000},
+                "acceptDialogs": {"type": "boolean"}
+            })
+        },
+        required: &["code"],
         tab_param: TabParam::Optional,
     },
 ];

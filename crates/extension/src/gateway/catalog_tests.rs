@@ -11,6 +11,11 @@ use serde_json::json;
 
 use super::*;
 
+/// The levels offered when a turn names none: L2 (the debugger) is offered only to a turn that
+/// enables it, so its specs cost nothing by default.
+const DEFAULT_LEVELS: &[ToolLevel] =
+    &[ToolLevel::L0, ToolLevel::L1, ToolLevel::Mcp, ToolLevel::Builtin];
+
 /// Example calls of each page tool that together set every parameter its schema offers.
 fn full_examples() -> Vec<(&'static str, Value)> {
     vec![
@@ -140,12 +145,14 @@ fn tab_param_reads_only_valid_tab_ids() {
     assert_eq!(tab_param(&json!({})), None);
 }
 
-/// What the model reads before any message: the kernel prompt and every offered tool's name,
+/// What the model reads before any message: the kernel prompt and every tool offered by default
+/// (the levels of `DEFAULT_LEVELS`: L2 is offered only to turns that enable it) with its name,
 /// description and parameter schema (the three fields both wire formats send).
 /// `PANELOT_PRINT_SPECS=1` prints each tool's share, for trimming.
 fn fixed_prompt() -> String {
     let tools: Vec<Value> = descriptors()
         .into_iter()
+        .filter(|d| DEFAULT_LEVELS.contains(&d.level))
         .chain(panelot_core::engine::builtin_tools())
         .map(|d| {
             let spec = d.spec();
@@ -173,4 +180,22 @@ fn kernel_prompt_and_tools_fit_in_1500_tokens() {
         println!("{name}: {tokens} tokens, {} characters", text.len());
         assert!(tokens <= 1_500, "{name}: {tokens} tokens of kernel prompt and tool specs");
     }
+}
+
+#[test]
+fn l2_tools_are_offered_only_when_the_turn_enables_l2() {
+    let registry = registry();
+    let l2 = ["click_trusted", "type_trusted", "screenshot", "run_javascript"];
+    let names = |levels: Option<&[ToolLevel]>| -> Vec<String> {
+        registry.specs(levels).into_iter().map(|spec| spec.name).collect()
+    };
+    let by_default = names(Some(DEFAULT_LEVELS));
+    let enabled = names(Some(&[ToolLevel::L0, ToolLevel::L1, ToolLevel::L2, ToolLevel::Builtin]));
+    for tool in l2 {
+        assert!(!by_default.iter().any(|name| name == tool), "{tool} offered by default");
+        assert!(enabled.iter().any(|name| name == tool), "{tool} not offered with L2");
+        assert!(matches!(route(tool), Some(Route::Debugger(_))), "{tool}");
+    }
+    assert_eq!(effect("screenshot"), Some(ToolEffect::Read));
+    assert_eq!(effect("run_javascript"), Some(ToolEffect::Write));
 }

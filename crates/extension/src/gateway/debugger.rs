@@ -1,0 +1,795 @@
+//! L2: tools that drive a tab over the Chrome DevTools Protocol through `chrome.debugger`
+//! (reference §5.1 L2, §5.3): a trusted click and trusted typing (real input events, which pass
+//! `event.isTrusted` and user-activation checks and may open popups), a viewport screenshot, and
+//! `run_javascript` (which the engine's seeded rule denies until the user deletes that rule).
+//!
+//! **Attachment: one attach per call, detached when the call ends.** The reference keeps the
+//! debugger attached for 30 s of idleness, and names detaching at the end of the task as its
+//! target. Attaching costs a few milliseconds, while an attached debugger shows Chrome's
+//! "is debugging this browser" bar to the user and keeps the tab under a debugger that a
+//! service worker restart would orphan (its idle timer dies with the worker). Per call, nothing
+//! outlives the call: no timer, no state to recover.
+//!
+//! **Dialogs**: while a write runs, `Page.javascriptDialogOpening` is answered at once (alerts
+//! accepted, confirm, prompt and beforeunload dismissed unless the call sets `acceptDialogs`), so a
+//! dialog never blocks the page or the call; what they said is reported in the result.
+//!
+//! The `debugger` permission is optional in the product manifest: without it every L2 call fails
+//! with a message naming what the user has to allow.
+//!
+//! The parsing of parameters and the formatting of results are pure and tested natively.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use js_sys::Function;
+use js_sys::Reflect;
+use panelot_core::effects::AbortSignal;
+use panelot_core::engine::ToolInvocation;
+use panelot_core::engine::ToolOutcome;
+use panelot_protocol::content::ExecutorResult;
+use panelot_protocol::content::RectResult;
+use serde::Deserialize;
+use serde_json::Value;
+use serde_json::json;
+use wasm_bindgen::JsCast;
+use wasm_bindgen::JsValue;
+use wasm_bindgen::closure::Closure;
+
+use super::ROUTES;
+use super::catalog;
+use super::catalog::DebuggerTool;
+use super::catalog::TAB_ID_PARAM;
+use super::chrome;
+use super::chrome::Either;
+use super::format;
+use super::tabs;
+
+/// The CDP version `chrome.debugger.attach` is asked for.
+const PROTOCOL_VERSION: &str = "1.3";
+/// Deadline of one L2 call (reference §5.5).
+const CALL_DEADLINE_MS: u64 = 15_000;
+/// How long a write waits after its input for the page's handlers (and their dialogs) to run
+/// while the dialog guard is still listening.
+const AFTER_INPUT_MS: u64 = 300;
+/// Characters of a `run_javascript` result the model reads.
+pub(crate) const EVAL_RESULT_BUDGET: usize = 4_000;
+/// Characters of a dialog's message quoted back to the model.
+const DIALOG_TEXT_BUDGET: usize = 300;
+/// Screenshots larger than this (base64 characters) are described but not kept on the card.
+const SCREENSHOT_KEEP_MAX: usize = 2_000_000;
+/// What the user grants: the manifest's optional permission.
+pub(crate) const DEBUGGER_PERMISSION: &str = "debugger";
+
+/// One L2 call, parsed from the model's parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum DebuggerCall {
+    /// `click_trusted`.
+    Click {
+        /// The element.
+        element_ref: String,
+        /// Accept confirm/prompt dialogs instead of dismissing them.
+        accept_dialogs: bool,
+    },
+    /// `type_trusted`.
+    Type {
+        /// The element.
+        element_ref: String,
+        /// What to type.
+        text: String,
+        /// Add to the field's text instead of replacing it.
+        append: bool,
+        /// Accept confirm/prompt dialogs instead of dismissing them.
+        accept_dialogs: bool,
+    },
+    /// `screenshot`.
+    Screenshot,
+    /// `run_javascript`.
+    Evaluate {
+        /// An async function body.
+        code: String,
+        /// Accept confirm/prompt dialogs instead of dismissing them.
+        accept_dialogs: bool,
+    },
+}
+
+impl DebuggerCall {
+    /// Whether the call changes the page (and so runs under the dialog guard).
+    fn writes(&self) -> bool {
+        !matches!(self, DebuggerCall::Screenshot)
+    }
+
+    fn accept_dialogs(&self) -> bool {
+        match self {
+            DebuggerCall::Click { accept_dialogs, .. }
+            | DebuggerCall::Type { accept_dialogs, .. }
+            | DebuggerCall::Evaluate { accept_dialogs, .. } => *accept_dialogs,
+            DebuggerCall::Screenshot => false,
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct ClickParams {
+    #[serde(rename = "ref")]
+    element_ref: String,
+    #[serde(default)]
+    accept_dialogs: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct TypeParams {
+    #[serde(rename = "ref")]
+    element_ref: String,
+    text: String,
+    #[serde(default)]
+    mode: Option<String>,
+    #[serde(default)]
+    accept_dialogs: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NoParams {}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct EvalParams {
+    code: String,
+    #[serde(default)]
+    accept_dialogs: bool,
+}
+
+/// The call for an L2 tool's parameters (`tabId` is the gateway's and ignored here); the error
+/// is for the model.
+pub(crate) fn parse(tool: DebuggerTool, params: &Value) -> Result<DebuggerCall, String> {
+    let mut rest = match params {
+        Value::Object(map) => map.clone(),
+        Value::Null => serde_json::Map::new(),
+        other => return Err(format!("parameters must be an object, not {other}")),
+    };
+    rest.remove(TAB_ID_PARAM);
+    let rest = Value::Object(rest);
+    let invalid = |err: serde_json::Error| format!("invalid parameters: {err}");
+    let call = match tool {
+        DebuggerTool::ClickTrusted => {
+            let p: ClickParams = serde_json::from_value(rest).map_err(invalid)?;
+            DebuggerCall::Click { element_ref: p.element_ref, accept_dialogs: p.accept_dialogs }
+        }
+        DebuggerTool::TypeTrusted => {
+            let p: TypeParams = serde_json::from_value(rest).map_err(invalid)?;
+            let append = match p.mode.as_deref() {
+                None | Some("replace") => false,
+                Some("append") => true,
+                Some(other) => {
+                    return Err(format!(
+                        "invalid parameters: mode is `replace` or `append`, not `{other}`"
+                    ));
+                }
+            };
+            DebuggerCall::Type {
+                element_ref: p.element_ref,
+                text: p.text,
+                append,
+                accept_dialogs: p.accept_dialogs,
+            }
+        }
+        DebuggerTool::Screenshot => {
+            let NoParams {} = serde_json::from_value(rest).map_err(invalid)?;
+            DebuggerCall::Screenshot
+        }
+        DebuggerTool::RunJavascript => {
+            let p: EvalParams = serde_json::from_value(rest).map_err(invalid)?;
+            if p.code.trim().is_empty() {
+                return Err("invalid parameters: code is empty".to_owned());
+            }
+            DebuggerCall::Evaluate { code: p.code, accept_dialogs: p.accept_dialogs }
+        }
+    };
+    Ok(call)
+}
+
+/// Why a CDP step failed, as the model and the card are told.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum CdpError {
+    /// The optional `debugger` permission is not granted.
+    PermissionMissing,
+    /// The tab is gone (closed, or crashed under the call).
+    TabClosed,
+    /// The debugger is not (or no longer) attached to the tab.
+    NotAttached,
+    /// Another debugger (DevTools, another extension) holds the tab.
+    AlreadyAttached,
+    /// The page cannot be debugged (browser pages, the web store).
+    NotDebuggable(String),
+    /// A command failed.
+    Command {
+        /// CDP method.
+        method: String,
+        /// Chrome's message.
+        message: String,
+    },
+}
+
+impl CdpError {
+    /// Classifies the message of a rejected `chrome.debugger` call.
+    pub(crate) fn classify(method: &str, message: &str) -> CdpError {
+        let lower = message.to_ascii_lowercase();
+        if lower.contains("chrome.debugger") && lower.contains("not available") {
+            CdpError::PermissionMissing
+        } else if lower.contains("no tab with") || lower.contains("detached while handling") {
+            CdpError::TabClosed
+        } else if lower.contains("another debugger") {
+            CdpError::AlreadyAttached
+        } else if lower.contains("not attached") {
+            CdpError::NotAttached
+        } else if lower.contains("cannot access") || lower.contains("cannot attach") {
+            CdpError::NotDebuggable(message.to_owned())
+        } else {
+            CdpError::Command { method: method.to_owned(), message: message.to_owned() }
+        }
+    }
+
+    /// A short code for the card.
+    pub(crate) fn code(&self) -> &'static str {
+        match self {
+            CdpError::PermissionMissing => "permission_missing",
+            CdpError::TabClosed => "tab_closed",
+            CdpError::NotAttached => "not_attached",
+            CdpError::AlreadyAttached => "already_attached",
+            CdpError::NotDebuggable(_) => "not_debuggable",
+            CdpError::Command { .. } => "command_failed",
+        }
+    }
+
+    /// What the model reads.
+    pub(crate) fn message(&self, tab: u32) -> String {
+        let said = match self {
+            CdpError::PermissionMissing => format!(
+                "the \"{DEBUGGER_PERMISSION}\" permission is not granted, so trusted input, \
+                 screenshots and run_javascript are unavailable. Ask the user to allow Panelot \
+                 the optional \"{DEBUGGER_PERMISSION}\" permission (from Panelot's options page), \
+                 or use click / type instead"
+            ),
+            CdpError::TabClosed => "the tab was closed or crashed".to_owned(),
+            CdpError::NotAttached => {
+                "the debugger was detached from the tab (the user may have cancelled it); try again"
+                    .to_owned()
+            }
+            CdpError::AlreadyAttached => {
+                "another debugger (DevTools or another extension) is attached to this tab; \
+                 ask the user to close it, or use click / type instead"
+                    .to_owned()
+            }
+            CdpError::NotDebuggable(message) => {
+                format!("this page cannot be debugged ({message})")
+            }
+            CdpError::Command { method, message } => format!("{method} failed: {message}"),
+        };
+        format!("[tabId={tab}] {}: {said}", self.code())
+    }
+
+    fn outcome(&self, tab: u32) -> ToolOutcome {
+        let mut details = json!({"tabId": tab, "shape": "debugger",
+            "failure": {"code": self.code()}});
+        if *self == CdpError::PermissionMissing {
+            details["needsPermission"] = json!(DEBUGGER_PERMISSION);
+        }
+        ToolOutcome::Failure { message: self.message(tab), details: Some(details) }
+    }
+}
+
+/// A dialog the page opened during a write, and how it was answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Dialog {
+    /// `alert`, `confirm`, `prompt` or `beforeunload`.
+    pub kind: String,
+    /// Its message.
+    pub message: String,
+    /// Whether it was accepted (OK) or dismissed (Cancel).
+    pub accepted: bool,
+}
+
+/// Whether a dialog of `kind` is accepted: an alert has only OK; the others are dismissed unless
+/// the call asked to accept them.
+pub(crate) fn accepts(kind: &str, accept_dialogs: bool) -> bool {
+    kind == "alert" || accept_dialogs
+}
+
+/// The lines that tell the model which dialogs opened and what became of them.
+pub(crate) fn dialog_note(dialogs: &[Dialog]) -> String {
+    dialogs
+        .iter()
+        .map(|d| {
+            let answer = if d.accepted { "accepted" } else { "dismissed" };
+            format!("\n{} dialog {answer}: \"{}\"", d.kind, clip(&d.message, DIALOG_TEXT_BUDGET))
+        })
+        .collect()
+}
+
+/// At most `max` characters of `text`, saying how much was cut.
+pub(crate) fn clip(text: &str, max: usize) -> String {
+    let total = text.chars().count();
+    if total <= max {
+        return text.to_owned();
+    }
+    let kept: String = text.chars().take(max).collect();
+    format!("{kept}… [truncated: {max} of {total} characters shown]")
+}
+
+/// The centre of an element's box, in viewport CSS pixels, if it is in the viewport and has an
+/// area to click.
+pub(crate) fn click_point(rect: &RectResult) -> Option<(f64, f64)> {
+    if !rect.in_viewport || rect.width <= 0.0 || rect.height <= 0.0 {
+        return None;
+    }
+    Some((rect.x + rect.width / 2.0, rect.y + rect.height / 2.0))
+}
+
+/// The expression `run_javascript` evaluates: the code as the body of an async function, so it
+/// may `return` and `await`.
+pub(crate) fn eval_expression(code: &str) -> String {
+    format!("(async () => {{\n{code}\n}})()")
+}
+
+/// What the model reads of a `Runtime.evaluate` answer: the JSON value (clipped to the
+/// budget), or the exception as an error.
+pub(crate) fn evaluation_text(answer: &Value) -> Result<String, String> {
+    if let Some(details) = answer.get("exceptionDetails") {
+        let described = details
+            .pointer("/exception/description")
+            .and_then(Value::as_str)
+            .or_else(|| details.pointer("/exception/value").and_then(Value::as_str))
+            .or_else(|| details.get("text").and_then(Value::as_str))
+            .unwrap_or("an exception");
+        return Err(format!("the code threw: {}", clip(described, EVAL_RESULT_BUDGET)));
+    }
+    let result = answer.get("result").cloned().unwrap_or(Value::Null);
+    let kind = result.get("type").and_then(Value::as_str).unwrap_or("undefined");
+    let text = if let Some(special) = result.get("unserializableValue").and_then(Value::as_str) {
+        special.to_owned()
+    } else if kind == "undefined" {
+        "undefined (nothing was returned)".to_owned()
+    } else {
+        match result.get("value") {
+            Some(value) => value.to_string(),
+            None => result
+                .get("description")
+                .and_then(Value::as_str)
+                .map_or_else(|| format!("a {kind} that is not JSON"), str::to_owned),
+        }
+    };
+    Ok(clip(&text, EVAL_RESULT_BUDGET))
+}
+
+/// Width and height of a PNG from the start of its base64 text (the IHDR chunk).
+pub(crate) fn png_size(base64: &str) -> Option<(u32, u32)> {
+    let head = decode_base64_prefix(base64.get(..32)?)?;
+    if head.get(..8)? != b"\x89PNG\r\n\x1a\n" {
+        return None;
+    }
+    let width = u32::from_be_bytes(head.get(16..20)?.try_into().ok()?);
+    let height = u32::from_be_bytes(head.get(20..24)?.try_into().ok()?);
+    Some((width, height))
+}
+
+/// Decodes base64 text whose length is a multiple of 4 and that has no padding.
+fn decode_base64_prefix(text: &str) -> Option<Vec<u8>> {
+    fn value(c: u8) -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        } as u32)
+    }
+    let bytes = text.as_bytes();
+    if !bytes.len().is_multiple_of(4) {
+        return None;
+    }
+    let mut out = Vec::with_capacity(bytes.len() / 4 * 3);
+    for chunk in bytes.chunks(4) {
+        let mut n = 0u32;
+        for &c in chunk {
+            n = (n << 6) | value(c)?;
+        }
+        out.extend_from_slice(&[(n >> 16) as u8, (n >> 8) as u8, n as u8]);
+    }
+    Some(out)
+}
+
+/// The result of a screenshot: its size for the model, the image for the card.
+pub(crate) fn screenshot_outcome(tab: u32, data: &str) -> ToolOutcome {
+    let size = png_size(data);
+    let bytes = data.len() / 4 * 3;
+    let dims = size.map_or_else(|| "a".to_owned(), |(w, h)| format!("a {w}×{h} px"));
+    let kept = data.len() <= SCREENSHOT_KEEP_MAX;
+    let shown = if kept { "the user sees it on the card" } else { "too large to keep" };
+    let content = format!(
+        "[tabId={tab}] took {dims} PNG screenshot of the viewport ({} KB); {shown}. \
+         You cannot see images here: use read_page for the content.",
+        bytes.div_ceil(1024)
+    );
+    let mut details = json!({"tabId": tab, "shape": "screenshot", "mimeType": "image/png",
+        "bytes": bytes, "width": size.map(|s| s.0), "height": size.map(|s| s.1)});
+    if kept {
+        details["base64"] = json!(data);
+    }
+    ToolOutcome::Success { content, details: Some(details) }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The browser side.
+
+/// Runs one L2 call.
+pub(crate) async fn run(
+    call: &ToolInvocation,
+    tool: DebuggerTool,
+    abort: &AbortSignal,
+) -> ToolOutcome {
+    let parsed = match parse(tool, &call.params) {
+        Ok(parsed) => parsed,
+        Err(message) => return format::failure(message),
+    };
+    let tab = match super::target_tab(call).await {
+        Ok(tab) => tab,
+        Err(outcome) => return outcome,
+    };
+    if let Err(err) = tabs::ready(tab, abort).await {
+        return format::failure(format!("[tabId={tab}] {err}"));
+    }
+    if let Some(outcome) = super::missing_host_access(tab).await {
+        return outcome;
+    }
+    if !permission_granted() {
+        return CdpError::PermissionMissing.outcome(tab);
+    }
+    let started = js_sys::Date::now();
+    let before = if parsed.writes() { super::tab_ids().await } else { Vec::new() };
+    // One debugger session per tab at a time (another thread's turn may be on the same tab):
+    // held until the detach, so no call detaches another's session.
+    let Some(lock) = TabLock::acquire(tab).await else {
+        return format::failure(format!(
+            "[tabId={tab}] timeout: another debugger call held this tab for {} s",
+            CALL_DEADLINE_MS / 1_000
+        ));
+    };
+    let outcome = match chrome::race(
+        execute(tab, &parsed, abort),
+        chrome::race(abort.aborted(), chrome::sleep(CALL_DEADLINE_MS)),
+    )
+    .await
+    {
+        Either::Left(outcome) => outcome,
+        Either::Right(Either::Left(())) => {
+            format::failure(format!("[tabId={tab}] aborted: the call was stopped"))
+        }
+        Either::Right(Either::Right(())) => format::failure(format!(
+            "[tabId={tab}] timeout: no answer in {} s; read_page to see the page's state",
+            CALL_DEADLINE_MS / 1_000
+        )),
+    };
+    // Whatever happened above, the debugger does not stay on the tab (a dropped call future
+    // never reached its own detach).
+    detach(tab).await;
+    drop(lock);
+    let outcome = format::with_elapsed(outcome, (js_sys::Date::now() - started).max(0.0) as u64);
+    if !parsed.writes() {
+        return outcome;
+    }
+    let opened = match tabs::list().await {
+        Ok((after, _)) => format::opened_by(&before, &after, tab),
+        Err(_) => Vec::new(),
+    };
+    if let Some(new_tab) = opened.last().and_then(|t| t.id) {
+        ROUTES.with(|routes| routes.borrow_mut().route(&call.run_id, new_tab));
+    }
+    format::with_opened_tabs(outcome, &opened)
+}
+
+thread_local! {
+    /// Tabs with a debugger call under way.
+    static BUSY: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A tab's debugger session, held from before the attach to after the detach.
+struct TabLock(u32);
+
+impl TabLock {
+    /// Waits until no other call holds `tab`; `None` after a call's deadline and then some.
+    async fn acquire(tab: u32) -> Option<TabLock> {
+        let mut waited = 0;
+        while BUSY.with(|busy| busy.borrow().contains(&tab)) {
+            if waited > CALL_DEADLINE_MS + 2_000 {
+                return None;
+            }
+            chrome::sleep(50).await;
+            waited += 50;
+        }
+        BUSY.with(|busy| busy.borrow_mut().push(tab));
+        Some(TabLock(tab))
+    }
+}
+
+impl Drop for TabLock {
+    fn drop(&mut self) {
+        BUSY.with(|busy| busy.borrow_mut().retain(|held| *held != self.0));
+    }
+}
+
+/// Whether `chrome.debugger` exists: the API is absent until the permission is granted.
+fn permission_granted() -> bool {
+    Reflect::get(&js_sys::global(), &"chrome".into())
+        .and_then(|chrome| Reflect::get(&chrome, &DEBUGGER_PERMISSION.into()))
+        .is_ok_and(|api| api.is_object())
+}
+
+async fn execute(tab: u32, call: &DebuggerCall, abort: &AbortSignal) -> ToolOutcome {
+    // The element's box comes from the executor before the debugger is attached.
+    let point = match call {
+        DebuggerCall::Click { element_ref, .. } => {
+            match click_target(tab, element_ref, abort).await {
+                Ok(point) => Some(point),
+                Err(outcome) => return outcome,
+            }
+        }
+        DebuggerCall::Type { element_ref, .. } => {
+            if let Err(outcome) = executor(tab, "focus", element_ref, abort).await {
+                return outcome;
+            }
+            None
+        }
+        DebuggerCall::Screenshot | DebuggerCall::Evaluate { .. } => None,
+    };
+    if let Err(err) = attach(tab).await {
+        return err.outcome(tab);
+    }
+    let guard = if call.writes() {
+        match DialogGuard::install(tab, call.accept_dialogs()).await {
+            Ok(guard) => Some(guard),
+            Err(err) => return err.outcome(tab),
+        }
+    } else {
+        None
+    };
+    let result = match call {
+        DebuggerCall::Click { .. } => {
+            let (x, y) = point.unwrap_or_default();
+            click(tab, x, y).await.map(|()| {
+                format!("[tabId={tab}] clicked at ({x:.0}, {y:.0}) with a trusted mouse event")
+            })
+        }
+        DebuggerCall::Type { text, append, .. } => type_text(tab, text, *append).await.map(|()| {
+            let how = if *append { "appended" } else { "typed" };
+            format!("[tabId={tab}] {how} {} characters with trusted input", text.chars().count())
+        }),
+        DebuggerCall::Screenshot => {
+            let answer = send(tab, "Page.captureScreenshot", json!({"format": "png"})).await;
+            return match answer {
+                Ok(answer) => match answer.get("data").and_then(Value::as_str) {
+                    Some(data) => screenshot_outcome(tab, data),
+                    None => {
+                        format::failure(format!("[tabId={tab}] the screenshot came back empty"))
+                    }
+                },
+                Err(err) => err.outcome(tab),
+            };
+        }
+        DebuggerCall::Evaluate { code, .. } => evaluate(tab, code).await,
+    };
+    if call.writes() && result.is_ok() {
+        // The page's handlers run (and open their dialogs) while the guard still listens.
+        chrome::sleep(AFTER_INPUT_MS).await;
+    }
+    let dialogs = guard.map(DialogGuard::finish).unwrap_or_default();
+    let note = dialog_note(&dialogs);
+    let dialog_details: Vec<Value> = dialogs
+        .iter()
+        .map(|d| json!({"kind": d.kind, "message": d.message, "accepted": d.accepted}))
+        .collect();
+    let details = json!({"tabId": tab, "shape": "debugger", "dialogs": dialog_details});
+    match result {
+        Ok(text) => ToolOutcome::Success {
+            content: format!("{text}{note}\nCall read_page to see the result."),
+            details: Some(details),
+        },
+        Err(EvalOrCdp::Cdp(err)) => match err.outcome(tab) {
+            ToolOutcome::Failure { message, .. } => {
+                ToolOutcome::Failure { message: message + &note, details: Some(details) }
+            }
+            other => other,
+        },
+        Err(EvalOrCdp::Threw(message)) => ToolOutcome::Failure {
+            message: format!("[tabId={tab}] {message}{note}"),
+            details: Some(details),
+        },
+    }
+}
+
+/// A failed write step: the debugger failed, or the page's code threw.
+enum EvalOrCdp {
+    Cdp(CdpError),
+    Threw(String),
+}
+
+impl From<CdpError> for EvalOrCdp {
+    fn from(err: CdpError) -> Self {
+        EvalOrCdp::Cdp(err)
+    }
+}
+
+/// Where to click: the centre of the element, scrolled into view by focusing it if needed.
+async fn click_target(
+    tab: u32,
+    element_ref: &str,
+    abort: &AbortSignal,
+) -> Result<(f64, f64), ToolOutcome> {
+    let rect = rect_of(tab, element_ref, abort).await?;
+    if let Some(point) = click_point(&rect) {
+        return Ok(point);
+    }
+    // Focusing scrolls a focusable element into view; other elements need a scroll first.
+    let _ = executor(tab, "focus", element_ref, abort).await;
+    let rect = rect_of(tab, element_ref, abort).await?;
+    click_point(&rect).ok_or_else(|| {
+        format::failure(format!(
+            "[tabId={tab}] not_visible: {element_ref} is outside the viewport or has no size; \
+             scroll it into view first"
+        ))
+    })
+}
+
+async fn rect_of(
+    tab: u32,
+    element_ref: &str,
+    abort: &AbortSignal,
+) -> Result<RectResult, ToolOutcome> {
+    match executor(tab, "get_rect", element_ref, abort).await? {
+        ExecutorResult::Rect(rect) => Ok(rect),
+        _ => Err(format::failure(format!("[tabId={tab}] the executor did not return a box"))),
+    }
+}
+
+/// One executor op on a ref (`get_rect`, `focus`), through the gateway's L1 path.
+async fn executor(
+    tab: u32,
+    op: &str,
+    element_ref: &str,
+    abort: &AbortSignal,
+) -> Result<ExecutorResult, ToolOutcome> {
+    let call = catalog::executor_call(op, &json!({"ref": element_ref})).map_err(format::failure)?;
+    super::page_call(tab, call, abort).await
+}
+
+async fn click(tab: u32, x: f64, y: f64) -> Result<(), EvalOrCdp> {
+    let mouse = |kind: &str, buttons: u32| {
+        json!({"type": kind, "x": x, "y": y, "button": if kind == "mouseMoved" { "none" } else { "left" },
+            "buttons": buttons, "clickCount": if kind == "mouseMoved" { 0 } else { 1 }})
+    };
+    send(tab, "Input.dispatchMouseEvent", mouse("mouseMoved", 0)).await?;
+    send(tab, "Input.dispatchMouseEvent", mouse("mousePressed", 1)).await?;
+    send(tab, "Input.dispatchMouseEvent", mouse("mouseReleased", 0)).await?;
+    Ok(())
+}
+
+async fn type_text(tab: u32, text: &str, append: bool) -> Result<(), EvalOrCdp> {
+    if !append {
+        // Select what the field holds so the text replaces it (the editing command, not a
+        // platform shortcut, so it is the same on every OS).
+        for kind in ["rawKeyDown", "keyUp"] {
+            let mut key = json!({"type": kind, "key": "a", "code": "KeyA",
+                "windowsVirtualKeyCode": 65, "modifiers": 2});
+            if kind == "rawKeyDown" {
+                key["commands"] = json!(["selectAll"]);
+            }
+            send(tab, "Input.dispatchKeyEvent", key).await?;
+        }
+    }
+    send(tab, "Input.insertText", json!({"text": text})).await?;
+    Ok(())
+}
+
+async fn evaluate(tab: u32, code: &str) -> Result<String, EvalOrCdp> {
+    let params = json!({"expression": eval_expression(code), "returnByValue": true,
+        "awaitPromise": true, "userGesture": true, "timeout": CALL_DEADLINE_MS - 2_000});
+    let answer = send(tab, "Runtime.evaluate", params).await?;
+    evaluation_text(&answer)
+        .map(|text| format!("[tabId={tab}] the code returned: {text}"))
+        .map_err(EvalOrCdp::Threw)
+}
+
+fn target(tab: u32) -> JsValue {
+    chrome::to_js(&json!({"tabId": tab}))
+}
+
+async fn attach(tab: u32) -> Result<(), CdpError> {
+    match chrome::call("debugger", "attach", &[target(tab), PROTOCOL_VERSION.into()]).await {
+        Ok(_) => Ok(()),
+        Err(message) => Err(CdpError::classify("attach", &message)),
+    }
+}
+
+/// Detaches if attached; a tab that closed or was never attached is fine.
+async fn detach(tab: u32) {
+    let _ = chrome::call("debugger", "detach", &[target(tab)]).await;
+}
+
+async fn send(tab: u32, method: &str, params: Value) -> Result<Value, CdpError> {
+    let args = [target(tab), method.into(), chrome::to_js(&params)];
+    match chrome::call("debugger", "sendCommand", &args).await {
+        Ok(answer) => Ok(chrome::to_json(&answer)),
+        Err(message) => Err(CdpError::classify(method, &message)),
+    }
+}
+
+/// Answers the tab's JavaScript dialogs while installed, remembering each.
+struct DialogGuard {
+    listener: Closure<dyn FnMut(JsValue, JsValue, JsValue)>,
+    dialogs: Rc<RefCell<Vec<Dialog>>>,
+}
+
+impl DialogGuard {
+    async fn install(tab: u32, accept_dialogs: bool) -> Result<DialogGuard, CdpError> {
+        send(tab, "Page.enable", json!({})).await?;
+        let dialogs = Rc::new(RefCell::new(Vec::new()));
+        let seen = dialogs.clone();
+        let listener = Closure::<dyn FnMut(JsValue, JsValue, JsValue)>::new(
+            move |source: JsValue, method: JsValue, params: JsValue| {
+                let source = chrome::to_json(&source);
+                if source.get("tabId").and_then(Value::as_u64) != Some(u64::from(tab))
+                    || method.as_string().as_deref() != Some("Page.javascriptDialogOpening")
+                {
+                    return;
+                }
+                let params = chrome::to_json(&params);
+                let kind = params.get("type").and_then(Value::as_str).unwrap_or("alert");
+                let message = params.get("message").and_then(Value::as_str).unwrap_or("");
+                let accepted = accepts(kind, accept_dialogs);
+                seen.borrow_mut().push(Dialog {
+                    kind: kind.to_owned(),
+                    message: message.to_owned(),
+                    accepted,
+                });
+                wasm_bindgen_futures::spawn_local(async move {
+                    let _ =
+                        send(tab, "Page.handleJavaScriptDialog", json!({"accept": accepted})).await;
+                });
+            },
+        );
+        on_event("addListener", listener.as_ref().unchecked_ref());
+        Ok(DialogGuard { listener, dialogs })
+    }
+
+    /// Stops listening and returns the dialogs seen.
+    fn finish(self) -> Vec<Dialog> {
+        self.dialogs.borrow().clone()
+    }
+}
+
+impl Drop for DialogGuard {
+    /// Also when the call is dropped (abort, deadline): Chrome must never call a freed closure.
+    fn drop(&mut self) {
+        on_event("removeListener", self.listener.as_ref().unchecked_ref());
+    }
+}
+
+/// `chrome.debugger.onEvent.<method>(listener)`.
+fn on_event(method: &str, listener: &Function) {
+    let function = Reflect::get(&js_sys::global(), &"chrome".into())
+        .and_then(|chrome| Reflect::get(&chrome, &DEBUGGER_PERMISSION.into()))
+        .and_then(|api| Reflect::get(&api, &"onEvent".into()))
+        .and_then(|event| Ok((Reflect::get(&event, &method.into())?, event)));
+    if let Ok((function, event)) = function
+        && let Ok(function) = function.dyn_into::<Function>()
+    {
+        let _ = function.call1(&event, listener);
+    }
+}
+
+#[cfg(test)]
+#[path = "debugger_tests.rs"]
+mod tests;

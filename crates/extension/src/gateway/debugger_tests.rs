@@ -1,0 +1,198 @@
+//! The pure parts of L2: parameters, errors, dialogs, evaluation results, screenshots.
+
+use panelot_core::tools::validate_params;
+use serde_json::json;
+
+use super::*;
+use crate::gateway::catalog::Route;
+
+fn schema_of(name: &str) -> Value {
+    catalog::descriptors().into_iter().find(|d| d.name == name).unwrap().parameters
+}
+
+#[test]
+fn parameters_map_to_calls_and_every_offered_one_is_taken() {
+    let cases = [
+        (
+            "click_trusted",
+            json!({"ref": "e3", "acceptDialogs": true, "tabId": 4}),
+            DebuggerCall::Click { element_ref: "e3".into(), accept_dialogs: true },
+        ),
+        (
+            "type_trusted",
+            json!({"ref": "e1", "text": "héllo", "mode": "append", "acceptDialogs": false,
+                "tabId": 4}),
+            DebuggerCall::Type {
+                element_ref: "e1".into(),
+                text: "héllo".into(),
+                append: true,
+                accept_dialogs: false,
+            },
+        ),
+        ("screenshot", json!({"tabId": 4}), DebuggerCall::Screenshot),
+        (
+            "run_javascript",
+            json!({"code": "return 1", "acceptDialogs": true, "tabId": 4}),
+            DebuggerCall::Evaluate { code: "return 1".into(), accept_dialogs: true },
+        ),
+    ];
+    for (name, params, expected) in cases {
+        let schema = schema_of(name);
+        validate_params(&schema, &params).unwrap_or_else(|e| panic!("{name}: {e}"));
+        // Every property the schema offers is set above.
+        let offered = schema["properties"].as_object().unwrap().len();
+        assert_eq!(params.as_object().unwrap().len(), offered, "{name}");
+        let Some(Route::Debugger(tool)) = catalog::route(name) else { panic!("{name}") };
+        assert_eq!(parse(tool, &params), Ok(expected), "{name}");
+    }
+}
+
+#[test]
+fn defaults_and_bad_parameters() {
+    let call = parse(DebuggerTool::TypeTrusted, &json!({"ref": "e1", "text": "a"})).unwrap();
+    assert_eq!(
+        call,
+        DebuggerCall::Type {
+            element_ref: "e1".into(),
+            text: "a".into(),
+            append: false,
+            accept_dialogs: false
+        }
+    );
+    assert!(call.writes());
+    assert!(!DebuggerCall::Screenshot.writes());
+    assert_eq!(parse(DebuggerTool::Screenshot, &Value::Null), Ok(DebuggerCall::Screenshot));
+
+    let err = parse(DebuggerTool::ClickTrusted, &json!({"ref": "e1", "force": true})).unwrap_err();
+    assert!(err.starts_with("invalid parameters"), "{err}");
+    let err = parse(DebuggerTool::ClickTrusted, &json!({})).unwrap_err();
+    assert!(err.contains("ref"), "{err}");
+    let err = parse(DebuggerTool::TypeTrusted, &json!({"ref": "e1", "text": "a", "mode": "x"}))
+        .unwrap_err();
+    assert!(err.contains("append"), "{err}");
+    let err = parse(DebuggerTool::RunJavascript, &json!({"code": "  "})).unwrap_err();
+    assert!(err.contains("empty"), "{err}");
+    let err = parse(DebuggerTool::Screenshot, &json!([1])).unwrap_err();
+    assert!(err.contains("object"), "{err}");
+}
+
+#[test]
+fn chrome_errors_become_typed_errors_with_clear_messages() {
+    let cases = [
+        ("`chrome.debugger` is not available (missing permission?)", "permission_missing"),
+        ("No tab with given id 42.", "tab_closed"),
+        ("Detached while handling command.", "tab_closed"),
+        ("Debugger is not attached to the tab with id: 42.", "not_attached"),
+        ("Another debugger is already attached to the tab with id: 42.", "already_attached"),
+        ("Cannot access a chrome:// URL", "not_debuggable"),
+        ("Cannot attach to this target.", "not_debuggable"),
+        ("Invalid parameters", "command_failed"),
+    ];
+    for (message, code) in cases {
+        assert_eq!(
+            CdpError::classify("Input.dispatchMouseEvent", message).code(),
+            code,
+            "{message}"
+        );
+    }
+    let missing = CdpError::PermissionMissing.message(7);
+    assert!(missing.starts_with("[tabId=7] permission_missing: "), "{missing}");
+    assert!(missing.contains("\"debugger\" permission"), "names what to enable: {missing}");
+    let ToolOutcome::Failure { details: Some(details), .. } =
+        CdpError::PermissionMissing.outcome(7)
+    else {
+        panic!("a failure with details")
+    };
+    assert_eq!(details["needsPermission"], "debugger");
+    let failed = CdpError::classify("Runtime.evaluate", "boom").message(2);
+    assert_eq!(failed, "[tabId=2] command_failed: Runtime.evaluate failed: boom");
+}
+
+#[test]
+fn dialogs_are_answered_and_reported() {
+    assert!(accepts("alert", false));
+    assert!(!accepts("confirm", false));
+    assert!(!accepts("prompt", false));
+    assert!(!accepts("beforeunload", false));
+    assert!(accepts("confirm", true));
+    let dialogs = vec![
+        Dialog { kind: "confirm".into(), message: "Delete everything?".into(), accepted: false },
+        Dialog { kind: "alert".into(), message: "x".repeat(400), accepted: true },
+    ];
+    let note = dialog_note(&dialogs);
+    assert!(note.starts_with("\nconfirm dialog dismissed: \"Delete everything?\""), "{note}");
+    assert!(note.contains("\nalert dialog accepted: \""), "{note}");
+    assert!(note.contains("[truncated: 300 of 400 characters shown]"), "{note}");
+    assert_eq!(dialog_note(&[]), "");
+}
+
+#[test]
+fn evaluation_results_are_json_clipped_or_the_exception() {
+    let ok = |answer: Value| evaluation_text(&answer).unwrap();
+    assert_eq!(ok(json!({"result": {"type": "number", "value": 3}})), "3");
+    assert_eq!(
+        ok(json!({"result": {"type": "object", "value": {"a": [1, "b"]}}})),
+        r#"{"a":[1,"b"]}"#
+    );
+    assert_eq!(ok(json!({"result": {"type": "string", "value": "hi"}})), r#""hi""#);
+    assert_eq!(ok(json!({"result": {"type": "undefined"}})), "undefined (nothing was returned)");
+    assert_eq!(ok(json!({"result": {"type": "number", "unserializableValue": "NaN"}})), "NaN");
+    let long = ok(json!({"result": {"type": "string", "value": "y".repeat(10_000)}}));
+    assert!(long.chars().count() < EVAL_RESULT_BUDGET + 60, "{}", long.len());
+    assert!(
+        long.ends_with(&format!("[truncated: {EVAL_RESULT_BUDGET} of 10002 characters shown]"))
+    );
+
+    let threw = evaluation_text(&json!({"result": {"type": "object"}, "exceptionDetails": {
+        "text": "Uncaught", "exception": {"description": "Error: nope\n    at <anonymous>:2:7"}}}))
+    .unwrap_err();
+    assert!(threw.starts_with("the code threw: Error: nope"), "{threw}");
+    let threw = evaluation_text(&json!({"exceptionDetails": {"text": "Uncaught"}})).unwrap_err();
+    assert_eq!(threw, "the code threw: Uncaught");
+
+    let expression = eval_expression("return document.title");
+    assert_eq!(expression, "(async () => {\nreturn document.title\n})()");
+}
+
+#[test]
+fn click_points_are_box_centres_in_the_viewport() {
+    let rect = |x, y, width, height, in_viewport| RectResult { x, y, width, height, in_viewport };
+    assert_eq!(click_point(&rect(10.0, 20.0, 100.0, 40.0, true)), Some((60.0, 40.0)));
+    assert_eq!(click_point(&rect(10.0, 20.0, 100.0, 40.0, false)), None);
+    assert_eq!(click_point(&rect(10.0, 20.0, 0.0, 40.0, true)), None);
+}
+
+#[test]
+fn screenshots_report_their_size_and_keep_the_image_for_the_card() {
+    // The first 24 bytes of a 1280×720 PNG: signature, IHDR length and type, width, height.
+    let mut head = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+    head.extend_from_slice(&1280u32.to_be_bytes());
+    head.extend_from_slice(&720u32.to_be_bytes());
+    head.extend_from_slice(&[8, 6, 0, 0, 0, 0]);
+    let data = encode(&head) + "AAAA";
+    assert_eq!(png_size(&data), Some((1280, 720)));
+    assert_eq!(png_size("not a png at all, not a png at all"), None);
+    assert_eq!(png_size("short"), None);
+
+    let ToolOutcome::Success { content, details: Some(details) } = screenshot_outcome(3, &data)
+    else {
+        panic!("a success")
+    };
+    assert!(content.starts_with("[tabId=3] took a 1280×720 px PNG screenshot"), "{content}");
+    assert!(content.contains("cannot see images"), "{content}");
+    assert_eq!(details["shape"], "screenshot");
+    assert_eq!(details["width"], 1280);
+    assert_eq!(details["base64"], json!(data));
+}
+
+fn encode(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    bytes
+        .chunks(3)
+        .flat_map(|chunk| {
+            let n =
+                chunk.iter().fold(0u32, |n, &b| (n << 8) | u32::from(b)) << (8 * (3 - chunk.len()));
+            (0..4).rev().map(move |i| ALPHABET[((n >> (6 * i)) & 63) as usize] as char)
+        })
+        .collect()
+}
