@@ -24,6 +24,7 @@ fn measure_script() -> String {
             const start = performance.now();
             const port = chrome.runtime.connect({{ name: "panelot-bench" }});
             port.onMessage.addListener((m) => {{
+                if (typeof m === "string") m = JSON.parse(m);
                 if (m.type !== "initialized") return;
                 const ms = performance.now() - start;
                 const items = m.snapshot ? m.snapshot.items.length : -1;

@@ -48,6 +48,7 @@ pub fn script_with(client_id: &str, steps: &Value, approvals: Approvals) -> Stri
             }};
             let until = null;
             port.onMessage.addListener((m) => {{
+                if (typeof m === "string") m = JSON.parse(m);
                 events.push({{ t: performance.now(), event: m }});
                 if (m.type === "command.ack" && m.threadId && !thread) {{
                     thread = m.threadId;

@@ -3,6 +3,7 @@
 
 pub mod conversation;
 pub mod executor;
+pub mod ui;
 
 use std::path::PathBuf;
 
@@ -96,6 +97,7 @@ impl Browser {
                 const events = [];
                 const finish = (how) => {{ resolve({{ how, events }}); }};
                 port.onMessage.addListener((m) => {{
+                    if (typeof m === "string") m = JSON.parse(m);
                     events.push(m);
                     if (events.length >= {expected}) {{ finish("complete"); port.disconnect(); }}
                 }});

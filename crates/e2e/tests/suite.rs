@@ -7,4 +7,6 @@ mod gateway;
 mod handshake;
 mod idb_store;
 mod turns;
+mod ui_attach;
 mod ui_pages;
+mod ui_turns;

@@ -15,13 +15,19 @@ mod threads;
 
 use leptos::prelude::*;
 use panelot_protocol::AgentEvent;
+use panelot_protocol::ConnectionId;
 use panelot_protocol::Op;
 use panelot_protocol::SubmissionId;
 use panelot_protocol::ThreadId;
+use panelot_protocol::engine::ConnectionCheck;
+use panelot_protocol::engine::ContextBlock;
+use panelot_protocol::engine::ModelChoice;
+use panelot_protocol::engine::PermissionPolicy;
 use panelot_protocol::engine::SettingsGetParams;
 use panelot_protocol::engine::SettingsView;
 use panelot_protocol::engine::ThreadCreateParams;
 use panelot_protocol::engine::ThreadListParams;
+use panelot_protocol::engine::TurnOverrides;
 use panelot_protocol::engine::TurnSubmitParams;
 use panelot_protocol::engine::UserInput;
 use wasm_bindgen::JsValue;
@@ -80,6 +86,16 @@ pub(crate) struct AppState {
     pub(crate) pending_create: RwSignal<Option<(SubmissionId, String)>>,
     /// The engine's settings, once it has sent them.
     pub(crate) settings: RwSignal<Option<SettingsView>>,
+    /// The composer's model for the next turns (`None`: the thread's).
+    pub(crate) turn_model: RwSignal<Option<ModelChoice>>,
+    /// The composer's permission mode for the next turns (`None`: the thread's).
+    pub(crate) turn_policy: RwSignal<Option<PermissionPolicy>>,
+    /// The composer offers the debugger's trusted-input tools (L2) to the next turns.
+    pub(crate) turn_trusted_input: RwSignal<bool>,
+    /// Context attached to the next message.
+    pub(crate) attached: RwSignal<Vec<ContextBlock>>,
+    /// Connection checks: `None` while one runs, then its report.
+    pub(crate) checks: RwSignal<Vec<(ConnectionId, Option<ConnectionCheck>)>>,
 }
 
 impl AppState {
@@ -119,6 +135,7 @@ impl AppState {
                     }
                 });
                 self.after_event(&frame.event);
+                self.refresh_if_wanted();
             }
             Effect::Acked { submission_id, .. } => self.thread.update(|view| {
                 if let Some(view) = view {
@@ -137,6 +154,7 @@ impl AppState {
                         }
                     });
                 }
+                self.refresh_if_wanted();
                 let text = i18n::format(
                     self.lang.get_untracked(),
                     Msg::Rejected,
@@ -174,6 +192,12 @@ impl AppState {
         if let AgentEvent::SettingsState(state) = event {
             self.settings.set(Some(state.settings.clone()));
         }
+        if let AgentEvent::ConnectionVerified(verified) = event {
+            self.checks.update(|checks| {
+                checks.retain(|(id, _)| id != &verified.connection_id);
+                checks.push((verified.connection_id.clone(), Some(verified.report.clone())));
+            });
+        }
         if let AgentEvent::ThreadListed(_) = event {
             // The side panel opens on the most recent thread.
             let none_open = self.thread.with_untracked(Option::is_none);
@@ -194,6 +218,37 @@ impl AppState {
         }
     }
 
+    /// Subscribes again when the view asks for a fresh snapshot (a fork's branch completed or was
+    /// refused): the snapshot replaces the view's entries in place, without clearing it first.
+    fn refresh_if_wanted(self) {
+        let mut wanted = None;
+        self.thread.update_untracked(|view| {
+            if let Some(view) = view
+                && view.take_refresh()
+            {
+                wanted = Some(view.thread_id().clone());
+            }
+        });
+        if let Some(thread_id) = wanted {
+            host::subscribe(thread_id);
+        }
+    }
+
+    /// The message to send for `text`, with the attached context (which it takes).
+    pub(crate) fn take_input(self, text: &str) -> UserInput {
+        let attached_context = self.attached.try_update(std::mem::take).unwrap_or_default();
+        UserInput { text: text.to_owned(), attached_context, ..UserInput::default() }
+    }
+
+    /// The composer's per-turn overrides.
+    pub(crate) fn overrides(self) -> Option<TurnOverrides> {
+        crate::composer::turn_overrides(
+            self.turn_model.get_untracked(),
+            self.turn_policy.get_untracked(),
+            self.turn_trusted_input.get_untracked(),
+        )
+    }
+
     /// Shows `thread_id`: its snapshot first, then live events.
     pub(crate) fn open_thread(self, thread_id: ThreadId) {
         self.thread.set(Some(ThreadView::new(thread_id.clone())));
@@ -209,9 +264,10 @@ impl AppState {
 
 /// Sends `text` as a new turn of `thread_id`, shown at once as an optimistic message.
 pub(crate) fn submit_text(state: AppState, thread_id: ThreadId, text: &str) {
-    let input = UserInput { text: text.to_owned(), ..UserInput::default() };
+    let input = state.take_input(text);
+    let overrides = state.overrides();
     let sent = host::send(|submission_id| {
-        Op::TurnSubmit(TurnSubmitParams { submission_id, thread_id, input, overrides: None })
+        Op::TurnSubmit(TurnSubmitParams { submission_id, thread_id, input, overrides })
     });
     if let Ok(submission_id) = sent {
         state.thread.update(|view| {
@@ -251,6 +307,11 @@ pub(crate) fn start(entry: &str) -> Result<(), JsValue> {
         notice: RwSignal::new(None),
         pending_create: RwSignal::new(None),
         settings: RwSignal::new(None),
+        turn_model: RwSignal::new(None),
+        turn_policy: RwSignal::new(None),
+        turn_trusted_input: RwSignal::new(false),
+        attached: RwSignal::new(Vec::new()),
+        checks: RwSignal::new(Vec::new()),
     };
     let thread_param = query_thread();
     if let Some(thread_id) = &thread_param {
@@ -271,6 +332,10 @@ pub(crate) fn start(entry: &str) -> Result<(), JsValue> {
         }
     }
     leptos::mount::mount_to_body(move || view! { <App state=state/> });
+    // After mounting, which sets up the executor `spawn_local` needs.
+    if entry == Entry::Chat {
+        host::remember_window();
+    }
     host::start(outbox_key, thread_param, state);
     Ok(())
 }
@@ -281,8 +346,49 @@ fn query_thread() -> Option<ThreadId> {
     ThreadId::new(params.get("thread")?).ok()
 }
 
+/// The open thread's page in the other view: `chat.html?thread=…` or `sidepanel.html?thread=…`.
+fn page_url(page: &str, state: AppState) -> String {
+    let thread = state.thread.with_untracked(|v| v.as_ref().map(|v| v.thread_id().clone()));
+    match thread {
+        Some(thread_id) => format!("{page}?thread={thread_id}"),
+        None => page.to_owned(),
+    }
+}
+
+/// Moves the conversation between the side panel and the full-page chat (Ctrl/Cmd+E, or the
+/// side panel's button): the other view opens on the same thread and this one closes.
+pub(crate) fn toggle_view(state: AppState) {
+    let Some(window) = web_sys::window() else { return };
+    match state.entry {
+        Entry::SidePanel => {
+            let _ = window.open_with_url_and_target(&page_url("chat.html", state), "_blank");
+            // Closing a side panel page closes the panel.
+            let _ = window.close();
+        }
+        Entry::Chat => {
+            host::open_side_panel(page_url("sidepanel.html", state), move || {
+                // Only closes a tab that script opened (the usual way here); otherwise it stays.
+                let _ = window.close();
+            });
+        }
+        Entry::Options => {}
+    }
+}
+
 #[component]
 fn App(state: AppState) -> impl IntoView {
+    let handle = window_event_listener(leptos::ev::keydown, move |event| {
+        let modifiers = crate::composer::Modifiers {
+            shift: event.shift_key(),
+            alt: event.alt_key(),
+            ctrl_or_meta: event.ctrl_key() || event.meta_key(),
+        };
+        if crate::composer::is_toggle_view(&event.key(), modifiers) {
+            event.prevent_default();
+            toggle_view(state);
+        }
+    });
+    on_cleanup(move || handle.remove());
     let body = match state.entry {
         Entry::Options => view! { <settings::SettingsPage state=state/> }.into_any(),
         Entry::Chat => view! {
@@ -310,13 +416,8 @@ fn App(state: AppState) -> impl IntoView {
 fn SidePanel(state: AppState) -> impl IntoView {
     let drawer = RwSignal::new(false);
     let open_in_tab = move |_| {
-        let thread = state.thread.with_untracked(|v| v.as_ref().map(|v| v.thread_id().clone()));
-        let url = match thread {
-            Some(thread_id) => format!("chat.html?thread={thread_id}"),
-            None => "chat.html".to_owned(),
-        };
         if let Some(window) = web_sys::window() {
-            let _ = window.open_with_url_and_target(&url, "_blank");
+            let _ = window.open_with_url_and_target(&page_url("chat.html", state), "_blank");
         }
     };
     view! {

@@ -357,7 +357,8 @@ impl EngineClient {
             | AgentEvent::RunRecoveryRequired(_)
             | AgentEvent::TabsUpdated(_)
             | AgentEvent::ActivityUpdated(_)
-            | AgentEvent::SettingsState(_) => vec![Effect::Deliver(Box::new(frame))],
+            | AgentEvent::SettingsState(_)
+            | AgentEvent::ConnectionVerified(_) => vec![Effect::Deliver(Box::new(frame))],
         }
     }
 

@@ -41,3 +41,65 @@ fn enter_while_composing_never_sends() {
 fn blank_text_is_not_sendable() {
     assert_eq!([" \n", "", "x"].map(sendable), [false, false, true]);
 }
+
+#[test]
+fn a_turn_without_choices_carries_no_overrides() {
+    assert_eq!(turn_overrides(None, None, false), None);
+    let model = parse_model_value("c-1/gpt-4o").unwrap();
+    assert_eq!((model.connection_id.as_str(), model.model_id.as_str()), ("c-1", "gpt-4o"));
+    assert_eq!(model_value(&model), "c-1/gpt-4o");
+    let overrides =
+        turn_overrides(Some(model.clone()), Some(PermissionPolicy::Always), false).unwrap();
+    assert_eq!(overrides.model, Some(model));
+    assert_eq!(overrides.permission_policy, Some(PermissionPolicy::Always));
+    assert_eq!(overrides.enabled_tool_levels, None);
+    // Trusted input adds the debugger's level to the defaults, and nothing else.
+    let trusted = turn_overrides(None, None, true).unwrap();
+    assert_eq!(trusted.enabled_tool_levels, Some(TRUSTED_INPUT_LEVELS.to_vec()));
+    assert_eq!((trusted.model, trusted.permission_policy), (None, None));
+}
+
+#[test]
+fn selector_values_round_trip() {
+    assert_eq!(parse_model_value(""), None);
+    assert_eq!(parse_model_value("no-slash"), None);
+    assert_eq!(parse_model_value("c-1/a/b"), None);
+    for policy in [None, Some(PermissionPolicy::Always), Some(PermissionPolicy::Auto)] {
+        assert_eq!(parse_policy_value(policy_value(policy)), policy);
+    }
+    assert_eq!(parse_policy_value("untrusted"), Some(PermissionPolicy::Untrusted));
+}
+
+#[test]
+fn a_page_is_attached_as_untrusted_page_content_and_an_empty_selection_is_not() {
+    let read = PageRead::from_json(&serde_json::json!({"url": "https://a.example/x?q=1",
+        "title": "A page", "selection": "  ", "text": " Body text "}));
+    assert_eq!(context_block(Attach::Selection, &read, None), None);
+    let block = context_block(Attach::Page, &read, None).unwrap();
+    assert_eq!(block.kind, ContextKind::Page);
+    assert_eq!(block.label, "A page");
+    assert_eq!(block.origin.as_deref(), Some("https://a.example"));
+    assert_eq!((block.trust, block.provenance), (Trust::Untrusted, Provenance::Page));
+    assert_eq!(block.content, ContextContent::Text { text: "Body text".to_owned() });
+    assert_eq!(block.approx_tokens, Some(3));
+    // A page of a known tab is read by the engine (a snapshot with refs), so no text is sent.
+    let tab = TabRef { tab_id: 4, window_id: None, url: read.url.clone(), title: "A page".into() };
+    let live = context_block(Attach::Page, &read, Some(tab.clone())).unwrap();
+    assert_eq!((live.content, live.tab), (ContextContent::Empty, Some(tab)));
+    let read = PageRead { selection: "chosen words".to_owned(), ..read };
+    let block = context_block(Attach::Selection, &read, None).unwrap();
+    assert_eq!(
+        (block.kind, block.label.as_str()),
+        (ContextKind::Selection, "“chosen words” · A page")
+    );
+}
+
+#[test]
+fn ctrl_or_cmd_e_alone_toggles_the_view() {
+    let ctrl = Modifiers { ctrl_or_meta: true, ..NONE };
+    assert!(is_toggle_view("e", ctrl));
+    assert!(is_toggle_view("E", ctrl));
+    assert!(!is_toggle_view("e", NONE));
+    assert!(!is_toggle_view("e", Modifiers { shift: true, ..ctrl }));
+    assert!(!is_toggle_view("r", ctrl));
+}

@@ -62,25 +62,132 @@ extern "C" {
     fn local_set(items: &JsValue) -> Result<Promise, JsValue>;
     #[wasm_bindgen(js_namespace = ["chrome", "permissions"], js_name = request, catch)]
     fn permissions_request(permissions: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "tabs"], js_name = query, catch)]
+    fn tabs_query(query: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "scripting"], js_name = executeScript, catch)]
+    fn scripting_execute(injection: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "sidePanel"], js_name = open, catch)]
+    fn side_panel_open(options: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "sidePanel"], js_name = setOptions, catch)]
+    fn side_panel_set_options(options: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "windows"], js_name = getCurrent, catch)]
+    fn windows_get_current() -> Result<Promise, JsValue>;
+}
+
+/// Asks Chrome for `request` (`{origins}` or `{permissions}`) inside the current user gesture,
+/// then runs `then` with whether it was granted. A refusal is not fatal: the engine re-checks
+/// access when a tool runs and reports what is missing itself.
+fn request_permissions_then(request: serde_json::Value, then: impl FnOnce(bool) + 'static) {
+    match json_value(&request).and_then(|r| permissions_request(&r)) {
+        Ok(promise) => spawn_local(async move {
+            let granted = match JsFuture::from(promise).await {
+                Ok(answer) => answer.as_bool().unwrap_or(false),
+                Err(err) => {
+                    log_error(&format!("{request} was not granted: {err:?}"));
+                    false
+                }
+            };
+            then(granted);
+        }),
+        Err(err) => {
+            log_error(&format!("cannot ask for {request}: {err:?}"));
+            then(false);
+        }
+    }
+}
+
+/// Asks for host access to `origin` inside the current user gesture (an approval's accept), then
+/// runs `then` whatever the answer.
+pub(crate) fn request_origin_then(origin: &str, then: impl FnOnce() + 'static) {
+    let request = serde_json::json!({"origins": [format!("{origin}/*")]});
+    request_permissions_then(request, move |_| then());
+}
+
+/// Asks for the optional `debugger` permission that the trusted-input (L2) tools need, inside
+/// the current user gesture; `then` learns whether it was granted.
+pub(crate) fn request_debugger_then(then: impl FnOnce(bool) + 'static) {
+    request_permissions_then(serde_json::json!({"permissions": ["debugger"]}), then);
+}
+
+/// The active tab of the last focused window, as `{id, windowId, url, title}`.
+pub(crate) async fn active_tab() -> Result<serde_json::Value, String> {
+    let query = json_value(&serde_json::json!({"active": true, "lastFocusedWindow": true}))
+        .map_err(|e| format!("{e:?}"))?;
+    let promise = tabs_query(&query).map_err(|e| format!("{e:?}"))?;
+    let tabs = JsFuture::from(promise).await.map_err(|e| format!("{e:?}"))?;
+    let tabs = to_json(&tabs);
+    tabs.get(0).cloned().ok_or_else(|| "no active tab".to_owned())
+}
+
+/// Runs the extension file `file` in the main frame of `tab_id` and returns its completion value.
+/// Needs host access to the tab's origin.
+pub(crate) async fn run_in_tab(tab_id: u64, file: &str) -> Result<serde_json::Value, String> {
+    let injection = json_value(&serde_json::json!({"target": {"tabId": tab_id}, "files": [file]}))
+        .map_err(|e| format!("{e:?}"))?;
+    let promise = scripting_execute(&injection).map_err(|e| format!("{e:?}"))?;
+    let results = JsFuture::from(promise).await.map_err(|e| format!("{e:?}"))?;
+    Ok(to_json(&results).get(0).and_then(|r| r.get("result")).cloned().unwrap_or_default())
+}
+
+/// Opens the side panel of this page's window on `path`, then runs `then` (the chat page closes
+/// itself). `path` stays the panel's default afterwards (resetting it could navigate the panel
+/// just opened), so the toolbar icon reopens the same thread. Must run inside a user gesture: `sidePanel.open` is called before any await, with the
+/// window id learned when the page started ([`remember_window`]).
+pub(crate) fn open_side_panel(path: String, then: impl FnOnce() + 'static) {
+    let Some(window_id) = WINDOW_ID.get() else {
+        log_error("cannot open the side panel: the window is not known yet");
+        return;
+    };
+    if let Ok(options) = json_value(&serde_json::json!({"path": path})) {
+        let _ = side_panel_set_options(&options);
+    }
+    let opened = json_value(&serde_json::json!({"windowId": window_id}))
+        .and_then(|options| side_panel_open(&options));
+    match opened {
+        Ok(promise) => spawn_local(async move {
+            match JsFuture::from(promise).await {
+                Ok(_) => then(),
+                Err(err) => log_error(&format!("cannot open the side panel: {err:?}")),
+            }
+        }),
+        Err(err) => log_error(&format!("cannot open the side panel: {err:?}")),
+    }
+}
+
+thread_local! {
+    /// The window this page is in, for `sidePanel.open` (which must not wait for it).
+    static WINDOW_ID: std::cell::Cell<Option<u32>> = const { std::cell::Cell::new(None) };
+}
+
+/// Learns the page's window id, for [`open_side_panel`].
+pub(crate) fn remember_window() {
+    let Ok(promise) = windows_get_current() else { return };
+    spawn_local(async move {
+        if let Ok(window) = JsFuture::from(promise).await
+            && let Some(id) = to_json(&window)["id"].as_u64().and_then(|id| u32::try_from(id).ok())
+        {
+            WINDOW_ID.set(Some(id));
+        }
+    });
+}
+
+fn json_value(value: &serde_json::Value) -> Result<JsValue, JsValue> {
+    JSON::parse(&value.to_string())
+}
+
+fn to_json(value: &JsValue) -> serde_json::Value {
+    JSON::stringify(value)
+        .ok()
+        .and_then(|s| s.as_string())
+        .and_then(|s| serde_json::from_str(&s).ok())
+        .unwrap_or_default()
 }
 
 /// Asks the user to let the engine reach `origin` (the model server of a connection being
 /// saved): without host access the service worker's `fetch` is held to CORS, which most model
-/// APIs refuse. Must run inside the click that saves. Failure is not fatal: the engine then
-/// reports the provider's error.
+/// APIs refuse. Must run inside the click that saves.
 pub(crate) fn request_host_access(origin: &str) {
-    let origins = js_sys::Array::of1(&JsValue::from_str(&format!("{origin}/*")));
-    let request = js_sys::Object::new();
-    if js_sys::Reflect::set(&request, &"origins".into(), &origins).is_err() {
-        return;
-    }
-    if let Ok(promise) = permissions_request(&request) {
-        wasm_bindgen_futures::spawn_local(async move {
-            if let Err(err) = wasm_bindgen_futures::JsFuture::from(promise).await {
-                log_error(&format!("host access was not granted: {err:?}"));
-            }
-        });
-    }
+    request_origin_then(origin, || {});
 }
 
 /// `chrome.storage.local` key of the persistent client id (receipts live 7 days, across browser
@@ -186,7 +293,10 @@ fn connect() {
         if current_generation() != Some(generation) {
             return;
         }
-        let text = JSON::stringify(&message).ok().and_then(|s| s.as_string()).unwrap_or_default();
+        // The engine sends JSON text (an object from an older worker is read too).
+        let text = message.as_string().unwrap_or_else(|| {
+            JSON::stringify(&message).ok().and_then(|s| s.as_string()).unwrap_or_default()
+        });
         let effects = with_client(|client| client.received(&text)).unwrap_or_default();
         run(effects);
     });
@@ -227,7 +337,7 @@ fn run(effects: Vec<Effect>) {
             Effect::Send(text) => {
                 let sent = HOST.with_borrow(|host| {
                     let port = host.as_ref().and_then(|h| h.port.as_ref())?;
-                    Some(JSON::parse(&text).and_then(|message| port.port.post_message(&message)))
+                    Some(port.port.post_message(&JsValue::from_str(&text)))
                 });
                 if let Some(Err(err)) = sent {
                     // The port is gone; its disconnect listener reconnects and the outbox resends.

@@ -153,6 +153,78 @@ catalog! {
     OpenSettings => "Open settings", "打开设置";
     /// Error card: retry.
     Retry => "Retry", "重试";
+    /// Message action: edit and resend.
+    Edit => "Edit", "编辑";
+    /// Edit box: send the edited message.
+    SaveAndSend => "Send", "发送";
+    /// Answer action: regenerate.
+    Regenerate => "Regenerate", "重新生成";
+    /// Composer: model selector.
+    ModelForTurn => "Model", "模型";
+    /// Composer: the thread's own model.
+    ThreadModel => "Default model", "默认模型";
+    /// Composer: permission-mode selector.
+    PolicyForTurn => "Permissions", "权限";
+    TrustedInput => "Trusted input", "可信输入";
+    TrustedInputHint => "Lets the model click and type as a real user through Chrome's debugger (Chrome shows a debugging bar while it acts)", "允许模型通过 Chrome 调试器像真实用户一样点击和输入（操作时 Chrome 会显示调试提示条）";
+    /// Composer: the thread's own permission mode.
+    ThreadPolicy => "Default permissions", "默认权限";
+    /// Composer: attach the current page.
+    AttachPage => "Attach page", "附加页面";
+    /// Composer: attach the selection.
+    AttachSelection => "Attach selection", "附加选中内容";
+    /// Composer: the page could not be read.
+    AttachFailed => "Could not read the current tab: {detail}", "无法读取当前标签页：{detail}";
+    /// Composer: nothing is selected.
+    NothingSelected => "Nothing is selected in the current tab.", "当前标签页中没有选中内容。";
+    /// Attached context chip: remove.
+    Detach => "Remove attachment", "移除附件";
+    /// Queue dock: edit a queued message.
+    EditQueued => "Edit", "编辑";
+    /// Queue dock: save the edit.
+    SaveQueued => "Save", "保存";
+    /// Thread list: confirm the deletion.
+    ConfirmDeleteYes => "Delete", "删除";
+    /// Thread list: rename box.
+    RenameTo => "New title", "新标题";
+    /// Approval flag: sensitive payload.
+    FlagSensitivePayload => "Sensitive data", "敏感数据";
+    /// Approval flag: debugger escalation.
+    FlagEscalation => "Uses the debugger", "使用调试器";
+    /// Approval flag: host permission needed.
+    FlagHostPermission => "Needs access to this site (Chrome will ask)", "需要访问此网站（Chrome 会询问）";
+    /// Approval flag: tainted input.
+    FlagTainted => "Uses text that came from a page", "使用了来自网页的文本";
+    /// Approval flag: internationalized host.
+    FlagIdnHost => "Internationalized domain name: check the address carefully", "国际化域名：请仔细核对地址";
+    /// Settings: extra headers field.
+    CustomHeaders => "Extra headers (one Name: value per line)", "额外请求头（每行一个 名称: 值）";
+    /// Settings: quirks field.
+    Quirks => "Provider quirks", "服务商兼容选项";
+    /// Settings: a header line is malformed.
+    FieldBadHeader => "{field}: each line must be Name: value.", "{field}：每行必须为 名称: 值。";
+    /// Settings: verify a connection.
+    Verify => "Verify", "检查";
+    /// Settings: verification running.
+    Verifying => "Checking…", "正在检查…";
+    /// Verification report: every check passed.
+    VerifyOk => "Everything works: reachable, key accepted, streaming and tool use.", "一切正常：可访问、密钥有效、支持流式输出和工具调用。";
+    /// Verification report line.
+    VerifyChecks => "Reachable: {reachable} · Key: {key} · Streaming: {streaming} · Tools: {tools}", "可访问：{reachable} · 密钥：{key} · 流式：{streaming} · 工具：{tools}";
+    /// Verification failure: invalid key.
+    VerifyInvalidKey => "The key was rejected.", "密钥被拒绝。";
+    /// Verification failure: unreachable.
+    VerifyUnreachable => "The server could not be reached.", "无法访问服务器。";
+    /// Verification failure: no model.
+    VerifyNoModel => "No model was given and none could be listed.", "未指定模型，也无法列出模型。";
+    /// Verification failure: protocol mismatch.
+    VerifyProtocolMismatch => "The server does not speak the expected API.", "服务器使用的不是预期的 API。";
+    /// Verification failure: no tool use.
+    VerifyNoToolUse => "The model does not use tools.", "该模型不支持工具调用。";
+    /// Yes.
+    Yes => "yes", "是";
+    /// No.
+    No => "no", "否";
     /// Branch switcher: previous.
     PreviousBranch => "Previous version", "上一个版本";
     /// Branch switcher: next.

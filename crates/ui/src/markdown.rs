@@ -1,10 +1,13 @@
 //! Markdown of model output to HTML, in Rust (pulldown-cmark with GFM tables, task lists and
-//! strikethrough).
+//! strikethrough); closed code blocks of known languages are highlighted.
 //!
 //! Model text is untrusted: raw HTML in it is shown as text, never as markup; link targets other
 //! than `http(s):`, `mailto:` and fragments are dropped; images become links, because loading a
 //! remote image from a model-chosen URL would leak the conversation through the URL.
 
+mod highlight;
+
+use pulldown_cmark::CodeBlockKind;
 use pulldown_cmark::CowStr;
 use pulldown_cmark::Event;
 use pulldown_cmark::Options;
@@ -71,7 +74,44 @@ fn options() -> Options {
 
 fn render_closed(text: &str, out: &mut String) {
     let events = Parser::new_ext(text, options()).map(sanitize);
-    push_html(out, events);
+    push_html(out, Highlighted { events, code: None });
+}
+
+/// Replaces each fenced code block of a known language by its highlighted HTML. Runs after
+/// [`sanitize`], so the `Html` events it makes are its own (escaped) output, never model text.
+struct Highlighted<'a, I> {
+    events: I,
+    /// The language and text of the code block being collected.
+    code: Option<(CowStr<'a>, String)>,
+}
+
+impl<'a, I: Iterator<Item = Event<'a>>> Iterator for Highlighted<'a, I> {
+    type Item = Event<'a>;
+
+    fn next(&mut self) -> Option<Event<'a>> {
+        loop {
+            let event = self.events.next()?;
+            match (event, &mut self.code) {
+                (Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))), None) => {
+                    let lang = info.split_whitespace().next().unwrap_or("").to_owned();
+                    if highlight::highlight("", &lang).is_none() {
+                        return Some(Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))));
+                    }
+                    self.code = Some((CowStr::from(lang), String::new()));
+                }
+                (Event::Text(text), Some((_, code))) => code.push_str(&text),
+                (Event::End(TagEnd::CodeBlock), Some(_)) => {
+                    let (lang, code) = self.code.take()?;
+                    let body = highlight::highlight(&code, &lang).unwrap_or_default();
+                    // `lang` matched a known name, so it needs no escaping.
+                    let html =
+                        format!("<pre><code class=\"language-{lang}\">{body}</code></pre>\n");
+                    return Some(Event::Html(CowStr::from(html)));
+                }
+                (event, _) => return Some(event),
+            }
+        }
+    }
 }
 
 /// Turns every event that could inject markup or script into a harmless one.

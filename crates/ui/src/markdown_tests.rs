@@ -51,12 +51,25 @@ fn gfm_tables_and_task_lists() {
 }
 
 #[test]
-fn closed_code_block_gets_its_language() {
+fn closed_code_block_gets_its_language_and_highlighting() {
     check(
         "```rust\nfn main() {}\n```\n",
         Completeness::Streaming,
-        "<pre><code class=\"language-rust\">fn main() {}\n</code></pre>\n",
+        "<pre><code class=\"language-rust\"><span class=\"hl-k\">fn</span> main() {}\n</code></pre>\n",
     );
+    // A language the highlighter does not know keeps pulldown-cmark's plain block.
+    check(
+        "```brainfuck\n+<\n```\n",
+        Completeness::Complete,
+        "<pre><code class=\"language-brainfuck\">+&lt;\n</code></pre>\n",
+    );
+}
+
+#[test]
+fn highlighted_code_cannot_inject_markup() {
+    let html = render("```js\n\"</code><img src=x>\"\n```\n", Completeness::Complete);
+    assert!(!html.contains("<img"), "{html}");
+    assert!(html.contains("&lt;/code&gt;"), "{html}");
 }
 
 #[test]

@@ -63,6 +63,10 @@ pub struct ConnectionForm {
     pub api_key: String,
     /// Model used by default.
     pub default_model: String,
+    /// Extra headers, one `Name: value` per line.
+    pub headers: String,
+    /// Provider quirks switched on.
+    pub quirks: Vec<String>,
 }
 
 /// A field of the connection form.
@@ -76,6 +80,8 @@ pub enum Field {
     ApiKey,
     /// Default model.
     DefaultModel,
+    /// Extra headers.
+    Headers,
 }
 
 impl Field {
@@ -86,6 +92,7 @@ impl Field {
             Field::BaseUrl => Msg::BaseUrl,
             Field::ApiKey => Msg::ApiKey,
             Field::DefaultModel => Msg::DefaultModel,
+            Field::Headers => Msg::CustomHeaders,
         }
     }
 }
@@ -97,6 +104,8 @@ pub enum FieldProblem {
     Required,
     /// Not an `https://` URL (or `http://` to a local address).
     BadUrl,
+    /// A line that is not `Name: value` with a valid header name.
+    BadHeader,
 }
 
 impl FieldProblem {
@@ -105,6 +114,7 @@ impl FieldProblem {
         match self {
             FieldProblem::Required => Msg::FieldRequired,
             FieldProblem::BadUrl => Msg::FieldBadUrl,
+            FieldProblem::BadHeader => Msg::FieldBadHeader,
         }
     }
 }
@@ -122,6 +132,10 @@ pub struct ConnectionDraft {
     pub api_key: String,
     /// Default model, trimmed.
     pub default_model: String,
+    /// Extra headers as (name, value), in form order.
+    pub headers: Vec<(String, String)>,
+    /// Provider quirks switched on.
+    pub quirks: Vec<String>,
 }
 
 impl ConnectionForm {
@@ -150,10 +164,16 @@ impl ConnectionForm {
                 problems.push((field, FieldProblem::BadUrl));
             }
         }
+        let headers = parse_headers(&self.headers);
+        if headers.is_none() {
+            problems.push((Field::Headers, FieldProblem::BadHeader));
+        }
         if !problems.is_empty() {
             return Err(problems);
         }
         Ok(ConnectionDraft {
+            headers: headers.unwrap_or_default(),
+            quirks: self.quirks.clone(),
             kind: self.kind,
             name: self.name.trim().to_owned(),
             base_url: self.base_url.trim().trim_end_matches('/').to_owned(),
@@ -182,8 +202,35 @@ impl ConnectionDraft {
             }),
             enabled: true,
             model_ids: vec![self.default_model.clone()],
+            // A new connection has no stored headers to keep: `None` and "none" agree.
+            custom_headers: (!self.headers.is_empty()).then(|| {
+                self.headers
+                    .iter()
+                    .map(|(name, value)| panelot_protocol::engine::HeaderInput {
+                        name: name.clone(),
+                        value: value.clone(),
+                    })
+                    .collect()
+            }),
+            quirks: self.quirks.clone(),
         }
     }
+}
+
+/// The headers of the form's text, one `Name: value` per line (blank lines skipped); `None` if a
+/// line is not a header (RFC 9110 token name, a value without line breaks).
+pub fn parse_headers(text: &str) -> Option<Vec<(String, String)>> {
+    let mut headers = Vec::new();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let (name, value) = line.split_once(':')?;
+        let name = name.trim();
+        let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+        if name.is_empty() || !name.chars().all(token) {
+            return None;
+        }
+        headers.push((name.to_owned(), value.trim().to_owned()));
+    }
+    Some(headers)
 }
 
 /// `scheme://host[:port]` of a URL, for the host permission a connection needs.

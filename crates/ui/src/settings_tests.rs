@@ -43,8 +43,39 @@ fn a_filled_form_is_trimmed() {
             base_url: "http://localhost:11434/v1".to_owned(),
             api_key: "sk-1".to_owned(),
             default_model: "gpt-x".to_owned(),
+            headers: Vec::new(),
+            quirks: Vec::new(),
         })
     );
+}
+
+#[test]
+fn headers_are_one_per_line_and_a_bad_line_is_reported() {
+    assert_eq!(
+        parse_headers("X-Org: acme \n\n  HTTP-Referer:https://a.example"),
+        Some(vec![
+            ("X-Org".to_owned(), "acme".to_owned()),
+            ("HTTP-Referer".to_owned(), "https://a.example".to_owned()),
+        ])
+    );
+    assert_eq!(parse_headers(""), Some(Vec::new()));
+    assert_eq!(parse_headers("no colon"), None);
+    assert_eq!(parse_headers("Bad Name: x"), None);
+    let form = ConnectionForm {
+        name: "M".to_owned(),
+        default_model: "m".to_owned(),
+        headers: "oops".to_owned(),
+        ..ConnectionForm::new(ConnectionKind::OpenAiCompatible)
+    };
+    assert_eq!(form.validate(), Err(vec![(Field::Headers, FieldProblem::BadHeader)]));
+    let form = ConnectionForm {
+        headers: "X-A: 1".to_owned(),
+        quirks: vec!["no_stream_usage".to_owned()],
+        ..form
+    };
+    let input = form.validate().unwrap().to_input();
+    assert_eq!(input.custom_headers.map(|h| h.len()), Some(1));
+    assert_eq!(input.quirks, ["no_stream_usage"]);
 }
 
 #[test]

@@ -80,7 +80,8 @@ impl ThreadList {
             | AgentEvent::InteractionResolved(_)
             | AgentEvent::QueueUpdated(_)
             | AgentEvent::RunRecoveryRequired(_)
-            | AgentEvent::TabsUpdated(_) => return false,
+            | AgentEvent::TabsUpdated(_)
+            | AgentEvent::ConnectionVerified(_) => return false,
         }
         true
     }

@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use panelot_protocol::AgentEvent;
 use panelot_protocol::EventFrame;
 use panelot_protocol::ItemId;
+use panelot_protocol::NodeId;
 use panelot_protocol::RunId;
 use panelot_protocol::SubmissionId;
 use panelot_protocol::ThreadId;
@@ -64,6 +65,18 @@ pub struct ThreadView {
     pub recovery: Vec<RunRecoveryState>,
     /// The thread was deleted (here or in another UI).
     pub deleted: bool,
+    /// An edit-and-resend or regenerate on its way: its branch replaced the old one in the view.
+    fork: Option<PendingFork>,
+    /// The view wants a fresh snapshot (the branch positions changed); see [`Self::take_refresh`].
+    refresh_wanted: bool,
+}
+
+/// A `turn.fork` sent from this view.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct PendingFork {
+    submission_id: SubmissionId,
+    /// The turn it started, once its user item arrived.
+    turn_id: Option<TurnId>,
 }
 
 /// The running turn.
@@ -104,6 +117,8 @@ impl ThreadView {
             queue: Vec::new(),
             recovery: Vec::new(),
             deleted: false,
+            fork: None,
+            refresh_wanted: false,
         }
     }
 
@@ -166,6 +181,39 @@ impl ThreadView {
         });
     }
 
+    /// Shows an edit-and-resend (or a regenerate) at once: the message `sibling_of` and everything
+    /// after it leave the view, and `text` takes their place as an optimistic message. Once the
+    /// new branch's turn completes the view asks for a snapshot ([`Self::take_refresh`]), which
+    /// brings the ‹n/m› positions of the new branch.
+    pub fn fork(&mut self, sibling_of: &NodeId, submission_id: SubmissionId, text: &str) {
+        if let Some(index) =
+            self.entries.iter().position(|e| e.node_id.as_ref() == Some(sibling_of))
+        {
+            self.entries.truncate(index);
+            self.reindex();
+        }
+        self.fork = Some(PendingFork { submission_id: submission_id.clone(), turn_id: None });
+        self.add_optimistic(submission_id, text, false);
+    }
+
+    /// The user message to send again to regenerate or retry the answer at `key`: the nearest
+    /// user message at or before it that started a turn (not a steer), with its stored node.
+    /// `None` while that message is not stored yet.
+    pub fn resend_source(&self, key: &EntryKey) -> Option<(NodeId, String)> {
+        let index = *self.index.get(key)?;
+        let user = self.entries[..=index]
+            .iter()
+            .rev()
+            .find(|e| matches!(e.body, EntryBody::User { steered: false, .. }))?;
+        let EntryBody::User { text, .. } = &user.body else { return None };
+        Some((user.node_id.clone()?, text.clone()))
+    }
+
+    /// Whether the view wants a fresh snapshot; asking clears the wish.
+    pub fn take_refresh(&mut self) -> bool {
+        std::mem::take(&mut self.refresh_wanted)
+    }
+
     /// The engine accepted the command that sent an optimistic message.
     pub fn confirm(&mut self, submission_id: &SubmissionId) {
         let key = EntryKey::Optimistic(submission_id.clone());
@@ -178,6 +226,11 @@ impl ThreadView {
     /// give back to the composer.
     pub fn roll_back(&mut self, submission_id: &SubmissionId) -> Option<String> {
         let key = EntryKey::Optimistic(submission_id.clone());
+        if self.fork.as_ref().is_some_and(|f| &f.submission_id == submission_id) {
+            // The old branch left the view when the fork was sent: bring it back.
+            self.fork = None;
+            self.refresh_wanted = true;
+        }
         let index = *self.index.get(&key)?;
         let removed = self.entries.remove(index);
         self.reindex();
@@ -240,8 +293,12 @@ impl ThreadView {
             AgentEvent::ItemStart(event) => {
                 let entry =
                     live_entry(event.item_id.clone(), &event.turn_id, event.kind, &event.meta);
-                if event.kind == ItemKind::UserMessage && self.adopt_optimistic(&entry) {
-                    return Applied::Changed;
+                if event.kind == ItemKind::UserMessage {
+                    if self.adopt_optimistic(&entry) {
+                        return Applied::Changed;
+                    }
+                    // Sent from another page: the live item carries no text, the snapshot does.
+                    self.refresh_wanted = true;
                 }
                 self.push(entry);
             }
@@ -267,6 +324,12 @@ impl ThreadView {
                 }
             }
             AgentEvent::TurnComplete(event) => {
+                if let Some(fork) = &self.fork
+                    && fork.turn_id.as_ref().is_none_or(|t| t == &event.turn_id)
+                {
+                    self.fork = None;
+                    self.refresh_wanted = true;
+                }
                 if self.active_turn.as_ref().map(|t| &t.turn_id) == Some(&event.turn_id) {
                     self.active_turn = None;
                 }
@@ -341,7 +404,8 @@ impl ThreadView {
             | AgentEvent::ThreadSnapshot(_)
             | AgentEvent::ThreadListed(_)
             | AgentEvent::ActivityUpdated(_)
-            | AgentEvent::SettingsState(_) => return Applied::Ignored,
+            | AgentEvent::SettingsState(_)
+            | AgentEvent::ConnectionVerified(_) => return Applied::Ignored,
         }
         Applied::Changed
     }
@@ -353,6 +417,11 @@ impl ThreadView {
         else {
             return false;
         };
+        if let (EntryKey::Optimistic(sent), Some(fork)) = (&entry.key, &mut self.fork)
+            && sent == &fork.submission_id
+        {
+            fork.turn_id = live.turn_id.clone();
+        }
         entry.key = live.key.clone();
         entry.turn_id = live.turn_id.clone();
         if let EntryBody::User { delivery, .. } = &mut entry.body {

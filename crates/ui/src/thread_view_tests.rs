@@ -289,3 +289,81 @@ fn questions_to_the_user_show_until_answered() {
     view.apply(&resolved);
     assert!(view.interactions.is_empty());
 }
+
+fn assistant_item(node: &str, text: &str) -> Value {
+    json!({"nodeId": node, "parentId": null, "turnId": "turn-0", "createdAtMs": 1,
+        "branch": {"index": 1, "count": 1}, "content": {"kind": "assistant_message",
+        "text": text, "stopReason": "end", "usage": null, "costUsd": null, "model": null}})
+}
+
+#[test]
+fn an_edit_replaces_the_branch_at_once_and_asks_for_a_snapshot_when_its_turn_completes() {
+    let mut view = ThreadView::new(thread());
+    let items = json!([user_item("n-1", "first"), assistant_item("n-2", "answer")]);
+    view.apply(&snapshot(items, Value::Null, 1));
+    let answer = EntryKey::Node(NodeId::new("n-2").unwrap());
+    // Regenerating the answer resends the message that started its turn.
+    assert_eq!(
+        view.resend_source(&answer),
+        Some((NodeId::new("n-1").unwrap(), "first".to_owned()))
+    );
+
+    let sent = SubmissionId::new("s-1").unwrap();
+    view.fork(&NodeId::new("n-1").unwrap(), sent, "edited");
+    assert_eq!(texts(&view), ["user(Sending): edited"]);
+    assert!(!view.take_refresh());
+
+    view.apply(&item_start("u-1", "user_message", 2));
+    // Another turn's end does not count; the fork's own does, once.
+    view.apply(&frame(
+        json!({"type": "turn.complete", "threadId": "t-1", "turnId": "turn-9", "stopReason": "end"}),
+        3,
+    ));
+    assert!(!view.take_refresh());
+    view.apply(&frame(
+        json!({"type": "turn.complete", "threadId": "t-1", "turnId": "turn-1", "stopReason": "end"}),
+        4,
+    ));
+    assert!(view.take_refresh());
+    assert!(!view.take_refresh());
+}
+
+#[test]
+fn a_refused_fork_asks_for_the_old_branch_back() {
+    let mut view = ThreadView::new(thread());
+    view.apply(&snapshot(json!([user_item("n-1", "first")]), Value::Null, 1));
+    let sent = SubmissionId::new("s-1").unwrap();
+    view.fork(&NodeId::new("n-1").unwrap(), sent.clone(), "edited");
+    assert_eq!(view.roll_back(&sent), Some("edited".to_owned()));
+    assert!(view.take_refresh());
+}
+
+#[test]
+fn nothing_to_resend_before_the_message_is_stored() {
+    let mut view = ThreadView::new(thread());
+    view.apply(&snapshot(json!([]), Value::Null, 0));
+    view.add_optimistic(SubmissionId::new("s-1").unwrap(), "hi", false);
+    view.apply(&item_start("u-1", "user_message", 1));
+    view.apply(&item_start("a-1", "assistant_message", 2));
+    assert_eq!(view.resend_source(&EntryKey::Item(ItemId::new("a-1").unwrap())), None);
+    view.apply(&frame(
+        json!({"type": "item.complete", "threadId": "t-1", "itemId": "u-1", "nodeId": "n-5",
+            "result": null}),
+        3,
+    ));
+    assert_eq!(
+        view.resend_source(&EntryKey::Item(ItemId::new("a-1").unwrap())),
+        Some((NodeId::new("n-5").unwrap(), "hi".to_owned()))
+    );
+}
+
+#[test]
+fn a_message_sent_from_another_page_asks_for_a_snapshot_to_show_its_text() {
+    let mut view = ThreadView::new(thread());
+    view.apply(&snapshot(json!([]), Value::Null, 0));
+    view.apply(&item_start("u-1", "user_message", 1));
+    assert!(view.take_refresh());
+    view.add_optimistic(SubmissionId::new("s-1").unwrap(), "mine", false);
+    view.apply(&item_start("u-2", "user_message", 2));
+    assert!(!view.take_refresh(), "its own message is adopted, not refetched");
+}

@@ -89,17 +89,23 @@ fn chat_page_thread_list_follows_the_engine_and_reconnects() {
     );
     wait(&mut browser, &page, &format!("!!{}", row("From the e2e test")));
 
-    // Delete from the page (the confirmation dialog is answered yes).
+    // Delete from the page: the row asks inline, and the deletion goes once confirmed.
+    browser
+        .cdp
+        .evaluate(&page, &format!("{}.querySelector('.delete').click()", row("From the e2e test")))
+        .expect("click delete");
+    wait(
+        &mut browser,
+        &page,
+        &format!("!!{}.querySelector('.confirm-delete')", row("From the e2e test")),
+    );
     browser
         .cdp
         .evaluate(
             &page,
-            &format!(
-                "window.confirm = () => true; {}.querySelector('.delete').click()",
-                row("From the e2e test")
-            ),
+            &format!("{}.querySelector('.confirm-delete').click()", row("From the e2e test")),
         )
-        .expect("click delete");
+        .expect("confirm the deletion");
     wait(&mut browser, &page, &format!("!{}", row("From the e2e test")));
 }
 
@@ -127,6 +133,7 @@ fn options_page_saves_a_connection_through_the_engine_and_lists_it_without_its_k
         (".connection-form input[type=url]", "http://127.0.0.1:9/v1"),
         (".connection-form input[type=password]", "sk-ui-secret"),
         (".connection-form label:nth-of-type(5) input", "local-model"),
+        (".connection-form textarea.headers", "X-Team: e2e"),
     ] {
         browser.cdp.evaluate(&page, &type_into(selector, value)).expect("type");
     }
@@ -161,10 +168,28 @@ fn options_page_saves_a_connection_through_the_engine_and_lists_it_without_its_k
         panic!("{result}")
     };
     assert_eq!(state.settings.connections[0].key_count, 1);
+    // Header names are case-insensitive; the engine stores them lowercased.
+    assert_eq!(state.settings.connections[0].header_names, ["x-team"]);
     assert_eq!(
         state.settings.default_model.map(|m| m.model_id.to_string()).as_deref(),
         Some("local-model")
     );
+
+    // Verify: nothing listens on port 9, and the report says so.
+    browser
+        .cdp
+        .evaluate(&page, "document.querySelector('.connections .verify').click(), true")
+        .expect("click verify");
+    wait(
+        &mut browser,
+        &page,
+        "document.querySelector('.check-report')?.dataset.state === 'failed'",
+    );
+    let verdict = browser
+        .cdp
+        .evaluate(&page, "document.querySelector('.check-report .verdict').textContent")
+        .expect("read the verdict");
+    assert_eq!(verdict, "The server could not be reached.");
 }
 
 #[test]
@@ -172,8 +197,8 @@ fn chat_page_runs_a_turn_and_answers_the_models_question_from_its_card() {
     use panelot_testkit::mock_provider::MockProvider;
     use panelot_testkit::mock_provider::Reply;
     let server = MockProvider::start();
-    let question = json!({"questions": [{"id": "size", "question": "Which size?",
-        "options": [{"value": "m", "label": "Medium"}, {"value": "l", "label": "Large"}]}]});
+    let question =
+        json!({"questions": [{"question": "Which size?", "options": ["Medium", "Large"]}]});
     server.push(Reply::tool_call("ask_user", question));
     // The title is asked once the turn's first call ended, so before the answer's call.
     server.push(Reply::text("Shirt order"));
@@ -187,7 +212,8 @@ fn chat_page_runs_a_turn_and_answers_the_models_question_from_its_card() {
     );
     let save = json!({"type": "connection.save", "submissionId": "save", "connection": {
         "id": null, "name": "Mock", "kind": "openai", "baseUrl": format!("{}/v1", server.base_url()),
-        "apiKeys": [], "enabled": true, "modelIds": ["mock-model"]}});
+        "apiKeys": [], "enabled": true, "modelIds": ["mock-model"], "customHeaders": null,
+        "quirks": []}});
     browser.exchange(&page, &[initialize("i1"), save], 2).expect("save the connection");
 
     // Type and press Enter: the composer sends, the model asks, the card shows.
@@ -225,6 +251,6 @@ fn chat_page_runs_a_turn_and_answers_the_models_question_from_its_card() {
         .filter_map(|r| r.json)
         .find(|body| body.to_string().contains("The user answered"))
         .expect("a request carrying the answer");
-    assert!(second.to_string().contains(r#"\"size\":\"l\""#), "{second}");
+    assert!(second.to_string().contains(r#"\"q1\":\"Large\""#), "{second}");
     assert!(server.violations().is_empty(), "{:?}", server.violations());
 }

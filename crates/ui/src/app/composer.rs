@@ -3,21 +3,30 @@
 
 use leptos::prelude::*;
 use panelot_protocol::Op;
+use panelot_protocol::engine::PermissionPolicy;
 use panelot_protocol::engine::QueueRemoveParams;
+use panelot_protocol::engine::QueueUpdateParams;
+use panelot_protocol::engine::QueuedRun;
+use panelot_protocol::engine::TabRef;
 use panelot_protocol::engine::TurnEnqueueParams;
 use panelot_protocol::engine::TurnInterruptParams;
 use panelot_protocol::engine::TurnSteerParams;
-use panelot_protocol::engine::UserInput;
 use web_sys::KeyboardEvent;
 
 use super::AppState;
 use super::submit_draft;
 use super::submit_text;
 use crate::Connection;
+use crate::composer::Attach;
 use crate::composer::ComposerAction;
 use crate::composer::Modifiers;
+use crate::composer::PageRead;
 use crate::composer::TurnActivity;
 use crate::composer::key_action;
+use crate::composer::model_value;
+use crate::composer::parse_model_value;
+use crate::composer::parse_policy_value;
+use crate::composer::policy_value;
 use crate::composer::sendable;
 use crate::host;
 use crate::i18n;
@@ -58,9 +67,9 @@ fn act(state: AppState, action: ComposerAction) {
         submit_draft(state, text);
         return;
     };
-    let input = UserInput { text: text.clone(), ..UserInput::default() };
     match (action, active_turn) {
         (ComposerAction::Steer, Some(expected_turn_id)) => {
+            let input = state.take_input(&text);
             if let Ok(id) = host::send(|submission_id| {
                 Op::TurnSteer(TurnSteerParams { submission_id, thread_id, expected_turn_id, input })
             }) {
@@ -73,13 +82,10 @@ fn act(state: AppState, action: ComposerAction) {
         }
         (ComposerAction::Enqueue, _) => {
             // Queued messages show in the queue dock once `queue.updated` arrives, not in the stream.
+            let input = state.take_input(&text);
+            let overrides = state.overrides();
             let _ = host::send(|submission_id| {
-                Op::TurnEnqueue(TurnEnqueueParams {
-                    submission_id,
-                    thread_id,
-                    input,
-                    overrides: None,
-                })
+                Op::TurnEnqueue(TurnEnqueueParams { submission_id, thread_id, input, overrides })
             });
         }
         _ => submit_text(state, thread_id, &text),
@@ -126,7 +132,12 @@ pub(super) fn Composer(state: AppState) -> impl IntoView {
                 on:input=move |ev| state.draft.set(event_target_value(&ev))
                 on:keydown=on_keydown
             ></textarea>
+            <AttachedChips state=state/>
             <div class="composer-actions">
+                <TurnChoices state=state/>
+                <button type="button" class="attach-page" disabled=disabled on:click=move |_| attach(state, Attach::Page)>{move || i18n::text(state.lang.get(), Msg::AttachPage)}</button>
+                <button type="button" class="attach-selection" disabled=disabled on:click=move |_| attach(state, Attach::Selection)>{move || i18n::text(state.lang.get(), Msg::AttachSelection)}</button>
+                <span class="spacer"></span>
                 <Show when=move || running.get()>
                     <button type="button" class="stop" on:click=move |_| act(state, ComposerAction::Interrupt)>{move || i18n::text(state.lang.get(), Msg::Stop)}</button>
                 </Show>
@@ -136,7 +147,7 @@ pub(super) fn Composer(state: AppState) -> impl IntoView {
     }
 }
 
-/// Queued messages with remove.
+/// Queued messages with edit and remove.
 #[component]
 fn QueueDock(state: AppState) -> impl IntoView {
     let queue = Memo::new(move |_| {
@@ -149,22 +160,210 @@ fn QueueDock(state: AppState) -> impl IntoView {
         }
         let lang = state.lang.get_untracked();
         let title = i18n::format(lang, Msg::Queued, &[("n", &runs.len().to_string())]);
-        let items = runs
-            .into_iter()
-            .map(|run| {
-                let run_id = run.run_id.clone();
-                let remove = move |_| {
-                    let Some(thread_id) = state.thread.with_untracked(|v| v.as_ref().map(|v| v.thread_id().clone())) else { return };
-                    let run_id = run_id.clone();
-                    let _ = host::send(|submission_id| Op::QueueRemove(QueueRemoveParams { submission_id, thread_id, run_id }));
-                };
-                view! {
-                    <li><span>{run.input.text}</span><button on:click=remove>{i18n::text(lang, Msg::Remove)}</button></li>
-                }
-            })
-            .collect_view();
+        let items = runs.into_iter().map(|run| view! { <QueuedItem state run/> }).collect_view();
         Some(
             view! { <section class="queue-dock"><header>{title}</header><ul>{items}</ul></section> },
         )
     }
+}
+
+/// One queued message: its text, or a box editing it (`queue.update`, keeping its overrides and
+/// attachments).
+#[component]
+fn QueuedItem(state: AppState, run: QueuedRun) -> impl IntoView {
+    let lang = state.lang.get_untracked();
+    let editing = RwSignal::new(false);
+    let text = RwSignal::new(run.input.text.clone());
+    let thread_id =
+        move || state.thread.with_untracked(|v| v.as_ref().map(|v| v.thread_id().clone()));
+    let remove = {
+        let run_id = run.run_id.clone();
+        move |_| {
+            let Some(thread_id) = thread_id() else { return };
+            let run_id = run_id.clone();
+            let _ = host::send(|submission_id| {
+                Op::QueueRemove(QueueRemoveParams { submission_id, thread_id, run_id })
+            });
+        }
+    };
+    let save = {
+        let run = run.clone();
+        move || {
+            let edited = text.get_untracked();
+            let Some(thread_id) = thread_id() else { return };
+            if !sendable(&edited) {
+                return;
+            }
+            let input = panelot_protocol::engine::UserInput { text: edited, ..run.input.clone() };
+            let (run_id, overrides) = (run.run_id.clone(), run.overrides.clone());
+            let _ = host::send(|submission_id| {
+                Op::QueueUpdate(QueueUpdateParams {
+                    submission_id,
+                    thread_id,
+                    run_id,
+                    input,
+                    overrides,
+                })
+            });
+            editing.set(false);
+        }
+    };
+    let save_on_click = save.clone();
+    let shown = run.input.text;
+    view! {
+        <li class="queued">
+            <Show when=move || editing.get() fallback=move || view! { <span class="text">{shown.clone()}</span> }>
+                <textarea class="queued-edit" rows="2" prop:value=move || text.get()
+                    on:input=move |ev| text.set(event_target_value(&ev))
+                    on:keydown={
+                        let save = save.clone();
+                        move |ev: KeyboardEvent| {
+                            if ev.key() == "Enter" && !ev.shift_key() && !ev.is_composing() {
+                                ev.prevent_default();
+                                save();
+                            } else if ev.key() == "Escape" {
+                                ev.prevent_default();
+                                editing.set(false);
+                            }
+                        }
+                    }></textarea>
+            </Show>
+            <Show when=move || !editing.get() fallback={
+                let save = save_on_click;
+                move || {
+                    let save = save.clone();
+                    view! { <button class="save-queued" on:click=move |_| save()>{i18n::text(lang, Msg::SaveQueued)}</button> }
+                }
+            }>
+                <button class="edit-queued" on:click=move |_| editing.set(true)>{i18n::text(lang, Msg::EditQueued)}</button>
+            </Show>
+            <button class="remove-queued" on:click=remove>{i18n::text(lang, Msg::Remove)}</button>
+        </li>
+    }
+}
+
+/// The model and permission mode of the next turns (empty: the thread's own).
+#[component]
+fn TurnChoices(state: AppState) -> impl IntoView {
+    let t = move |msg| i18n::text(state.lang.get(), msg);
+    let models = move || {
+        state.settings.with(|s| {
+            s.iter()
+                .flat_map(|s| s.connections.iter())
+                .filter(|c| c.enabled)
+                .flat_map(|c| {
+                    c.model_ids.iter().filter_map(move |m| {
+                        let model_id = panelot_protocol::ModelId::new(m.as_str()).ok()?;
+                        let choice = panelot_protocol::engine::ModelChoice {
+                            connection_id: c.id.clone(),
+                            model_id,
+                        };
+                        Some((model_value(&choice), format!("{m} · {}", c.name)))
+                    })
+                })
+                .collect::<Vec<_>>()
+        })
+    };
+    let current_model =
+        move || state.turn_model.with(|m| m.as_ref().map(model_value).unwrap_or_default());
+    let policies = [
+        (PermissionPolicy::Always, Msg::PolicyAlways),
+        (PermissionPolicy::Untrusted, Msg::PolicyUntrusted),
+        (PermissionPolicy::Auto, Msg::PolicyAuto),
+    ];
+    view! {
+        <select class="turn-model" aria-label=move || t(Msg::ModelForTurn)
+            on:change=move |ev| state.turn_model.set(parse_model_value(&event_target_value(&ev)))>
+            <option value="" selected=move || state.turn_model.with(Option::is_none)>{move || t(Msg::ThreadModel)}</option>
+            {move || models().into_iter().map(|(value, label)| {
+                let selected = value == current_model();
+                view! { <option value=value selected=selected>{label}</option> }
+            }).collect_view()}
+        </select>
+        <select class="turn-policy" aria-label=move || t(Msg::PolicyForTurn)
+            on:change=move |ev| state.turn_policy.set(parse_policy_value(&event_target_value(&ev)))>
+            <option value="" selected=move || state.turn_policy.with(Option::is_none)>{move || t(Msg::ThreadPolicy)}</option>
+            {policies.into_iter().map(|(p, label)| view! {
+                <option value=policy_value(Some(p)) selected=move || state.turn_policy.get() == Some(p)>{move || t(label)}</option>
+            }).collect_view()}
+        </select>
+        <label class="turn-trusted" title=move || t(Msg::TrustedInputHint)>
+            <input type="checkbox" prop:checked=move || state.turn_trusted_input.get()
+                on:change=move |ev| {
+                    if !event_target_checked(&ev) {
+                        state.turn_trusted_input.set(false);
+                        return;
+                    }
+                    // Chrome asks for the debugger permission inside this click; the box stays
+                    // checked only if it was granted.
+                    crate::host::request_debugger_then(move |granted| {
+                        state.turn_trusted_input.set(granted);
+                    });
+                }/>
+            {move || t(Msg::TrustedInput)}
+        </label>
+    }
+}
+
+/// Chips of the context attached to the next message, each removable.
+#[component]
+fn AttachedChips(state: AppState) -> impl IntoView {
+    move || {
+        let lang = state.lang.get();
+        let blocks = state.attached.get();
+        (!blocks.is_empty()).then(|| {
+            let chips = blocks.into_iter().enumerate().map(|(index, block)| {
+                let tokens = block.approx_tokens.map(|n| format!(" · ~{n} tokens")).unwrap_or_default();
+                view! {
+                    <li class="chip" data-kind=format!("{:?}", block.kind).to_lowercase()>
+                        <span>{block.label}{tokens}</span>
+                        <button type="button" aria-label=i18n::text(lang, Msg::Detach)
+                            on:click=move |_| state.attached.update(|a| { if index < a.len() { a.remove(index); } })>"×"</button>
+                    </li>
+                }
+            }).collect_view();
+            view! { <ul class="attached">{chips}</ul> }
+        })
+    }
+}
+
+/// Reads the active tab (`read_page.js`) and attaches its text or selection as context. Needs
+/// host access to the tab; a refusal is shown, never retried behind the user's back.
+fn attach(state: AppState, what: Attach) {
+    leptos::task::spawn_local(async move {
+        let lang = state.lang.get_untracked();
+        let tab = match host::active_tab().await {
+            Ok(tab) => tab,
+            Err(detail) => {
+                state.notice.set(Some(i18n::format(
+                    lang,
+                    Msg::AttachFailed,
+                    &[("detail", &detail)],
+                )));
+                return;
+            }
+        };
+        let Some(tab_id) = tab["id"].as_u64() else { return };
+        let read = match host::run_in_tab(tab_id, "read_page.js").await {
+            Ok(value) => PageRead::from_json(&value),
+            Err(detail) => {
+                state.notice.set(Some(i18n::format(
+                    lang,
+                    Msg::AttachFailed,
+                    &[("detail", &detail)],
+                )));
+                return;
+            }
+        };
+        let tab_ref = u32::try_from(tab_id).ok().map(|tab_id| TabRef {
+            tab_id,
+            window_id: tab["windowId"].as_u64().and_then(|w| u32::try_from(w).ok()),
+            url: read.url.clone(),
+            title: read.title.clone(),
+        });
+        match crate::composer::context_block(what, &read, tab_ref) {
+            Some(block) => state.attached.update(|a| a.push(block)),
+            None => state.notice.set(Some(i18n::text(lang, Msg::NothingSelected).to_owned())),
+        }
+    });
 }

@@ -5,8 +5,10 @@ use leptos::prelude::*;
 use panelot_protocol::ConnectionId;
 use panelot_protocol::ModelId;
 use panelot_protocol::Op;
+use panelot_protocol::engine::ConnectionCheckFailure;
 use panelot_protocol::engine::ConnectionDeleteParams;
 use panelot_protocol::engine::ConnectionSaveParams;
+use panelot_protocol::engine::ConnectionVerifyParams;
 use panelot_protocol::engine::ModelChoice;
 use panelot_protocol::engine::PermissionPolicy;
 use panelot_protocol::engine::SettingsPatch;
@@ -47,10 +49,29 @@ pub(super) fn SettingsPage(state: AppState) -> impl IntoView {
                                 Op::ConnectionDelete(ConnectionDeleteParams { submission_id, connection_id })
                             });
                         };
+                        let verify_id = c.id.clone();
+                        let verify = move |_| {
+                            let connection_id = verify_id.clone();
+                            state.checks.update(|checks| {
+                                checks.retain(|(id, _)| id != &connection_id);
+                                checks.push((connection_id.clone(), None));
+                            });
+                            let _ = host::send(|submission_id| {
+                                Op::ConnectionVerify(ConnectionVerifyParams { submission_id, connection_id, model: None })
+                            });
+                        };
+                        let extras = [
+                            (!c.header_names.is_empty()).then(|| c.header_names.join(", ")),
+                            (!c.quirks.is_empty()).then(|| c.quirks.join(", ")),
+                        ].into_iter().flatten().collect::<Vec<_>>().join(" · ");
+                        let report_id = c.id.clone();
                         view! {
                             <li data-connection=c.id.to_string()>
                                 {c.name}" — "{c.model_ids.join(", ")}" · "{c.base_url}
+                                {(!extras.is_empty()).then(|| view! { <span class="extras">" · "{extras}</span> })}
+                                <button type="button" class="verify" on:click=verify>{move || t(Msg::Verify)}</button>
                                 <button type="button" on:click=delete>"×"</button>
+                                <CheckReport state connection_id=report_id/>
                             </li>
                         }
                     }).collect_view()}
@@ -66,6 +87,60 @@ pub(super) fn SettingsPage(state: AppState) -> impl IntoView {
                 </select>
             </section>
         </div>
+    }
+}
+
+/// The result of the last check of a connection: "checking…", or what worked and what failed.
+#[component]
+fn CheckReport(state: AppState, connection_id: ConnectionId) -> impl IntoView {
+    let check = Memo::new(move |_| {
+        state.checks.with(|checks| {
+            checks.iter().find(|(id, _)| id == &connection_id).map(|(_, report)| report.clone())
+        })
+    });
+    move || {
+        let lang = state.lang.get();
+        let t = move |msg| i18n::text(lang, msg);
+        let yes_no = move |ok: bool| t(if ok { Msg::Yes } else { Msg::No });
+        match check.get()? {
+            None => Some(
+                view! { <p class="check-report" data-state="running">{t(Msg::Verifying)}</p> }
+                    .into_any(),
+            ),
+            Some(report) => {
+                let checks = i18n::format(
+                    lang,
+                    Msg::VerifyChecks,
+                    &[
+                        ("reachable", yes_no(report.reachable)),
+                        ("key", yes_no(report.key_valid)),
+                        ("streaming", yes_no(report.streaming)),
+                        ("tools", yes_no(report.tool_use)),
+                    ],
+                );
+                let verdict = match report.failure {
+                    None => Msg::VerifyOk,
+                    Some(ConnectionCheckFailure::InvalidKey) => Msg::VerifyInvalidKey,
+                    Some(ConnectionCheckFailure::Unreachable) => Msg::VerifyUnreachable,
+                    Some(ConnectionCheckFailure::NoModel) => Msg::VerifyNoModel,
+                    Some(ConnectionCheckFailure::ProtocolMismatch) => Msg::VerifyProtocolMismatch,
+                    Some(ConnectionCheckFailure::NoToolUse) => Msg::VerifyNoToolUse,
+                };
+                let state_name = if report.failure.is_none() { "ok" } else { "failed" };
+                let models = report.models.map(|m| m.join(", "));
+                Some(
+                    view! {
+                        <div class="check-report" data-state=state_name role="status">
+                            <p class="verdict">{t(verdict)}</p>
+                            <p class="checks">{checks}{report.model.map(|m| format!(" · {m}"))}</p>
+                            {report.diagnosis.map(|d| view! { <p class="diagnosis">{d}</p> })}
+                            {models.map(|m| view! { <p class="models">{m}</p> })}
+                        </div>
+                    }
+                    .into_any(),
+                )
+            }
+        }
     }
 }
 
@@ -182,6 +257,9 @@ fn ConnectionFormView(state: AppState) -> impl IntoView {
             }
         }
     };
+    let quirk_names = move || {
+        state.settings.with(|s| s.as_ref().map(|s| s.quirk_names.clone()).unwrap_or_default())
+    };
     let kinds = ConnectionKind::ALL
         .into_iter()
         .map(|kind| view! { <option value=kind.value() selected=move || form.with(|f| f.kind == kind)>{move || t(kind.label())}</option> })
@@ -207,6 +285,30 @@ fn ConnectionFormView(state: AppState) -> impl IntoView {
             <label>{move || t(Msg::DefaultModel)}
                 <input type="text" prop:value=move || form.with(|f| f.default_model.clone()) on:input=move |ev| form.update(|f| f.default_model = event_target_value(&ev))/>
             </label>
+            <label>{move || t(Msg::CustomHeaders)}
+                <textarea class="headers" rows="2" spellcheck="false" prop:value=move || form.with(|f| f.headers.clone()) on:input=move |ev| form.update(|f| f.headers = event_target_value(&ev))></textarea>
+            </label>
+            <fieldset class="quirks">
+                <legend>{move || t(Msg::Quirks)}</legend>
+                {move || quirk_names().into_iter().map(|name| {
+                    let checked_name = name.clone();
+                    let toggled = name.clone();
+                    view! {
+                        <label class="quirk">
+                            <input type="checkbox" value=name.clone()
+                                prop:checked=move || form.with(|f| f.quirks.contains(&checked_name))
+                                on:change=move |ev| {
+                                    let on = event_target_checked(&ev);
+                                    form.update(|f| {
+                                        f.quirks.retain(|q| q != &toggled);
+                                        if on { f.quirks.push(toggled.clone()); }
+                                    });
+                                }/>
+                            {name}
+                        </label>
+                    }
+                }).collect_view()}
+            </fieldset>
             <ul class="problems" role="alert">{move || problems.get().into_iter().map(|p| view! { <li>{p}</li> }).collect_view()}</ul>
             <Show when=move || saved.get()><p class="saved">{move || t(Msg::Saved)}</p></Show>
             <button type="submit">{move || t(Msg::Save)}</button>

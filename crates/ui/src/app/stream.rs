@@ -1,37 +1,31 @@
 //! The message stream: user, assistant (Markdown), reasoning (collapsible), tool cards, notes and
 //! errors in arrival order, with the ‹n/m› branch switcher, approval and recovery cards.
 
-use leptos::ev;
+mod cards;
+
 use leptos::prelude::*;
 use panelot_protocol::NodeId;
 use panelot_protocol::Op;
-use panelot_protocol::engine::ApprovalDecision;
-use panelot_protocol::engine::ApprovalResponseParams;
 use panelot_protocol::engine::BranchPosition;
-use panelot_protocol::engine::InteractionRequestPayload;
-use panelot_protocol::engine::InteractionResponse;
-use panelot_protocol::engine::InteractionResponseParams;
-use panelot_protocol::engine::PendingApproval;
-use panelot_protocol::engine::PendingInteraction;
-use panelot_protocol::engine::RecoveryOption;
-use panelot_protocol::engine::RunRecoveryState;
-use panelot_protocol::engine::RunResolveUncertainParams;
-use panelot_protocol::engine::RunResumeParams;
-use panelot_protocol::engine::RunState;
 use panelot_protocol::engine::StopReason;
 use panelot_protocol::engine::ThreadSelectBranchParams;
-use panelot_protocol::engine::UncertainResolution;
+use panelot_protocol::engine::TurnForkParams;
+use panelot_protocol::engine::UserInput;
 
 use super::AppState;
 use crate::Delivery;
 use crate::Entry;
 use crate::EntryBody;
 use crate::EntryKey;
+use crate::composer::sendable;
 use crate::host;
 use crate::i18n;
 use crate::i18n::Msg;
 use crate::markdown;
 use crate::markdown::Completeness;
+use cards::ApprovalCard;
+use cards::InteractionCard;
+use cards::RecoveryCards;
 
 /// Distance from the bottom, in CSS pixels, within which the stream follows new output.
 const FOLLOW_THRESHOLD_PX: i32 = 40;
@@ -87,28 +81,117 @@ fn EntryRow(state: AppState, entry_key: EntryKey) -> impl IntoView {
     let entry = Memo::new(move |_| {
         state.thread.with(|v| v.as_ref().and_then(|v| v.entry(&entry_key).cloned()))
     });
-    move || entry.get().map(|entry| render_entry(state, entry))
+    let idle = Memo::new(move |_| {
+        state.thread.with(|v| v.as_ref().is_some_and(|v| v.active_turn.is_none()))
+    });
+    move || entry.get().map(|entry| render_entry(state, entry, idle))
 }
 
-fn render_entry(state: AppState, entry: Entry) -> AnyView {
+/// Sends `text` as a new sibling of the user message `sibling_of` (edit and resend, regenerate,
+/// retry); the view shows the new branch at once.
+fn fork(state: AppState, sibling_of: NodeId, text: String) {
+    let Some(thread_id) =
+        state.thread.with_untracked(|v| v.as_ref().map(|v| v.thread_id().clone()))
+    else {
+        return;
+    };
+    let input = UserInput { text: text.clone(), ..UserInput::default() };
+    let overrides = state.overrides();
+    let sibling_of_node_id = sibling_of.clone();
+    let sent = host::send(|submission_id| {
+        Op::TurnFork(TurnForkParams {
+            submission_id,
+            thread_id,
+            sibling_of_node_id,
+            input,
+            overrides,
+        })
+    });
+    if let Ok(submission_id) = sent {
+        state.thread.update(|v| {
+            if let Some(v) = v {
+                v.fork(&sibling_of, submission_id, &text);
+            }
+        });
+    }
+}
+
+/// Regenerates (or retries) the answer at `key` by sending its turn's message again as a sibling.
+fn resend(state: AppState, key: &EntryKey) {
+    let source = state.thread.with_untracked(|v| v.as_ref().and_then(|v| v.resend_source(key)));
+    if let Some((node_id, text)) = source {
+        fork(state, node_id, text);
+    }
+}
+
+fn render_entry(state: AppState, entry: Entry, idle: Memo<bool>) -> AnyView {
     let lang = state.lang.get_untracked();
     let t = move |msg| i18n::text(lang, msg);
+    let key = entry.key.clone();
     let branch =
         entry.branch.filter(|b| b.count > 1).map(|b| view! { <BranchSwitcher state position=b/> });
     match entry.body {
-        EntryBody::User { text, steered, delivery } => view! {
-            <article class="msg user" class:steered=steered class:sending=delivery == Delivery::Sending>
-                <header>{t(Msg::RoleUser)}{(delivery == Delivery::Sending).then(|| view! { <span class="state">{t(Msg::Sending)}</span> })}</header>
-                <p class="text">{text}</p>
-                {branch}
-            </article>
+        EntryBody::User { text, steered, delivery } => {
+            let editing = RwSignal::new(false);
+            let draft = RwSignal::new(text.clone());
+            let node_id = entry.node_id.clone();
+            let editable = node_id.is_some() && !steered;
+            let send_edit = move || {
+                let edited = draft.get_untracked();
+                if let Some(node_id) = node_id.clone()
+                    && sendable(&edited)
+                {
+                    editing.set(false);
+                    fork(state, node_id, edited);
+                }
+            };
+            let send_on_click = send_edit.clone();
+            let original = text.clone();
+            view! {
+                <article class="msg user" class:steered=steered class:sending=delivery == Delivery::Sending>
+                    <header>{t(Msg::RoleUser)}{(delivery == Delivery::Sending).then(|| view! { <span class="state">{t(Msg::Sending)}</span> })}</header>
+                    <Show when=move || editing.get() fallback=move || view! { <p class="text">{text.clone()}</p> }>
+                        <textarea class="edit-box" rows="3" prop:value=move || draft.get()
+                            on:input=move |ev| draft.set(event_target_value(&ev))
+                            on:keydown={
+                                let send_edit = send_edit.clone();
+                                move |ev: web_sys::KeyboardEvent| {
+                                    if ev.key() == "Enter" && !ev.shift_key() && !ev.is_composing() {
+                                        ev.prevent_default();
+                                        send_edit();
+                                    } else if ev.key() == "Escape" {
+                                        ev.prevent_default();
+                                        editing.set(false);
+                                    }
+                                }
+                            }></textarea>
+                        <div class="actions">
+                            <button class="send-edit" on:click={ let send = send_on_click.clone(); move |_| send() }>{t(Msg::SaveAndSend)}</button>
+                            <button class="cancel-edit" on:click=move |_| editing.set(false)>{t(Msg::Cancel)}</button>
+                        </div>
+                    </Show>
+                    <footer class="msg-actions">
+                        {editable.then(|| view! {
+                            <button class="edit" disabled=move || !idle.get() on:click=move |_| { draft.set(original.clone()); editing.set(true); }>{t(Msg::Edit)}</button>
+                        })}
+                        {branch}
+                    </footer>
+                </article>
+            }
+            .into_any()
         }
-        .into_any(),
         EntryBody::Assistant { text, streaming, usage, cost_usd, .. } => {
-            let completeness = if streaming { Completeness::Streaming } else { Completeness::Complete };
+            let completeness =
+                if streaming { Completeness::Streaming } else { Completeness::Complete };
+            // A model call that only called tools leaves an empty answer: nothing to regenerate.
+            let regenerable = !streaming && !text.trim().is_empty();
             let html = markdown::render(&text, completeness);
             let usage = usage.map(|u| {
-                let mut line = i18n::format(lang, Msg::Usage, &[("input", &u.input.to_string()), ("output", &u.output.to_string())]);
+                let mut line = i18n::format(
+                    lang,
+                    Msg::Usage,
+                    &[("input", &u.input.to_string()), ("output", &u.output.to_string())],
+                );
                 if let Some(cost) = cost_usd {
                     line.push_str(&format!(" · ${cost:.4}"));
                 }
@@ -119,7 +202,12 @@ fn render_entry(state: AppState, entry: Entry) -> AnyView {
                     <header>{t(Msg::RoleAssistant)}</header>
                     <div class="md" inner_html=html></div>
                     {usage.map(|u| view! { <footer class="usage">{u}</footer> })}
-                    {branch}
+                    <footer class="msg-actions">
+                        {regenerable.then(|| view! {
+                            <button class="regenerate" disabled=move || !idle.get() on:click=move |_| resend(state, &key)>{t(Msg::Regenerate)}</button>
+                        })}
+                        {branch}
+                    </footer>
                 </article>
             }
             .into_any()
@@ -137,7 +225,9 @@ fn render_entry(state: AppState, entry: Entry) -> AnyView {
                 Some(r) if r.ok => (t(Msg::ToolOk), "ok"),
                 Some(_) => (t(Msg::ToolFailed), "failed"),
             };
-            let details = result.and_then(|r| r.details).map(|d| serde_json::to_string_pretty(&d).unwrap_or_default());
+            let details = result
+                .and_then(|r| r.details)
+                .map(|d| serde_json::to_string_pretty(&d).unwrap_or_default());
             let progress = progress.map(|p| p.to_string());
             view! {
                 <details class=format!("tool-card {class}")>
@@ -171,11 +261,16 @@ fn render_entry(state: AppState, entry: Entry) -> AnyView {
         }
         EntryBody::Error { message, retryable, provider_details, .. } => {
             let diagnosis = provider_details.map(|d| {
-                [d.status.map(|s| format!("HTTP {s}")), d.reason, d.upstream_message, d.request_id.map(|r| format!("request {r}"))]
-                    .into_iter()
-                    .flatten()
-                    .collect::<Vec<_>>()
-                    .join(" · ")
+                [
+                    d.status.map(|s| format!("HTTP {s}")),
+                    d.reason,
+                    d.upstream_message,
+                    d.request_id.map(|r| format!("request {r}")),
+                ]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join(" · ")
             });
             view! {
                 <article class="msg error" role="alert">
@@ -184,7 +279,7 @@ fn render_entry(state: AppState, entry: Entry) -> AnyView {
                     {diagnosis.map(|d| view! { <p class="diagnosis">{d}</p> })}
                     <p class="next-step">
                         <a href="options.html" target="_blank">{t(Msg::OpenSettings)}</a>
-                        {retryable.then(|| view! { <span class="hint">{t(Msg::Retry)}</span> })}
+                        <button class="retry" class:suggested=retryable disabled=move || !idle.get() on:click=move |_| resend(state, &key)>{t(Msg::Retry)}</button>
                     </p>
                 </article>
             }
@@ -224,239 +319,5 @@ fn BranchSwitcher(state: AppState, position: BranchPosition) -> impl IntoView {
             <button disabled=no_next aria-label="next"
                 on:click=move |_| go(next.clone())>"›"</button>
         </nav>
-    }
-}
-
-fn respond(approval: &PendingApproval, decision: ApprovalDecision) {
-    let approval_id = approval.approval_id.clone();
-    let _ = host::send(|submission_id| {
-        Op::ApprovalResponse(ApprovalResponseParams { submission_id, approval_id, decision })
-    });
-}
-
-fn answer(interaction: &PendingInteraction, response: InteractionResponse) {
-    let interaction_id = interaction.interaction_id.clone();
-    let _ = host::send(|submission_id| {
-        Op::InteractionResponse(InteractionResponseParams {
-            submission_id,
-            interaction_id,
-            response,
-        })
-    });
-}
-
-/// The oldest question of the model to the user: suggested answers as buttons, a free answer
-/// always possible; or a step the user does themselves, confirmed with "Done".
-#[component]
-fn InteractionCard(state: AppState) -> impl IntoView {
-    let current = Memo::new(move |_| {
-        state.thread.with(|v| v.as_ref().and_then(|v| v.interactions.first().cloned()))
-    });
-    move || {
-        current.get().map(|interaction| {
-            let lang = state.lang.get_untracked();
-            let t = move |msg| i18n::text(lang, msg);
-            let skip = {
-                let interaction = interaction.clone();
-                move |_| answer(&interaction, InteractionResponse::Cancel { note: None })
-            };
-            match interaction.request.clone() {
-                InteractionRequestPayload::AskUser { questions } => {
-                    let answers = RwSignal::new(serde_json::Map::new());
-                    let rows = questions.into_iter().map(|q| {
-                        let id = q.id.clone();
-                        let options = q.options.into_iter().map(|o| {
-                            let (id, value) = (id.clone(), o.value.clone());
-                            view! { <button type="button" title=o.description.unwrap_or_default()
-                                on:click=move |_| answers.update(|a| { a.insert(id.clone(), value.clone().into()); })>{o.label}</button> }
-                        }).collect_view();
-                        let free_id = id.clone();
-                        view! {
-                            <fieldset class="question">
-                                <legend>{q.question}</legend>
-                                <div class="options">{options}</div>
-                                <input type="text" prop:value=move || answers.with(|a| a.get(&id).and_then(|v| v.as_str()).unwrap_or_default().to_owned())
-                                    on:input=move |ev| answers.update(|a| { a.insert(free_id.clone(), event_target_value(&ev).into()); })/>
-                            </fieldset>
-                        }
-                    }).collect_view();
-                    let submit = move |_| {
-                        let value = serde_json::Value::Object(answers.get_untracked());
-                        answer(&interaction, InteractionResponse::Submit { value });
-                    };
-                    view! {
-                        <section class="interaction-card" role="dialog" aria-label=t(Msg::QuestionTitle)>
-                            <header>{t(Msg::QuestionTitle)}</header>
-                            {rows}
-                            <div class="actions">
-                                <button class="answer" on:click=submit>{t(Msg::Answer)}</button>
-                                <button on:click=skip>{t(Msg::Skip)}</button>
-                            </div>
-                        </section>
-                    }.into_any()
-                }
-                InteractionRequestPayload::RequestUserAction { instruction, .. } => {
-                    let done = move |_| {
-                        let value = serde_json::json!({"done": true});
-                        answer(&interaction, InteractionResponse::Submit { value });
-                    };
-                    view! {
-                        <section class="interaction-card" role="dialog" aria-label=t(Msg::UserActionTitle)>
-                            <header>{t(Msg::UserActionTitle)}</header>
-                            <p>{instruction}</p>
-                            <div class="actions">
-                                <button class="answer" on:click=done>{t(Msg::Done)}</button>
-                                <button on:click=skip>{t(Msg::Skip)}</button>
-                            </div>
-                        </section>
-                    }.into_any()
-                }
-                // The engine does not ask these yet; offer the one answer that always works.
-                InteractionRequestPayload::WatchPage { .. }
-                | InteractionRequestPayload::ScheduleResume { .. }
-                | InteractionRequestPayload::McpElicitation { .. } => view! {
-                    <section class="interaction-card"><button on:click=skip>{t(Msg::Skip)}</button></section>
-                }.into_any(),
-            }
-        })
-    }
-}
-
-/// The oldest pending approval with every parameter; Y / S / A / N / Esc answer it from the
-/// keyboard as soon as it shows.
-#[component]
-fn ApprovalCard(state: AppState) -> impl IntoView {
-    let current = Memo::new(move |_| {
-        state.thread.with(|v| v.as_ref().and_then(|v| v.approvals.first().cloned()))
-    });
-    let count =
-        Memo::new(move |_| state.thread.with(|v| v.as_ref().map_or(0, |v| v.approvals.len())));
-    let handle = window_event_listener(ev::keydown, move |event| {
-        let Some(approval) = current.get_untracked() else { return };
-        // Typing in the composer is not an answer.
-        let in_text_field = event
-            .target()
-            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlTextAreaElement>(t).ok())
-            .is_some();
-        if in_text_field {
-            return;
-        }
-        let decision = match event.key().as_str() {
-            "y" | "Y" => ApprovalDecision::Accept,
-            "s" | "S" => ApprovalDecision::AcceptForSession,
-            "a" | "A" => ApprovalDecision::AcceptForSite,
-            "n" | "N" => ApprovalDecision::Decline { note: None },
-            "Escape" => ApprovalDecision::Cancel,
-            _ => return,
-        };
-        event.prevent_default();
-        respond(&approval, decision);
-    });
-    on_cleanup(move || handle.remove());
-    move || {
-        current.get().map(|approval| {
-            let lang = state.lang.get_untracked();
-            let t = move |msg| i18n::text(lang, msg);
-            let request = approval.request.clone();
-            let origin = request.target_origin.clone().unwrap_or_default();
-            let title = i18n::format(lang, Msg::ApprovalTitle, &[("tool", &request.label), ("origin", &origin)]);
-            let params = serde_json::to_string_pretty(&request.params).unwrap_or_default();
-            let flags = request.flags.iter().map(|f| format!("{f:?}")).collect::<Vec<_>>().join(", ");
-            let decline_note = RwSignal::new(String::new());
-            let (a1, a2, a3, a4, a5) = (approval.clone(), approval.clone(), approval.clone(), approval.clone(), approval);
-            view! {
-                <section class="approval-card" role="dialog" aria-label=title>
-                    <header>{title.clone()}{move || (count.get() > 1).then(|| format!(" (1/{})", count.get()))}</header>
-                    <p class="tool"><code>{request.tool}</code></p>
-                    {(!flags.is_empty()).then(|| view! { <p class="flags">{flags}</p> })}
-                    <pre class="params">{params}</pre>
-                    <input type="text" class="decline-note" placeholder="note" on:input=move |ev| decline_note.set(event_target_value(&ev))/>
-                    <div class="actions">
-                        <button autofocus=true on:click=move |_| respond(&a1, ApprovalDecision::Accept)>{t(Msg::ApprovalAccept)}</button>
-                        <button on:click=move |_| respond(&a2, ApprovalDecision::AcceptForSession)>{t(Msg::ApprovalSession)}</button>
-                        <button on:click=move |_| respond(&a3, ApprovalDecision::AcceptForSite)>{t(Msg::ApprovalSite)}</button>
-                        <button on:click=move |_| {
-                            let note = decline_note.get_untracked();
-                            respond(&a4, ApprovalDecision::Decline { note: (!note.trim().is_empty()).then_some(note) });
-                        }>{t(Msg::ApprovalDecline)}</button>
-                        <button on:click=move |_| respond(&a5, ApprovalDecision::Cancel)>{t(Msg::ApprovalCancel)}</button>
-                    </div>
-                </section>
-            }
-        })
-    }
-}
-
-fn recover(state: AppState, run: &RunRecoveryState, option: RecoveryOption) {
-    let Some(thread_id) =
-        state.thread.with_untracked(|v| v.as_ref().map(|v| v.thread_id().clone()))
-    else {
-        return;
-    };
-    let run_id = run.run_id.clone();
-    let resolution = match option {
-        RecoveryOption::Continue => None,
-        RecoveryOption::Retry => Some(UncertainResolution::Retry),
-        RecoveryOption::MarkDone => Some(UncertainResolution::MarkDone),
-        RecoveryOption::Fail => Some(UncertainResolution::Fail),
-    };
-    let _ = host::send(|submission_id| match resolution {
-        None => Op::RunResume(RunResumeParams { submission_id, thread_id, run_id }),
-        Some(resolution) => Op::RunResolveUncertain(RunResolveUncertainParams {
-            submission_id,
-            thread_id,
-            run_id,
-            resolution,
-        }),
-    });
-}
-
-/// Cards for runs that stopped: paused_uncertain (retry, mark done, fail), interrupted (continue).
-#[component]
-fn RecoveryCards(state: AppState) -> impl IntoView {
-    let runs = Memo::new(move |_| {
-        state.thread.with(|v| v.as_ref().map(|v| v.recovery.clone()).unwrap_or_default())
-    });
-    move || {
-        let lang = state.lang.get_untracked();
-        runs.get()
-            .into_iter()
-            .map(|run| {
-                let text = match run.state {
-                    RunState::PausedUncertain => i18n::format(lang, Msg::RecoveryUncertain, &[("tool", run.tool_name.as_deref().unwrap_or("?"))]),
-                    RunState::Interrupted
-                    | RunState::PausedBudget
-                    | RunState::Queued
-                    | RunState::Preparing
-                    | RunState::StreamingModel
-                    | RunState::WaitingApproval
-                    | RunState::WaitingInteraction
-                    | RunState::ExecutingTool
-                    | RunState::Failed
-                    | RunState::Completed => i18n::text(lang, Msg::RecoveryInterrupted).to_owned(),
-                };
-                let buttons = run
-                    .options
-                    .iter()
-                    .map(|option| {
-                        let label = match option {
-                            RecoveryOption::Continue => Msg::RecoveryContinue,
-                            RecoveryOption::Retry => Msg::Retry,
-                            RecoveryOption::MarkDone => Msg::RecoveryMarkDone,
-                            RecoveryOption::Fail => Msg::RecoveryFail,
-                        };
-                        let (run, option) = (run.clone(), *option);
-                        view! { <button on:click=move |_| recover(state, &run, option)>{i18n::text(lang, label)}</button> }
-                    })
-                    .collect_view();
-                view! {
-                    <section class="recovery-card" role="alert">
-                        <p>{text}</p>
-                        <p class="reason">{run.reason.clone()}</p>
-                        <div class="actions">{buttons}</div>
-                    </section>
-                }
-            })
-            .collect_view()
     }
 }

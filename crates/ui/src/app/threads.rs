@@ -36,6 +36,17 @@ fn group_name(group: Group) -> &'static str {
     }
 }
 
+/// What the list's inline controls show.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum RowMode {
+    /// Rows only.
+    Browsing,
+    /// A title box on this row.
+    Renaming(ThreadId),
+    /// "Delete …?" with Delete / Cancel on this row.
+    ConfirmingDelete(ThreadId),
+}
+
 /// A row of the list, flattened for keyed rendering.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct Row {
@@ -105,6 +116,9 @@ pub(super) fn ThreadListPanel(state: AppState) -> impl IntoView {
         })
     });
     let open_id = move || state.thread.with(|v| v.as_ref().map(|v| v.thread_id().clone()));
+    // One row at a time is renamed or asked about, inline (no `prompt`/`confirm` dialogs).
+    let mode = RwSignal::new(RowMode::Browsing);
+    let title_draft = RwSignal::new(String::new());
     view! {
         <section class="thread-list" aria-label=state.t(Msg::Threads)>
             <button class="new-thread" on:click=move |_| state.new_draft()>{state.t(Msg::NewThread)}</button>
@@ -129,24 +143,60 @@ pub(super) fn ThreadListPanel(state: AppState) -> impl IntoView {
                                         {row.running.then(|| view! { <span class="badge running" title=state.t(Msg::BadgeRunning)>"●"</span> })}
                                         {(row.approvals > 0).then(|| view! { <span class="badge approval" title=state.t(Msg::BadgeApproval)>"!"</span> })}
                                     </button>
-                                    <button class="icon rename" title=state.t(Msg::Rename) on:click=move |_| {
-                                        let window = web_sys::window();
-                                        let answer = window.and_then(|w| w.prompt_with_message_and_default(state.t(Msg::Rename), &old_title).ok().flatten());
-                                        if let Some(title) = answer.filter(|t| !t.trim().is_empty()) {
-                                            update(rename.clone(), ThreadMetaPatch { title: Some(title.trim().to_owned()), ..ThreadMetaPatch::default() });
-                                        }
+                                    <button class="icon rename" title=state.t(Msg::Rename) on:click={
+                                        let id = rename.clone();
+                                        move |_| { title_draft.set(old_title.clone()); mode.set(RowMode::Renaming(id.clone())); }
                                     }>"✎"</button>
                                     <button class="icon pin" title=state.t(if pinned { Msg::Unpin } else { Msg::Pin }) on:click=move |_| {
                                         update(pin.clone(), ThreadMetaPatch { pinned: Some(!pinned), ..ThreadMetaPatch::default() });
                                     }>{if pinned { "★" } else { "☆" }}</button>
-                                    <button class="icon delete" title=state.t(Msg::Delete) on:click=move |_| {
-                                        let question = i18n::format(state.lang.get_untracked(), Msg::ConfirmDelete, &[("title", &title)]);
-                                        let confirmed = web_sys::window().and_then(|w| w.confirm_with_message(&question).ok()).unwrap_or(false);
-                                        if confirmed {
-                                            let thread_id = delete.clone();
-                                            let _ = host::send(|submission_id| Op::ThreadDelete(ThreadDeleteParams { submission_id, thread_id }));
-                                        }
+                                    <button class="icon delete" title=state.t(Msg::Delete) on:click={
+                                        let id = delete.clone();
+                                        move |_| mode.set(RowMode::ConfirmingDelete(id.clone()))
                                     }>"🗑"</button>
+                                    {
+                                        let renaming = rename.clone();
+                                        let save_to = rename;
+                                        move || (mode.get() == RowMode::Renaming(renaming.clone())).then(|| {
+                                            let save_to = save_to.clone();
+                                            let save = move || {
+                                                let title = title_draft.get_untracked();
+                                                if !title.trim().is_empty() {
+                                                    update(save_to.clone(), ThreadMetaPatch { title: Some(title.trim().to_owned()), ..ThreadMetaPatch::default() });
+                                                }
+                                                mode.set(RowMode::Browsing);
+                                            };
+                                            view! {
+                                                <input type="text" class="rename-box" aria-label=state.t(Msg::RenameTo) autofocus=true
+                                                    prop:value=move || title_draft.get()
+                                                    on:input=move |ev| title_draft.set(event_target_value(&ev))
+                                                    on:keydown=move |ev: web_sys::KeyboardEvent| match ev.key().as_str() {
+                                                        "Enter" => { ev.prevent_default(); save(); }
+                                                        "Escape" => { ev.prevent_default(); mode.set(RowMode::Browsing); }
+                                                        _ => {}
+                                                    }/>
+                                            }
+                                        })
+                                    }
+                                    {
+                                        let confirming = delete.clone();
+                                        let doomed = delete;
+                                        move || (mode.get() == RowMode::ConfirmingDelete(confirming.clone())).then(|| {
+                                            let doomed = doomed.clone();
+                                            let question = i18n::format(state.lang.get_untracked(), Msg::ConfirmDelete, &[("title", &title)]);
+                                            view! {
+                                                <span class="confirm" role="alertdialog">
+                                                    <span>{question}</span>
+                                                    <button class="confirm-delete" on:click=move |_| {
+                                                        let thread_id = doomed.clone();
+                                                        let _ = host::send(|submission_id| Op::ThreadDelete(ThreadDeleteParams { submission_id, thread_id }));
+                                                        mode.set(RowMode::Browsing);
+                                                    }>{state.t(Msg::ConfirmDeleteYes)}</button>
+                                                    <button class="cancel-delete" on:click=move |_| mode.set(RowMode::Browsing)>{state.t(Msg::Cancel)}</button>
+                                                </span>
+                                            }
+                                        })
+                                    }
                                 </li>
                             }.into_any()
                         }
