@@ -291,14 +291,23 @@ impl ThreadView {
                 });
             }
             AgentEvent::ItemStart(event) => {
-                let entry =
+                let mut entry =
                     live_entry(event.item_id.clone(), &event.turn_id, event.kind, &event.meta);
                 if event.kind == ItemKind::UserMessage {
                     if self.adopt_optimistic(&entry) {
                         return Applied::Changed;
                     }
-                    // Sent from another page: the live item carries no text, the snapshot does.
-                    self.refresh_wanted = true;
+                    match self.queued_text(&event.turn_id) {
+                        // A queued message starting: the view has its text from the queue.
+                        Some(text) => {
+                            if let EntryBody::User { text: shown, .. } = &mut entry.body {
+                                *shown = text;
+                            }
+                        }
+                        // Sent from another page: the live item carries no text, the snapshot
+                        // does.
+                        None => self.refresh_wanted = true,
+                    }
                 }
                 self.push(entry);
             }
@@ -411,6 +420,14 @@ impl ThreadView {
     }
 
     /// Turns the oldest optimistic message into the live user item that stands for it.
+    /// The text of the queued message whose run just started as `turn` (its `turn.start`
+    /// names the run), taken out of the queue.
+    fn queued_text(&mut self, turn: &TurnId) -> Option<String> {
+        let run = self.active_turn.as_ref().filter(|t| &t.turn_id == turn)?.run_id.clone();
+        let at = self.queue.iter().position(|q| q.run_id == run)?;
+        Some(self.queue.remove(at).input.text)
+    }
+
     fn adopt_optimistic(&mut self, live: &Entry) -> bool {
         let Some(entry) =
             self.entries.iter_mut().find(|e| matches!(e.key, EntryKey::Optimistic(_)))

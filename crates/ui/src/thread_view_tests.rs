@@ -367,3 +367,25 @@ fn a_message_sent_from_another_page_asks_for_a_snapshot_to_show_its_text() {
     view.apply(&item_start("u-2", "user_message", 2));
     assert!(!view.take_refresh(), "its own message is adopted, not refetched");
 }
+
+#[test]
+fn a_queued_message_that_starts_shows_its_text_without_a_new_snapshot() {
+    let mut view = ThreadView::new(thread());
+    view.apply(&snapshot(json!([]), Value::Null, 0));
+    view.apply(&frame(
+        json!({"type": "queue.updated", "threadId": "t-1", "pending": 1,
+        "runs": [{"runId": "run-2", "input": {"text": "later", "attachmentIds": [],
+        "attachedContext": [], "browserContext": null}, "overrides": null, "revision": 1}]}),
+        1,
+    ));
+    view.apply(&frame(
+        json!({"type": "turn.start", "threadId": "t-1", "turnId": "turn-1", "runId": "run-2",
+        "turnKind": "user", "steerable": true}),
+        2,
+    ));
+    view.apply(&item_start("u-2", "user_message", 3));
+    assert_eq!(texts(&view), ["user(Stored): later"]);
+    assert!(view.queue.is_empty());
+    // A reload would drop what the view shows of earlier turns (an interrupted answer's note).
+    assert!(!view.take_refresh());
+}
