@@ -598,6 +598,8 @@ impl<S: Store> Engine<S> {
             Op::SettingsUpdate(p) => self.update_settings(op, p).await,
             Op::ConnectionSave(p) => self.save_connection(op, p).await,
             Op::ConnectionDelete(p) => self.delete_connection(op, p).await,
+            Op::RuleAdd(p) => self.add_rule(op, p).await,
+            Op::RuleDelete(p) => self.delete_rule(op, p).await,
             Op::Initialize(_)
             | Op::ThreadList(_)
             | Op::ThreadSubscribe(_)

@@ -80,6 +80,9 @@ fn sample_ops() -> Vec<Value> {
         json!({"type": "connection.delete", "submissionId": "s", "connectionId": "k"}),
         json!({"type": "connection.verify", "submissionId": "s", "connectionId": "k",
             "model": "llama3"}),
+        json!({"type": "rule.add", "submissionId": "s", "rule": {"tool": "category:click",
+            "origin": "*.example.com", "verdict": "ask"}}),
+        json!({"type": "rule.delete", "submissionId": "s", "ruleId": "seed-deny-run-javascript"}),
         json!({"type": "ping", "submissionId": "s"}),
     ]
 }
@@ -166,7 +169,8 @@ fn sample_events() -> Vec<Value> {
             "keyCount": 2, "enabled": true, "modelIds": [], "headerNames": ["x-title"],
             "quirks": []}], "defaultModel": null,
             "permissionPolicy": "untrusted", "turnTokenBudget": null,
-            "quirkNames": ["noSystemRole"]}}),
+            "quirkNames": ["noSystemRole"], "rules": [{"id": "r1", "tool": "run_javascript",
+            "origin": "*", "verdict": "deny", "source": "user", "createdAtMs": 0}]}}),
         json!({"type": "connection.verified", "submissionId": "s", "connectionId": "k",
             "report": {"reachable": true, "keyValid": false, "streaming": false,
             "toolUse": false, "models": null, "model": null, "failure": "invalid_key",

@@ -2,7 +2,7 @@
 
 /// Hash of the engine protocol (`panelot/engine-v1`) schema.
 pub const ENGINE_SCHEMA_HASH: &str =
-    "bba7f3fa923c26f13dc40b51c83e0eb16e267c11669c5d3db4a4df89a260f1e4";
+    "a882df3550c31a45655b3a1367a597aa0599da31156c7799398eca0a0d45ceec";
 /// Hash of the page-executor protocol (`panelot/content-v1`) schema.
 pub const CONTENT_SCHEMA_HASH: &str =
     "bc8224ee9c21f02525353299bdb2291a77e97d6b8cf32cb6fbb4f347f0f1260c";

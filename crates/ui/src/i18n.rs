@@ -285,6 +285,11 @@ catalog! {
     Language => "Language", "语言";
     /// Settings: permission mode.
     PermissionMode => "Permission mode", "权限模式";
+    PermissionRules => "Permission rules", "权限规则";
+    RuleAllow => "Allow", "允许";
+    RuleAsk => "Ask", "询问";
+    RuleDeny => "Deny", "拒绝";
+    AddRule => "Add rule", "添加规则";
     /// Permission mode: ask before everything.
     PolicyAlways => "Ask before every action", "每个操作前都询问";
     /// Permission mode: ask before writes.

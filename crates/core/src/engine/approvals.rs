@@ -16,6 +16,11 @@ use panelot_protocol::engine::ApprovalResolvedEvent;
 use panelot_protocol::engine::ApprovalResponseParams;
 use panelot_protocol::engine::ErrorCode;
 use panelot_protocol::engine::PendingApproval;
+use panelot_protocol::engine::PermissionRuleView;
+use panelot_protocol::engine::PermissionVerdict;
+use panelot_protocol::engine::RuleAddParams;
+use panelot_protocol::engine::RuleAuthor;
+use panelot_protocol::engine::RuleDeleteParams;
 use panelot_protocol::engine::RunState;
 use panelot_protocol::engine::StopReason;
 use serde::Deserialize;
@@ -56,6 +61,9 @@ pub const SETTING_SENSITIVE: &str = "sensitiveOrigins";
 /// Setting: set once the default rules were seeded, so a rule the user deleted stays deleted.
 pub const SETTING_RULES_SEEDED: &str = "permissionRulesSeeded";
 
+/// Rules a profile may hold.
+const MAX_RULES: usize = 500;
+
 fn grants_key(thread: &ThreadId) -> String {
     format!("grants:{thread}")
 }
@@ -79,6 +87,30 @@ pub struct StoredRule {
 }
 
 impl StoredRule {
+    /// The rule as the settings page shows it; `None` for one this version cannot read.
+    pub(super) fn view(&self) -> Option<PermissionRuleView> {
+        let verdict = match self.verdict.as_str() {
+            "allow" => PermissionVerdict::Allow,
+            "ask" => PermissionVerdict::Ask,
+            "deny" => PermissionVerdict::Deny,
+            _ => return None,
+        };
+        let source = match self.source.as_str() {
+            "user" => RuleAuthor::User,
+            "approval" => RuleAuthor::Approval,
+            "plugin" => RuleAuthor::Plugin,
+            _ => return None,
+        };
+        Some(PermissionRuleView {
+            id: self.id.clone(),
+            tool: self.tool.clone(),
+            origin: self.origin.clone(),
+            verdict,
+            source,
+            created_at_ms: self.created_at_ms,
+        })
+    }
+
     fn parse(&self) -> Option<Rule> {
         let verdict = match self.verdict.as_str() {
             "allow" => RuleVerdict::Allow,
@@ -109,7 +141,7 @@ pub fn seeded_rules() -> Vec<StoredRule> {
 }
 
 impl<S: Store> Engine<S> {
-    async fn stored_rules(&self) -> Result<Vec<StoredRule>, StoreError> {
+    pub(super) async fn stored_rules(&self) -> Result<Vec<StoredRule>, StoreError> {
         Ok(self
             .store
             .setting(SETTING_RULES)
@@ -125,6 +157,72 @@ impl<S: Store> Engine<S> {
             .await?
             .and_then(|v| serde_json::from_value(v).ok())
             .unwrap_or_default())
+    }
+
+    /// `rule.add`: a rule the user wrote, checked by the gatekeeper's own parser.
+    pub(super) async fn add_rule(
+        &mut self,
+        op: &Op,
+        p: &RuleAddParams,
+    ) -> Result<Decision, StoreError> {
+        let now = self.clock.now_ms();
+        let (verdict, name) = match p.rule.verdict {
+            PermissionVerdict::Allow => (RuleVerdict::Allow, "allow"),
+            PermissionVerdict::Ask => (RuleVerdict::Ask, "ask"),
+            PermissionVerdict::Deny => (RuleVerdict::Deny, "deny"),
+        };
+        let rule = StoredRule {
+            id: self.ids.new_id("rule"),
+            tool: p.rule.tool.trim().to_owned(),
+            origin: p.rule.origin.trim().to_owned(),
+            verdict: name.to_owned(),
+            source: "user".to_owned(),
+            created_at_ms: now,
+        };
+        let parsed =
+            Rule::parse(&rule.id, &rule.tool, &rule.origin, verdict, RuleSource::User, now);
+        if let Err(err) = parsed {
+            let message = format!("the rule is not valid: {err}");
+            return Ok(Decision::rejected(op, ErrorCode::InvalidCommand, message));
+        }
+        let mut rules = self.stored_rules().await?;
+        if rules.len() >= MAX_RULES {
+            let message = format!("at most {MAX_RULES} rules can be stored");
+            return Ok(Decision::rejected(op, ErrorCode::InvalidCommand, message));
+        }
+        rules.push(rule);
+        self.rules_changed(op, rules).await
+    }
+
+    /// `rule.delete`. A seeded rule deleted here stays deleted: seeding runs once per profile.
+    pub(super) async fn delete_rule(
+        &mut self,
+        op: &Op,
+        p: &RuleDeleteParams,
+    ) -> Result<Decision, StoreError> {
+        let mut rules = self.stored_rules().await?;
+        let before = rules.len();
+        rules.retain(|rule| rule.id != p.rule_id);
+        if rules.len() == before {
+            let message = format!("rule {} does not exist", p.rule_id);
+            return Ok(Decision::rejected(op, ErrorCode::InvalidCommand, message));
+        }
+        self.rules_changed(op, rules).await
+    }
+
+    async fn rules_changed(
+        &mut self,
+        op: &Op,
+        rules: Vec<StoredRule>,
+    ) -> Result<Decision, StoreError> {
+        let mut unit = UnitOfWork::new();
+        unit.push(WriteOp::PutSetting {
+            key: SETTING_RULES.into(),
+            value: serde_json::to_value(&rules).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+        });
+        let overlay = super::settings::Overlay { rules: Some(&rules), ..Default::default() };
+        let settings = self.settings_view(overlay).await?;
+        Ok(Self::settings_changed(unit, op, settings))
     }
 
     /// Seeds the default rules once per profile.

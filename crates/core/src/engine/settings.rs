@@ -30,6 +30,7 @@ use super::InFlight;
 use super::Outbox;
 use super::PortId;
 use super::ack;
+use super::approvals::StoredRule;
 use super::turns::SETTING_DEFAULT_MODEL;
 use super::turns::SETTING_PERMISSION_POLICY;
 use super::turns::SETTING_TURN_TOKEN_BUDGET;
@@ -63,6 +64,17 @@ pub trait ConnectionVault {
     fn quirk_names(&self) -> Vec<String>;
 }
 
+/// Values a settings view shows instead of the stored ones: those of a change not yet
+/// committed. `None` fields are read from the store.
+#[derive(Default)]
+pub(super) struct Overlay<'a> {
+    pub(super) connections: Option<&'a [Value]>,
+    pub(super) default_model: Option<Option<ModelChoice>>,
+    pub(super) policy: Option<PermissionPolicy>,
+    pub(super) budget: Option<Option<u64>>,
+    pub(super) rules: Option<&'a [StoredRule]>,
+}
+
 fn stored_id(stored: &Value) -> Option<&str> {
     stored.get("id").and_then(Value::as_str)
 }
@@ -85,34 +97,40 @@ impl<S: Store> Engine<S> {
             .unwrap_or_default())
     }
 
-    /// The settings as they are now, with `connections` in place of the stored ones when given.
-    async fn settings_view(
+    /// The settings as they are now, with what `overlay` holds in place of the stored values
+    /// (a change about to be committed with the view that announces it).
+    pub(super) async fn settings_view(
         &self,
-        connections: Option<&[Value]>,
-        default_model: Option<Option<ModelChoice>>,
-        policy: Option<PermissionPolicy>,
-        budget: Option<Option<u64>>,
+        overlay: Overlay<'_>,
     ) -> Result<SettingsView, StoreError> {
         let stored;
-        let connections = match connections {
+        let connections = match overlay.connections {
             Some(list) => list,
             None => {
                 stored = self.stored_connections().await?;
                 &stored
             }
         };
-        let default_model = match default_model {
+        let default_model = match overlay.default_model {
             Some(model) => model,
             None => read(self.store.setting(SETTING_DEFAULT_MODEL).await?),
         };
-        let permission_policy = match policy {
+        let permission_policy = match overlay.policy {
             Some(policy) => policy,
             None => read(self.store.setting(SETTING_PERMISSION_POLICY).await?)
                 .unwrap_or(PermissionPolicy::Untrusted),
         };
-        let turn_token_budget = match budget {
+        let turn_token_budget = match overlay.budget {
             Some(budget) => budget,
             None => read(self.store.setting(SETTING_TURN_TOKEN_BUDGET).await?),
+        };
+        let stored_rules;
+        let rules = match overlay.rules {
+            Some(rules) => rules,
+            None => {
+                stored_rules = self.stored_rules().await?;
+                &stored_rules
+            }
         };
         let (views, quirk_names) = match &self.vault {
             Some(vault) => {
@@ -126,6 +144,7 @@ impl<S: Store> Engine<S> {
             permission_policy,
             turn_token_budget,
             quirk_names,
+            rules: rules.iter().filter_map(StoredRule::view).collect(),
         })
     }
 
@@ -136,7 +155,7 @@ impl<S: Store> Engine<S> {
         submission_id: &SubmissionId,
         out: &mut Outbox,
     ) -> Result<(), StoreError> {
-        let settings = self.settings_view(None, None, None, None).await?;
+        let settings = self.settings_view(Overlay::default()).await?;
         let event = AgentEvent::SettingsState(SettingsStateEvent {
             submission_id: Some(submission_id.clone()),
             settings,
@@ -145,7 +164,7 @@ impl<S: Store> Engine<S> {
         Ok(())
     }
 
-    fn settings_changed(unit: UnitOfWork, op: &Op, settings: SettingsView) -> Decision {
+    pub(super) fn settings_changed(unit: UnitOfWork, op: &Op, settings: SettingsView) -> Decision {
         let state = AgentEvent::SettingsState(SettingsStateEvent { submission_id: None, settings });
         Decision { unit, answer: ack(op, None, None), events: vec![state], then: Vec::new() }
     }
@@ -176,8 +195,13 @@ impl<S: Store> Engine<S> {
                 value: encode(budget)?,
             });
         }
-        let model = p.patch.default_model.clone().map(Some);
-        let settings = self.settings_view(None, model, p.patch.permission_policy, budget).await?;
+        let overlay = Overlay {
+            default_model: p.patch.default_model.clone().map(Some),
+            policy: p.patch.permission_policy,
+            budget,
+            ..Overlay::default()
+        };
+        let settings = self.settings_view(overlay).await?;
         Ok(Self::settings_changed(unit, op, settings))
     }
 
@@ -232,7 +256,9 @@ impl<S: Store> Engine<S> {
             });
             default_model = Some(Some(choice));
         }
-        let settings = self.settings_view(Some(&connections), default_model, None, None).await?;
+        let overlay =
+            Overlay { connections: Some(&connections), default_model, ..Overlay::default() };
+        let settings = self.settings_view(overlay).await?;
         Ok(Self::settings_changed(unit, op, settings))
     }
 
@@ -254,7 +280,8 @@ impl<S: Store> Engine<S> {
             key: SETTING_CONNECTIONS.into(),
             value: encode(&connections)?,
         });
-        let settings = self.settings_view(Some(&connections), None, None, None).await?;
+        let overlay = Overlay { connections: Some(&connections), ..Overlay::default() };
+        let settings = self.settings_view(overlay).await?;
         Ok(Self::settings_changed(unit, op, settings))
     }
 

@@ -1096,3 +1096,66 @@ fn a_thread_renamed_before_its_title_is_generated_keeps_the_users_name() {
     let meta = block_on(world.store.thread(&thread)).unwrap().unwrap();
     assert_eq!(meta.title, "Mine");
 }
+
+#[test]
+fn rules_are_added_checked_enforced_and_a_deleted_seeded_rule_stays_deleted() {
+    let mut world = World::new();
+    // Starting the engine seeds the default rules.
+    world.restart();
+    let state = |frames: Vec<panelot_protocol::EventFrame>| {
+        frames.into_iter().find_map(|f| match f.event {
+            AgentEvent::SettingsState(s) => Some(s.settings),
+            _ => None,
+        })
+    };
+    let id = world.submission();
+    let settings = state(world.send(json!({"type": "settings.get", "submissionId": id}))).unwrap();
+    let seeded = "seed-deny-run-javascript";
+    assert!(settings.rules.iter().any(|r| r.id == seeded), "{:?}", settings.rules);
+    // A pattern the gatekeeper cannot read is refused with its reason; nothing is stored.
+    let id = world.submission();
+    let bad = world.send(json!({"type": "rule.add", "submissionId": id, "rule":
+        {"tool": "category:nope", "origin": "*", "verdict": "deny"}}));
+    let bad: Vec<AgentEvent> = bad.into_iter().map(|f| f.event).collect();
+    assert_eq!(rejected(&bad), Some(ErrorCode::InvalidCommand));
+    let id = world.submission();
+    let added = state(world.send(json!({"type": "rule.add", "submissionId": id, "rule":
+        {"tool": "click", "origin": "https://shop.example", "verdict": "deny"}})))
+    .unwrap();
+    let rule = added.rules.iter().find(|r| r.tool == "click").unwrap();
+    assert_eq!(
+        (rule.origin.as_str(), rule.verdict, rule.source),
+        (
+            "https://shop.example",
+            panelot_protocol::engine::PermissionVerdict::Deny,
+            panelot_protocol::engine::RuleAuthor::User
+        )
+    );
+    // The new rule holds at once: the click is refused and never runs.
+    let thread = world.create_thread();
+    world.script.push_back(Reply::tool("click", json!({"ref": "e1"})));
+    world.script.push_back(Reply::text("could not"));
+    submit(&mut world, &thread, "click it");
+    world.settle();
+    assert!(world.executions.is_empty());
+    assert!(
+        results(&world.path(&thread))[0].contains("Denied"),
+        "{:?}",
+        results(&world.path(&thread))
+    );
+    // Deleting the seeded rule survives a restart (seeding does not bring it back).
+    let id = world.submission();
+    let left = state(world.send(json!({"type": "rule.delete", "submissionId": id,
+        "ruleId": seeded})))
+    .unwrap();
+    assert!(left.rules.iter().all(|r| r.id != seeded));
+    world.restart();
+    let id = world.submission();
+    let settings = state(world.send(json!({"type": "settings.get", "submissionId": id}))).unwrap();
+    assert!(settings.rules.iter().all(|r| r.id != seeded));
+    assert!(settings.rules.iter().any(|r| r.tool == "click"));
+    let id = world.submission();
+    let missing = world.send(json!({"type": "rule.delete", "submissionId": id, "ruleId": seeded}));
+    let missing: Vec<AgentEvent> = missing.into_iter().map(|f| f.event).collect();
+    assert_eq!(rejected(&missing), Some(ErrorCode::InvalidCommand));
+}

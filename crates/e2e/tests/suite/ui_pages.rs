@@ -190,6 +190,32 @@ fn options_page_saves_a_connection_through_the_engine_and_lists_it_without_its_k
         .evaluate(&page, "document.querySelector('.check-report .verdict').textContent")
         .expect("read the verdict");
     assert_eq!(verdict, "The server could not be reached.");
+
+    // Rules: the seeded run_javascript deny is listed; a rule typed in the form is added (the
+    // engine checks it), and the seeded one is deleted from its button.
+    wait(&mut browser, &page, "!!document.querySelector('[data-rule=seed-deny-run-javascript]')");
+    let add = "(() => {
+        const set = (sel, v) => { const el = document.querySelector(sel); el.value = v;
+            el.dispatchEvent(new Event(el.tagName === 'SELECT' ? 'change' : 'input', {bubbles: true})); };
+        set('.rule-tool', 'category:navigate');
+        set('.rule-origin', '*.example.com');
+        set('.rule-verdict', 'deny');
+        document.querySelector('.add-rule').click();
+        return true; })()";
+    browser.cdp.evaluate(&page, add).expect("add a rule");
+    wait(
+        &mut browser,
+        &page,
+        "[...document.querySelectorAll('.rule-list li')].some(li => li.textContent.includes('category:navigate') && li.textContent.includes('*.example.com') && li.textContent.includes('Deny'))",
+    );
+    browser
+        .cdp
+        .evaluate(
+            &page,
+            "document.querySelector('[data-rule=seed-deny-run-javascript] .delete-rule').click(), true",
+        )
+        .expect("delete the seeded rule");
+    wait(&mut browser, &page, "!document.querySelector('[data-rule=seed-deny-run-javascript]')");
 }
 
 #[test]

@@ -10,6 +10,7 @@ use super::requests::ApprovalDecision;
 use super::requests::InteractionResponse;
 use super::requests::UncertainResolution;
 use super::settings::ConnectionInput;
+use super::settings::PermissionRuleInput;
 use super::settings::SettingsPatch;
 use super::thread::ThreadMetaPatch;
 use crate::catalog::wire_catalog;
@@ -278,6 +279,20 @@ op_params! {
     }
     thread: none;
 
+    /// Adds a permission rule (made by the user).
+    struct RuleAddParams {
+        /// The rule.
+        rule: PermissionRuleInput,
+    }
+    thread: none;
+
+    /// Deletes a permission rule; a deleted seeded rule stays deleted.
+    struct RuleDeleteParams {
+        /// The rule.
+        rule_id: String,
+    }
+    thread: none;
+
     /// Checks a stored connection: lists its models, streams once and does one tool round trip
     /// (answered with `connection.verified`; nothing is stored).
     struct ConnectionVerifyParams {
@@ -356,6 +371,10 @@ wire_catalog! {
     "connection.delete" => ConnectionDelete(ConnectionDeleteParams),
     /// Check a connection.
     "connection.verify" => ConnectionVerify(ConnectionVerifyParams),
+    /// Add a permission rule.
+    "rule.add" => RuleAdd(RuleAddParams),
+    /// Delete a permission rule.
+    "rule.delete" => RuleDelete(RuleDeleteParams),
     /// Heartbeat.
     "ping" => Ping(PingParams),
 }
@@ -397,7 +416,9 @@ impl OpKind {
             | OpKind::InteractionResponse
             | OpKind::SettingsUpdate
             | OpKind::ConnectionSave
-            | OpKind::ConnectionDelete => OpClass::Command,
+            | OpKind::ConnectionDelete
+            | OpKind::RuleAdd
+            | OpKind::RuleDelete => OpClass::Command,
         }
     }
 }

@@ -91,6 +91,62 @@ pub struct SettingsView {
     pub turn_token_budget: Option<u64>,
     /// Every provider quirk a connection can switch on, for the form.
     pub quirk_names: Vec<String>,
+    /// Permission rules, most specific first as the gatekeeper weighs them.
+    pub rules: Vec<PermissionRuleView>,
+}
+
+/// What a permission rule decides for the calls it matches.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum PermissionVerdict {
+    /// Runs without asking.
+    Allow,
+    /// Always asks (a session grant cannot silence it).
+    Ask,
+    /// Never runs.
+    Deny,
+}
+
+/// Who made a permission rule.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RuleAuthor {
+    /// Written in settings (or seeded for every profile).
+    User,
+    /// "Accept for this site" on an approval.
+    Approval,
+    /// A plugin.
+    Plugin,
+}
+
+/// A permission rule as the settings page shows it.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PermissionRuleView {
+    /// Stable id.
+    pub id: String,
+    /// Tool pattern: `*`, a name, `prefix*` or `category:X`.
+    pub tool: String,
+    /// Origin pattern: `*`, an exact origin or `*.domain`.
+    pub origin: String,
+    /// What it decides.
+    pub verdict: PermissionVerdict,
+    /// Who made it.
+    pub source: RuleAuthor,
+    /// When it was made (ms since the Unix epoch).
+    pub created_at_ms: u64,
+}
+
+/// A permission rule as the settings form sends it.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PermissionRuleInput {
+    /// Tool pattern: `*`, a name, `prefix*` or `category:X`.
+    pub tool: String,
+    /// Origin pattern: `*`, an exact origin or `*.domain`.
+    pub origin: String,
+    /// What it decides.
+    pub verdict: PermissionVerdict,
 }
 
 /// Why checking a connection failed.
