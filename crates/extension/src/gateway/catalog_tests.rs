@@ -73,7 +73,8 @@ fn every_tool_is_in_the_gatekeeper_table_with_the_same_effect() {
         assert!(registry.get(&tool.name).is_some(), "{} did not register", tool.name);
         assert!(route(&tool.name).is_some());
     }
-    assert_eq!(registry.specs(None).len(), CATALOG.len());
+    let every_level = [ToolLevel::L0, ToolLevel::L1, ToolLevel::L2, ToolLevel::Mcp];
+    assert_eq!(registry.specs(Some(&every_level)).len(), CATALOG.len());
 }
 
 #[test]
