@@ -3,6 +3,7 @@
 
 pub mod conversation;
 pub mod executor;
+pub mod scenario;
 pub mod ui;
 
 use std::path::PathBuf;

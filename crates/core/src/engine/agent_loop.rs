@@ -81,6 +81,21 @@ pub(crate) struct LiveRun {
 }
 
 impl LiveRun {
+    /// The answer streamed so far, as the node that keeps it when the stream is cut (no usage:
+    /// the provider never reported any).
+    pub(crate) fn partial_answer(&self, model: &str) -> Option<NodeBody> {
+        let (_, text) = self.text.as_ref().filter(|(_, text)| !text.is_empty())?;
+        Some(NodeBody::AssistantMessage {
+            text: text.clone(),
+            reasoning: self.reasoning.as_ref().map(|(_, r)| r.clone()).filter(|r| !r.is_empty()),
+            provider_state: Vec::new(),
+            model: model.to_owned(),
+            stop_reason: ProviderStopReason::End,
+            usage: panelot_protocol::engine::Usage::default(),
+            cost_usd: None,
+        })
+    }
+
     /// Items that started streaming and have not completed, with their text so far.
     pub(crate) fn streaming(&self) -> Vec<(ItemId, ItemKind, String)> {
         let mut items = Vec::new();
@@ -836,7 +851,9 @@ impl<S: Store> Engine<S> {
         self.later(super::FollowUp::Schedule(thread));
     }
 
-    /// The unit that ends a run, with the items it completes and the steers it writes.
+    /// The unit that ends a run, with the items it completes and the steers it writes. `first`
+    /// is written before anything else: the decision that ended the run, or the answer the
+    /// model had streamed when it was interrupted.
     #[allow(clippy::type_complexity)]
     pub(crate) async fn ending_unit(
         &self,
@@ -845,7 +862,7 @@ impl<S: Store> Engine<S> {
         stop: StopReason,
         note: Option<String>,
         now: u64,
-        audit: Option<NodeBody>,
+        first: Option<NodeBody>,
     ) -> Result<(UnitOfWork, Vec<(ItemId, NodeId, ToolResultView)>, Vec<NodeId>), StoreError> {
         let mut unit = UnitOfWork::new();
         let mut completed = Vec::new();
@@ -853,8 +870,7 @@ impl<S: Store> Engine<S> {
         if let Some((mut meta, tree)) = self.thread_state(&run.thread_id).await? {
             let mut chain =
                 Chain::new(&run.thread_id, Some(&run.turn_id), meta.leaf_id.clone(), &tree, now);
-            // An audit record (the decision that ended the run) comes first.
-            if let Some(body) = audit {
+            if let Some(body) = first {
                 chain.push(self.new_node_id()?, body);
             }
             for call in run.tools.iter_mut().filter(|c| c.status != ToolCallStatus::Done) {

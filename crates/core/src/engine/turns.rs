@@ -312,8 +312,22 @@ impl<S: Store> Engine<S> {
             return Ok(Decision::rejected(op, ErrorCode::NoActiveTurn, "nothing is running"));
         };
         let now = self.clock.now_ms();
+        // What the model had said stays in the thread: a reload shows it, and the next call
+        // knows it.
+        let partial = self
+            .live
+            .get(&run.id)
+            .filter(|_| run.state == RunState::StreamingModel)
+            .and_then(|live| live.partial_answer(run.model.model_id.as_str()));
         let (unit, completed, steers) = self
-            .ending_unit(&mut run, RunState::Interrupted, StopReason::Interrupted, None, now, None)
+            .ending_unit(
+                &mut run,
+                RunState::Interrupted,
+                StopReason::Interrupted,
+                None,
+                now,
+                partial,
+            )
             .await?;
         let then = self
             .in_flight

@@ -307,6 +307,35 @@ fn interrupt_stops_the_running_tool_answers_its_call_and_starts_the_next_message
 }
 
 #[test]
+fn an_interrupted_answer_keeps_what_was_streamed() {
+    let mut world = World::new();
+    let thread = world.create_thread();
+    submit(&mut world, &thread, "write a poem");
+    let call = world.effects.iter().find_map(|e| match e {
+        crate::engine::Effect::CallModel { id, .. } => Some(*id),
+        _ => None,
+    });
+    let event = crate::model::ModelEvent::TextDelta("Roses are".into());
+    let out = block_on(world.engine.on_model_event(call.unwrap(), event));
+    world.absorb(out);
+    let id = world.submission();
+    world.send(json!({"type": "turn.interrupt", "submissionId": id, "threadId": thread}));
+    world.settle();
+    assert_eq!(stops(&world), [StopReason::Interrupted]);
+    let path = world.path(&thread);
+    assert_eq!(kinds(&path), ["user", "context", "assistant"]);
+    assert!(
+        matches!(&path[2].body, NodeBody::AssistantMessage { text, .. } if text == "Roses are")
+    );
+    // The next call knows what the model had said.
+    world.script.push_back(Reply::text("red."));
+    submit(&mut world, &thread, "go on");
+    world.settle();
+    let last = world.requests.last().unwrap();
+    assert!(format!("{:?}", last.messages).contains("Roses are"));
+}
+
+#[test]
 fn without_a_model_a_turn_is_refused_and_nothing_is_written() {
     let mut world = World::new();
     let thread = world.create_thread();

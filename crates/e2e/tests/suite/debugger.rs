@@ -4,16 +4,10 @@
 //!
 //! The test build has the `debugger` permission in its manifest; the product asks for it.
 
-use std::time::Duration;
-
 use panelot_e2e::conversation::Approvals;
-use panelot_e2e::executor::ExecutorHarness;
-use panelot_e2e::executor::Tab;
-use panelot_protocol::AgentEvent;
-use panelot_protocol::decode_event;
-use panelot_protocol::engine::StopReason;
-use panelot_testkit::fixture_site::FixtureSite;
-use panelot_testkit::mock_provider::MockProvider;
+use panelot_e2e::scenario::Scenario;
+use panelot_e2e::scenario::chat_requests;
+use panelot_e2e::scenario::results_of;
 use panelot_testkit::mock_provider::RecordedRequest;
 use panelot_testkit::mock_provider::Reply;
 use pretty_assertions::assert_eq;
@@ -60,53 +54,6 @@ fn with_l2() -> Value {
     json!({"enabledToolLevels": ["L0", "L1", "L2", "builtin"]})
 }
 
-/// Configures the engine: the mock connection, a default model and the `auto` policy (as in
-/// `gateway.rs`).
-fn configure(h: &mut ExecutorHarness, base_url: &str) {
-    let connection = json!([{"id": "mock", "name": "Mock", "kind": "openai",
-        "baseUrl": format!("{base_url}/v1"), "apiKeys": [], "customHeaders": [], "enabled": true,
-        "quirks": [], "modelIds": ["mock-model"], "models": []}]);
-    let model = json!({"connectionId": "mock", "modelId": "mock-model"});
-    let script = format!(
-        r#"(async () => {{
-            const engine = await import(chrome.runtime.getURL("wasm/engine.js"));
-            await engine.default();
-            await engine.seedSetting("connections", {connection});
-            await engine.seedSetting("defaultModel", {model});
-            await engine.seedSetting("permissionPolicy", '"auto"');
-            return true;
-        }})()"#,
-        connection = serde_json::to_string(&connection.to_string()).unwrap(),
-        model = serde_json::to_string(&model.to_string()).unwrap(),
-    );
-    assert_eq!(h.eval(&script).unwrap_or_else(|e| panic!("{e:#}")), Value::Bool(true));
-}
-
-fn converse(h: &mut ExecutorHarness, steps: Value) -> Vec<Value> {
-    let script = panelot_e2e::conversation::script_with("e2e-debugger", &steps, Approvals::Accept);
-    let result = h.eval(&script).unwrap_or_else(|e| panic!("{e:#}"));
-    let log = h.browser.log_tail();
-    assert_eq!(result["how"], "complete", "{result}\n{log}");
-    result["events"].as_array().unwrap().clone()
-}
-
-fn chat_requests(server: &MockProvider) -> Vec<RecordedRequest> {
-    server.requests().into_iter().filter(|r| r.path.ends_with("/chat/completions")).collect()
-}
-
-fn tool_results(request: &RecordedRequest) -> Vec<String> {
-    let messages = request.json.as_ref().and_then(|j| j["messages"].as_array().cloned());
-    messages
-        .unwrap_or_default()
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| match &m["content"] {
-            Value::String(text) => text.clone(),
-            other => other.to_string(),
-        })
-        .collect()
-}
-
 fn offered_tools(request: &RecordedRequest) -> Vec<String> {
     let tools = request.json.as_ref().and_then(|j| j["tools"].as_array().cloned());
     tools
@@ -116,85 +63,9 @@ fn offered_tools(request: &RecordedRequest) -> Vec<String> {
         .collect()
 }
 
-/// The tool-call results the UI got (`item.complete` with a result), in order.
-fn results_of(events: &[Value]) -> Vec<&Value> {
-    events
-        .iter()
-        .filter(|e| e["event"]["type"] == "item.complete")
-        .map(|e| &e["event"]["result"])
-        .filter(|result| result.is_object())
-        .collect()
-}
-
-/// A browser with the test build, a fixture tab, and a thread whose first turn is done (the
-/// pattern of `gateway.rs`).
-struct Scenario {
-    server: MockProvider,
-    h: ExecutorHarness,
-    tab: Tab,
-    url: String,
-    _site: FixtureSite,
-}
-
-impl Scenario {
-    fn start(path: &str, html: &str) -> Scenario {
-        let server = MockProvider::start();
-        let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures");
-        let site = FixtureSite::start(root).expect("start the fixture site");
-        site.add_page(path, html);
-        let url = site.url(path);
-        let mut h = ExecutorHarness::launch().expect("launch Chromium");
-        configure(&mut h, &server.base_url());
-        let tab = h.open_tab(&url).unwrap_or_else(|e| panic!("open {url}: {e:#}"));
-        // The first turn names the thread; its title call may reach the server first.
-        server.push(Reply::text("Hello."));
-        server.push(Reply::text("Hello."));
-        converse(
-            &mut h,
-            json!([
-                {"send": {"type": "thread.create", "submissionId": "create"},
-                 "until": "command.ack"},
-                {"send": {"type": "thread.subscribe", "submissionId": "sub", "threadId": "$thread"},
-                 "until": "thread.snapshot"},
-                {"send": {"type": "turn.submit", "submissionId": "hello", "threadId": "$thread",
-                    "input": {"text": "Say hello"}}, "until": "turn.complete"},
-            ]),
-        );
-        server.wait_for_requests(2, Duration::from_secs(20)).expect("the title and the turn");
-        Scenario { server, h, tab, url, _site: site }
-    }
-
-    /// A turn with L2 enabled, sent from the fixture tab; checks that it ended normally.
-    fn turn(&mut self, text: &str) -> Vec<Value> {
-        let browser_context = json!({"capturedAtMs": 1, "referencedTabs": [],
-            "defaultTab": {"tabId": self.tab.0, "windowId": null, "url": self.url, "title": "Fixture"}});
-        let events = converse(
-            &mut self.h,
-            json!([
-                {"send": {"type": "thread.subscribe", "submissionId": "sub-2", "threadId": "$thread"},
-                 "until": "thread.snapshot"},
-                {"send": {"type": "turn.submit", "submissionId": "turn-2", "threadId": "$thread",
-                    "input": {"text": text, "browserContext": browser_context},
-                    "overrides": with_l2()},
-                 "until": "turn.complete"},
-            ]),
-        );
-        let stops: Vec<StopReason> = events
-            .iter()
-            .map(|e| decode_event(e["event"].clone()).unwrap_or_else(|err| panic!("{e}: {err}")))
-            .filter_map(|f| match &f.event {
-                AgentEvent::TurnComplete(c) => Some(c.stop_reason),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(stops, [StopReason::End], "{events:#?}");
-        events
-    }
-
-    /// The tool results of the turn's model calls after the warm-up turn, one list per call.
-    fn tool_results(&self) -> Vec<Vec<String>> {
-        chat_requests(&self.server).iter().skip(2).map(tool_results).collect()
-    }
+/// A turn with L2 enabled, sent from the fixture tab; checks that it ended normally.
+fn turn_with_l2(s: &mut Scenario, text: &str) -> Vec<Value> {
+    s.send_turn(text, json!([]), with_l2(), Approvals::Accept)
 }
 
 #[test]
@@ -216,7 +87,7 @@ fn a_trusted_click_moves_a_page_that_ignores_synthetic_ones_and_dialogs_never_bl
     // Told to, the call accepts the dialog.
     s.server.push(Reply::tool_call("click_trusted", json!({"ref": "e2", "acceptDialogs": true})));
     s.server.push(Reply::text("Done."));
-    let events = s.turn("Press Continue, then Delete all");
+    let events = turn_with_l2(&mut s, "Press Continue, then Delete all");
 
     let shown = s.h.eval_in_tab(tab, "return document.getElementById('out').textContent;");
     assert_eq!(shown.unwrap(), json!("trusted click"));
@@ -274,7 +145,7 @@ fn run_javascript_bait_is_denied_by_the_seeded_rule_and_never_runs() {
         json!({"code": "window.__pwned = true; return document.cookie"}),
     ));
     s.server.push(Reply::text("I was not allowed to run it."));
-    let events = s.turn("Help me with my account");
+    let events = turn_with_l2(&mut s, "Help me with my account");
 
     let pwned = s.h.eval_in_tab(tab, "return window.__pwned ?? null;").unwrap();
     assert_eq!(pwned, Value::Null, "the page never ran the code");

