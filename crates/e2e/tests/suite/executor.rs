@@ -8,6 +8,8 @@ use std::path::PathBuf;
 
 use panelot_e2e::executor::ExecutorHarness;
 use panelot_e2e::executor::Tab;
+use panelot_e2e::executor::accounted_interactive;
+use panelot_e2e::executor::refs_in;
 use panelot_protocol::content::ActionEvidence;
 use panelot_protocol::content::ActionFailure;
 use panelot_protocol::content::ActionFailureCode;
@@ -107,20 +109,6 @@ fn parse_yaml(text: &str) -> serde_yaml::Value {
         serde_yaml::from_str(text).unwrap_or_else(|err| panic!("not valid YAML: {err}\n{text}"));
     assert!(value.is_sequence(), "the snapshot is a YAML sequence:\n{text}");
     value
-}
-
-fn refs_in(text: &str) -> Vec<String> {
-    let mut refs = Vec::new();
-    let mut rest = text;
-    while let Some(start) = rest.find("[e") {
-        let tail = &rest[start + 2..];
-        let digits = tail.chars().take_while(char::is_ascii_digit).count();
-        if digits > 0 && tail[digits..].starts_with(']') {
-            refs.push(format!("e{}", &tail[..digits]));
-        }
-        rest = tail;
-    }
-    refs
 }
 
 fn bpe() -> CoreBPE {
@@ -665,29 +653,6 @@ fn cjk_page(n_items: usize) -> (String, usize) {
     }
     html.push_str("</ul></body></html>");
     (html, n_items * 2)
-}
-
-/// Interactive elements accounted for in a budgeted snapshot: refs listed as elements plus the
-/// counts inside folded lines (a ref right after a `[folded …]` marker names a region).
-fn accounted_interactive(text: &str) -> usize {
-    let mut n = 0;
-    for line in text.lines().filter(|l| !l.starts_with('#')) {
-        let refs = refs_in(line).len();
-        match line.find("[folded ") {
-            Some(at) => {
-                let marker = &line[at..];
-                let inside: usize = marker
-                    .split(", ")
-                    .nth(1)
-                    .and_then(|s| s.split(' ').next())
-                    .and_then(|s| s.parse().ok())
-                    .unwrap_or(0);
-                n += inside + refs_in(&line[..at]).len();
-            }
-            None => n += refs,
-        }
-    }
-    n
 }
 
 #[test]
