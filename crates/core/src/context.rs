@@ -64,12 +64,16 @@ fn provenance_name(provenance: Provenance) -> &'static str {
     }
 }
 
-/// The system prompt of a thread's calls.
-pub fn system_prompt(nonce: &str) -> SystemPrompt {
-    SystemPrompt {
-        stable: KERNEL_PROMPT.to_owned(),
-        dynamic: format!("The nonce of this conversation is {nonce}."),
-    }
+/// The system prompt of a thread's calls: the kernel (stable, so providers can cache it), then
+/// the instructions of the thread's preset, if any.
+pub fn system_prompt(nonce: &str, instructions: Option<&str>) -> SystemPrompt {
+    let nonce = format!("The nonce of this conversation is {nonce}.");
+    let dynamic = match instructions {
+        // The user's own instructions (a preset's): trusted, after the kernel's rules.
+        Some(text) => format!("# Instructions from the user\n{text}\n\n{nonce}"),
+        None => nonce,
+    };
+    SystemPrompt { stable: KERNEL_PROMPT.to_owned(), dynamic }
 }
 
 /// The messages of a path (root first).

@@ -13,6 +13,7 @@ mod approvals;
 mod deltas;
 mod interactions;
 mod op_queue;
+mod presets;
 mod recover;
 mod settings;
 mod threads;
@@ -572,7 +573,7 @@ impl<S: Store> Engine<S> {
 
     async fn decide(&mut self, op: &Op) -> Result<Decision, StoreError> {
         match op {
-            Op::ThreadCreate(params) => self.create_thread(op, params),
+            Op::ThreadCreate(params) => self.create_thread(op, params).await,
             Op::ThreadUpdate(params) => self.update_thread(op, params).await,
             Op::ThreadDelete(params) => self.delete_thread(op, params).await,
             Op::ThreadSelectBranch(params) => self.select_branch(op, params).await,
@@ -600,6 +601,8 @@ impl<S: Store> Engine<S> {
             Op::ConnectionDelete(p) => self.delete_connection(op, p).await,
             Op::RuleAdd(p) => self.add_rule(op, p).await,
             Op::RuleDelete(p) => self.delete_rule(op, p).await,
+            Op::PresetSave(p) => self.save_preset(op, p).await,
+            Op::PresetDelete(p) => self.delete_preset(op, p).await,
             Op::Initialize(_)
             | Op::ThreadList(_)
             | Op::ThreadSubscribe(_)

@@ -107,16 +107,8 @@ pub struct ToolCall {
     pub arguments: String,
 }
 
-/// How hard a reasoning model should think.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReasoningEffort {
-    /// Little.
-    Low,
-    /// Some.
-    Medium,
-    /// Much.
-    High,
-}
+/// How hard a reasoning model should think (the wire type: presets carry it).
+pub use panelot_protocol::engine::ReasoningEffort;
 
 /// Generation parameters; `None` means "do not send".
 #[derive(Debug, Clone, PartialEq, Default)]

@@ -60,6 +60,16 @@ impl DecodeError {
     }
 }
 
+/// Deserializes a field that may be absent (`None`, with `#[serde(default)]`), `null`
+/// (`Some(None)`: clear it) or a value (`Some(Some(v))`), which plain serde conflates.
+pub(crate) fn present<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de>,
+{
+    serde::Deserialize::deserialize(deserializer).map(Some)
+}
+
 /// Parses text into JSON after checking its size against `budget`, then checks the tree.
 pub fn parse_budgeted(text: &str, budget: &Budget) -> Result<Value, DecodeError> {
     check_raw_size(text.len(), budget)?;

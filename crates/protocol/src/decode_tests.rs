@@ -44,7 +44,8 @@ fn sample_ops() -> Vec<Value> {
         json!({"type": "thread.list", "submissionId": "s", "includeArchived": true}),
         json!({"type": "thread.subscribe", "submissionId": "s", "threadId": "t1"}),
         json!({"type": "thread.update", "submissionId": "s", "threadId": "t1",
-            "patch": {"title": "New", "pinned": true, "folderId": null}, "expectedRevision": 3}),
+            "patch": {"title": "New", "pinned": true, "folderId": null, "preset": "p1"},
+            "expectedRevision": 3}),
         json!({"type": "thread.delete", "submissionId": "s", "threadId": "t1"}),
         json!({"type": "thread.fork", "submissionId": "s", "threadId": "t1", "atNodeId": "n1"}),
         json!({"type": "thread.selectBranch", "submissionId": "s", "threadId": "t1", "nodeId": "n1"}),
@@ -83,6 +84,12 @@ fn sample_ops() -> Vec<Value> {
         json!({"type": "rule.add", "submissionId": "s", "rule": {"tool": "category:click",
             "origin": "*.example.com", "verdict": "ask"}}),
         json!({"type": "rule.delete", "submissionId": "s", "ruleId": "seed-deny-run-javascript"}),
+        json!({"type": "preset.save", "submissionId": "s", "presetId": null, "preset": {
+            "name": "Careful", "model": {"connectionId": "k", "modelId": "m"},
+            "systemPrompt": "Answer in French.", "permissionPolicy": "always",
+            "enabledToolLevels": ["L0", "builtin"], "params": {"temperature": 0.2,
+            "maxTokens": 2000, "reasoningEffort": "high"}}}),
+        json!({"type": "preset.delete", "submissionId": "s", "presetId": "p1"}),
         json!({"type": "ping", "submissionId": "s"}),
     ]
 }
@@ -170,7 +177,10 @@ fn sample_events() -> Vec<Value> {
             "quirks": []}], "defaultModel": null,
             "permissionPolicy": "untrusted", "turnTokenBudget": null,
             "quirkNames": ["noSystemRole"], "rules": [{"id": "r1", "tool": "run_javascript",
-            "origin": "*", "verdict": "deny", "source": "user", "createdAtMs": 0}]}}),
+            "origin": "*", "verdict": "deny", "source": "user", "createdAtMs": 0}],
+            "presets": [{"id": "p1", "preset": {"name": "Fast", "model": {"connectionId": "k",
+            "modelId": "m"}, "systemPrompt": null, "permissionPolicy": null,
+            "enabledToolLevels": null, "params": {}}}]}}),
         json!({"type": "connection.verified", "submissionId": "s", "connectionId": "k",
             "report": {"reachable": true, "keyValid": false, "streaming": false,
             "toolUse": false, "models": null, "model": null, "failure": "invalid_key",
@@ -220,6 +230,26 @@ fn every_op_kind_round_trips() {
         assert_eq!(normalize(&encoded), normalize(&sample));
         assert_eq!(decode_op(encoded).unwrap(), op);
     }
+}
+
+#[test]
+fn a_patch_tells_an_absent_field_from_a_null_one() {
+    let patch = |fields: Value| {
+        let op = json!({"type": "thread.update", "submissionId": "s", "threadId": "t1",
+            "patch": fields, "expectedRevision": null});
+        match decode_op(op).unwrap() {
+            Op::ThreadUpdate(p) => p.patch,
+            other => panic!("{other:?}"),
+        }
+    };
+    assert_eq!(patch(json!({})).preset, None, "absent: left as it is");
+    assert_eq!(patch(json!({"preset": null})).preset, Some(None), "null: cleared");
+    let set = patch(json!({"preset": "p1", "folderId": null}));
+    assert_eq!(set.preset.unwrap().unwrap().as_str(), "p1");
+    assert_eq!(set.folder_id, Some(None));
+    // Encoding keeps the difference: an absent field is not written as null.
+    let untouched = serde_json::to_value(patch(json!({"title": "T"}))).unwrap();
+    assert!(untouched.get("preset").is_none() && untouched.get("folderId").is_none());
 }
 
 #[test]

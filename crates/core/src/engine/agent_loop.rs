@@ -447,17 +447,18 @@ impl<S: Store> Engine<S> {
         };
         path.extend(chain.nodes.iter().cloned());
         let nonce = context::fence_nonce(&run.thread_id);
-        let levels = run.overrides.as_ref().and_then(|o| o.enabled_tool_levels.clone());
+        let levels = super::presets::tool_levels(&run);
+        let instructions = run.preset.as_ref().and_then(|p| p.system_prompt.as_deref());
         let request = ModelRequest {
             model: run.model.model_id.to_string(),
-            system: context::system_prompt(&nonce),
+            system: context::system_prompt(&nonce, instructions),
             messages: context::messages(&path, &self.tools, &nonce),
             tools: if run.counters.tools_disabled {
                 Vec::new()
             } else {
                 self.tools.specs(levels.as_deref())
             },
-            params: Default::default(),
+            params: super::presets::gen_params(run.preset.as_ref()),
         };
         Self::transition(&mut run, RunState::StreamingModel, now)?;
         run.counters.model_calls += 1;
@@ -965,7 +966,7 @@ impl<S: Store> Engine<S> {
                 return Ok(());
             };
             let call = run.tools[index].clone();
-            let levels = run.overrides.as_ref().and_then(|o| o.enabled_tool_levels.clone());
+            let levels = super::presets::tool_levels(&run);
             let refusal = match self.tools.get(&call.tool_name) {
                 _ if run.counters.tools_disabled => {
                     Some("Tools are switched off for the rest of this turn.".to_owned())

@@ -17,6 +17,7 @@ use panelot_protocol::engine::ConnectionView;
 use panelot_protocol::engine::ErrorCode;
 use panelot_protocol::engine::ModelChoice;
 use panelot_protocol::engine::PermissionPolicy;
+use panelot_protocol::engine::PresetView;
 use panelot_protocol::engine::SettingsStateEvent;
 use panelot_protocol::engine::SettingsUpdateParams;
 use panelot_protocol::engine::SettingsView;
@@ -73,6 +74,7 @@ pub(super) struct Overlay<'a> {
     pub(super) policy: Option<PermissionPolicy>,
     pub(super) budget: Option<Option<u64>>,
     pub(super) rules: Option<&'a [StoredRule]>,
+    pub(super) presets: Option<&'a [PresetView]>,
 }
 
 fn stored_id(stored: &Value) -> Option<&str> {
@@ -88,7 +90,7 @@ fn encode(value: impl serde::Serialize) -> Result<Value, StoreError> {
 }
 
 impl<S: Store> Engine<S> {
-    async fn stored_connections(&self) -> Result<Vec<Value>, StoreError> {
+    pub(super) async fn stored_connections(&self) -> Result<Vec<Value>, StoreError> {
         Ok(self
             .store
             .setting(SETTING_CONNECTIONS)
@@ -132,6 +134,10 @@ impl<S: Store> Engine<S> {
                 &stored_rules
             }
         };
+        let presets = match overlay.presets {
+            Some(presets) => presets.to_vec(),
+            None => self.stored_presets().await?,
+        };
         let (views, quirk_names) = match &self.vault {
             Some(vault) => {
                 (connections.iter().filter_map(|c| vault.view(c)).collect(), vault.quirk_names())
@@ -145,6 +151,7 @@ impl<S: Store> Engine<S> {
             turn_token_budget,
             quirk_names,
             rules: rules.iter().filter_map(StoredRule::view).collect(),
+            presets,
         })
     }
 

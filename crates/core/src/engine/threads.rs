@@ -4,6 +4,7 @@ use panelot_protocol::AgentEvent;
 use panelot_protocol::EventFrame;
 use panelot_protocol::NodeId;
 use panelot_protocol::Op;
+use panelot_protocol::PresetId;
 use panelot_protocol::ThreadId;
 use panelot_protocol::engine::ErrorCode;
 use panelot_protocol::engine::InitializeParams;
@@ -205,11 +206,14 @@ impl<S: Store> Engine<S> {
         Ok(())
     }
 
-    pub(super) fn create_thread(
+    pub(super) async fn create_thread(
         &mut self,
         op: &Op,
         params: &ThreadCreateParams,
     ) -> Result<Decision, StoreError> {
+        if let Some(refused) = self.unknown_preset(op, params.preset.as_ref()).await? {
+            return Ok(refused);
+        }
         let now = self.clock.now_ms();
         let meta = ThreadMeta {
             id: fresh_id(&*self.ids, "t", ThreadId::new)?,
@@ -275,11 +279,30 @@ impl<S: Store> Engine<S> {
             );
             return Ok(Decision::rejected(op, ErrorCode::InvalidCommand, message));
         }
+        if let Some(refused) =
+            self.unknown_preset(op, params.patch.preset.as_ref().and_then(Option::as_ref)).await?
+        {
+            return Ok(refused);
+        }
         if let Err(message) = apply_patch(&mut meta, &params.patch) {
             return Ok(Decision::rejected(op, ErrorCode::InvalidCommand, message));
         }
         meta.updated_at_ms = self.clock.now_ms();
         Ok(meta_changed(op, meta, params.patch.clone()))
+    }
+
+    /// The refusal of a command that names a preset that does not exist.
+    async fn unknown_preset(
+        &self,
+        op: &Op,
+        preset: Option<&PresetId>,
+    ) -> Result<Option<Decision>, StoreError> {
+        let Some(id) = preset else { return Ok(None) };
+        if self.preset(id).await?.is_some() {
+            return Ok(None);
+        }
+        let message = format!("preset {id} does not exist");
+        Ok(Some(Decision::rejected(op, ErrorCode::InvalidCommand, message)))
     }
 
     pub(super) async fn delete_thread(
@@ -448,6 +471,9 @@ fn apply_patch(meta: &mut ThreadMeta, patch: &ThreadMetaPatch) -> Result<(), Str
     }
     if let Some(policy) = patch.permission_policy {
         meta.permission_policy = Some(policy);
+    }
+    if let Some(preset) = &patch.preset {
+        meta.preset = preset.clone();
     }
     Ok(())
 }

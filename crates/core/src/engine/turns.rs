@@ -11,6 +11,7 @@ use panelot_protocol::TurnId;
 use panelot_protocol::engine::ActiveTurn;
 use panelot_protocol::engine::ErrorCode;
 use panelot_protocol::engine::ModelChoice;
+use panelot_protocol::engine::ModelPreset;
 use panelot_protocol::engine::PermissionPolicy;
 use panelot_protocol::engine::QueueRemoveParams;
 use panelot_protocol::engine::QueueUpdateParams;
@@ -154,12 +155,17 @@ impl<S: Store> Engine<S> {
         })
     }
 
+    /// The turn's model: its own choice, else its thread's preset's, else the default.
     async fn resolve_model(
         &self,
         overrides: Option<&TurnOverrides>,
+        preset: Option<&ModelPreset>,
     ) -> Result<Option<ModelChoice>, StoreError> {
         if let Some(model) = overrides.and_then(|o| o.model.clone()) {
             return Ok(Some(model));
+        }
+        if let Some(preset) = preset {
+            return Ok(Some(preset.model.clone()));
         }
         Ok(self
             .store
@@ -205,7 +211,11 @@ impl<S: Store> Engine<S> {
         if input.text.trim().is_empty() && input.attached_context.is_empty() {
             return Ok(Decision::rejected(op, ErrorCode::InvalidCommand, "the message is empty"));
         }
-        let Some(model) = self.resolve_model(overrides).await? else {
+        let preset = match &meta.preset {
+            Some(id) => self.preset(id).await?,
+            None => None,
+        };
+        let Some(model) = self.resolve_model(overrides, preset.as_ref()).await? else {
             return Ok(Decision::rejected(
                 op,
                 ErrorCode::NotConfigured,
@@ -220,7 +230,12 @@ impl<S: Store> Engine<S> {
                 format!("{RUN_QUEUE_CAPACITY} messages are already waiting in this thread"),
             ));
         }
-        let policy = match overrides.and_then(|o| o.permission_policy).or(meta.permission_policy) {
+        // The turn, then the thread, then its preset, then the global default (reference §6.1).
+        let policy = match overrides
+            .and_then(|o| o.permission_policy)
+            .or(meta.permission_policy)
+            .or(preset.as_ref().and_then(|p| p.permission_policy))
+        {
             Some(policy) => policy,
             None => self
                 .setting_as::<PermissionPolicy>(SETTING_PERMISSION_POLICY)
@@ -243,6 +258,7 @@ impl<S: Store> Engine<S> {
             model,
             policy,
             token_budget,
+            preset,
             steers: Vec::new(),
             tools: Vec::new(),
             approval: None,

@@ -7,6 +7,7 @@ use panelot_protocol::engine::ItemKind;
 use panelot_protocol::engine::ProviderErrorKind;
 use panelot_protocol::engine::RunState;
 use panelot_protocol::engine::StopReason;
+use panelot_protocol::engine::ToolLevel;
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 use serde_json::json;
@@ -1187,4 +1188,113 @@ fn rules_are_added_checked_enforced_and_a_deleted_seeded_rule_stays_deleted() {
     let missing = world.send(json!({"type": "rule.delete", "submissionId": id, "ruleId": seeded}));
     let missing: Vec<AgentEvent> = missing.into_iter().map(|f| f.event).collect();
     assert_eq!(rejected(&missing), Some(ErrorCode::InvalidCommand));
+}
+
+fn settings_of(
+    frames: Vec<panelot_protocol::EventFrame>,
+) -> panelot_protocol::engine::SettingsView {
+    frames
+        .into_iter()
+        .find_map(|f| match f.event {
+            AgentEvent::SettingsState(s) => Some(s.settings),
+            _ => None,
+        })
+        .unwrap()
+}
+
+#[test]
+fn a_threads_preset_gives_its_model_instructions_tools_params_and_policy() {
+    let mut world = World::new();
+    world.vault(std::rc::Rc::new(LengthVault));
+    let id = world.submission();
+    world.send(json!({"type": "connection.save", "submissionId": id, "connection": {
+        "id": "c-cloud", "name": "Cloud", "kind": "openai", "baseUrl": "https://api.example/v1",
+        "apiKeys": ["sk-one"], "enabled": true, "modelIds": ["gpt-x"], "quirks": []}}));
+    let preset = json!({"name": "  Careful  ", "model": {"connectionId": "c-cloud",
+        "modelId": "gpt-y"}, "systemPrompt": "Answer in French.", "permissionPolicy": "untrusted",
+        "enabledToolLevels": ["L1", "L1"], "params": {"temperature": 0.3, "maxTokens": 900}});
+    // Refused: a connection that does not exist, an empty name, a temperature out of range.
+    for (field, bad) in [
+        ("model", json!({"connectionId": "c-none", "modelId": "m"})),
+        ("name", json!(" ")),
+        ("params", json!({"temperature": 3.0})),
+    ] {
+        let mut preset = preset.clone();
+        preset[field] = bad;
+        let id = world.submission();
+        let refused: Vec<AgentEvent> = world
+            .send(json!({"type": "preset.save", "submissionId": id, "presetId": null,
+                "preset": preset}))
+            .into_iter()
+            .map(|f| f.event)
+            .collect();
+        assert_eq!(rejected(&refused), Some(ErrorCode::InvalidCommand), "{field}");
+    }
+    let id = world.submission();
+    let settings = settings_of(world.send(json!({"type": "preset.save", "submissionId": id,
+        "presetId": null, "preset": preset})));
+    assert_eq!(settings.presets.len(), 1);
+    let stored = &settings.presets[0];
+    assert_eq!(stored.preset.name, "Careful");
+    assert_eq!(stored.preset.enabled_tool_levels.as_deref(), Some(&[ToolLevel::L1][..]));
+    let preset_id = stored.id.clone();
+
+    // A thread cannot be made with, or moved to, a preset that does not exist.
+    let id = world.submission();
+    let created: Vec<AgentEvent> = world
+        .send(json!({"type": "thread.create", "submissionId": id, "preset": "p-none"}))
+        .into_iter()
+        .map(|f| f.event)
+        .collect();
+    assert_eq!(rejected(&created), Some(ErrorCode::InvalidCommand));
+    let thread = world.create_thread();
+    let id = world.submission();
+    world.send(json!({"type": "thread.update", "submissionId": id, "threadId": thread,
+        "patch": {"preset": preset_id}, "expectedRevision": null}));
+
+    // The preset's policy (untrusted) is above the global one (auto): the write asks.
+    let global = block_on(world.store.setting(crate::engine::SETTING_PERMISSION_POLICY));
+    assert_eq!(global.unwrap(), Some(json!("auto")));
+    world.script.push_back(Reply::tool("click", json!({"ref": "e1"})));
+    world.script.push_back(Reply::text("fait"));
+    submit(&mut world, &thread, "click it");
+    world.settle();
+    let asked = approvals(&world);
+    assert_eq!(asked.len(), 1, "the preset's policy asks for the write");
+    respond(&mut world, &asked[0].0, json!({"type": "accept"}));
+    world.settle();
+    let request = &world.requests[0];
+    assert_eq!(request.model, "gpt-y");
+    assert!(request.system.dynamic.starts_with("# Instructions from the user\nAnswer in French."));
+    assert_eq!(request.params.temperature, Some(0.3));
+    assert_eq!(request.params.max_tokens, Some(900));
+    let mut offered: Vec<&str> = request.tools.iter().map(|t| t.name.as_str()).collect();
+    offered.sort_unstable();
+    assert_eq!(offered, ["click", "read_page"], "only the preset's tool families");
+
+    // The thread's own policy is above its preset's: the next write runs without a question.
+    let id = world.submission();
+    world.send(json!({"type": "thread.update", "submissionId": id, "threadId": thread,
+        "patch": {"permissionPolicy": "auto"}, "expectedRevision": null}));
+    world.script.push_back(Reply::tool("click", json!({"ref": "e2"})));
+    world.script.push_back(Reply::text("encore"));
+    submit(&mut world, &thread, "again");
+    world.settle();
+    assert_eq!(approvals(&world).len(), 1, "no new question");
+    assert_eq!(world.executions.len(), 2);
+
+    // Deleted, the preset no longer applies: the default model, no instructions, every tool.
+    let id = world.submission();
+    let settings = settings_of(world.send(json!({"type": "preset.delete", "submissionId": id,
+        "presetId": preset_id})));
+    assert!(settings.presets.is_empty());
+    world.script.push_back(Reply::text("ok"));
+    let before = world.requests.len();
+    submit(&mut world, &thread, "plain");
+    world.settle();
+    let request = &world.requests[before];
+    assert_eq!(request.model, "scripted");
+    assert!(!request.system.dynamic.contains("French"));
+    assert_eq!(request.params.temperature, None);
+    assert!(request.tools.iter().any(|t| t.name == "navigate"));
 }

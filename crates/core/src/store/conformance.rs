@@ -409,6 +409,7 @@ pub fn run(id: &str, thread: &str, seq: u64, state: RunState) -> RunRecord {
         },
         policy: PermissionPolicy::Untrusted,
         token_budget: None,
+        preset: None,
         steers: Vec::new(),
         tools: Vec::new(),
         approval: None,

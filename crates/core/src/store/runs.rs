@@ -52,6 +52,10 @@ pub struct RunRecord {
     pub policy: PermissionPolicy,
     /// Tokens the turn may spend before it pauses; `None` is unlimited.
     pub token_budget: Option<u64>,
+    /// The thread's model preset as it was at admission: its instructions, tool families and
+    /// generation parameters apply to every model call of the run.
+    #[serde(default)]
+    pub preset: Option<panelot_protocol::engine::ModelPreset>,
     /// Steers acknowledged and not yet in the thread, in admission order.
     pub steers: Vec<SteerRecord>,
     /// Tool calls of the last model answer, in order, with their progress.

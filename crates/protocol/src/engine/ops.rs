@@ -10,6 +10,7 @@ use super::requests::ApprovalDecision;
 use super::requests::InteractionResponse;
 use super::requests::UncertainResolution;
 use super::settings::ConnectionInput;
+use super::settings::ModelPreset;
 use super::settings::PermissionRuleInput;
 use super::settings::SettingsPatch;
 use super::thread::ThreadMetaPatch;
@@ -293,6 +294,22 @@ op_params! {
     }
     thread: none;
 
+    /// Adds or replaces a model preset.
+    struct PresetSaveParams {
+        /// The preset to replace; `None` adds one.
+        preset_id: Option<PresetId>,
+        /// The preset.
+        preset: ModelPreset,
+    }
+    thread: none;
+
+    /// Deletes a model preset; its threads fall back to the defaults.
+    struct PresetDeleteParams {
+        /// The preset.
+        preset_id: PresetId,
+    }
+    thread: none;
+
     /// Checks a stored connection: lists its models, streams once and does one tool round trip
     /// (answered with `connection.verified`; nothing is stored).
     struct ConnectionVerifyParams {
@@ -375,6 +392,10 @@ wire_catalog! {
     "rule.add" => RuleAdd(RuleAddParams),
     /// Delete a permission rule.
     "rule.delete" => RuleDelete(RuleDeleteParams),
+    /// Save a model preset.
+    "preset.save" => PresetSave(PresetSaveParams),
+    /// Delete a model preset.
+    "preset.delete" => PresetDelete(PresetDeleteParams),
     /// Heartbeat.
     "ping" => Ping(PingParams),
 }
@@ -418,7 +439,9 @@ impl OpKind {
             | OpKind::ConnectionSave
             | OpKind::ConnectionDelete
             | OpKind::RuleAdd
-            | OpKind::RuleDelete => OpClass::Command,
+            | OpKind::RuleDelete
+            | OpKind::PresetSave
+            | OpKind::PresetDelete => OpClass::Command,
         }
     }
 }

@@ -6,8 +6,10 @@ use serde::Deserialize;
 use serde::Serialize;
 
 use super::codes::PermissionPolicy;
+use super::codes::ToolLevel;
 use super::input::ModelChoice;
 use crate::ids::ConnectionId;
+use crate::ids::PresetId;
 
 /// The wire format of a connection.
 #[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,6 +95,61 @@ pub struct SettingsView {
     pub quirk_names: Vec<String>,
     /// Permission rules, most specific first as the gatekeeper weighs them.
     pub rules: Vec<PermissionRuleView>,
+    /// Model presets, in the order they were made.
+    pub presets: Vec<PresetView>,
+}
+
+/// How long a reasoning model thinks before it answers.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ReasoningEffort {
+    /// Short.
+    Low,
+    /// Medium.
+    Medium,
+    /// Long.
+    High,
+}
+
+/// Generation parameters a preset sends; unset ones are never sent.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq, Default)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PresetParams {
+    /// Sampling temperature, 0 to 2.
+    pub temperature: Option<f64>,
+    /// Output token limit of one model call.
+    pub max_tokens: Option<u32>,
+    /// Reasoning effort (dropped by providers whose models do not reason).
+    pub reasoning_effort: Option<ReasoningEffort>,
+}
+
+/// A model preset: a named model with its own instructions and defaults. A thread made with
+/// it uses them unless the turn says otherwise.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ModelPreset {
+    /// Display name (1 to 100 characters).
+    pub name: String,
+    /// The model it calls.
+    pub model: ModelChoice,
+    /// Instructions added to the system prompt, after the kernel's.
+    pub system_prompt: Option<String>,
+    /// Permission policy of its threads (below the thread's own and the turn's).
+    pub permission_policy: Option<PermissionPolicy>,
+    /// Tool families its turns may use; `None` is the default set.
+    pub enabled_tool_levels: Option<Vec<ToolLevel>>,
+    /// Generation parameters.
+    pub params: PresetParams,
+}
+
+/// A stored model preset.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PresetView {
+    /// Stable id, named by threads.
+    pub id: PresetId,
+    /// The preset.
+    pub preset: ModelPreset,
 }
 
 /// What a permission rule decides for the calls it matches.

@@ -82,7 +82,12 @@ pub struct ThreadMetaPatch {
     pub pinned: Option<bool>,
     /// New archived flag.
     pub archived: Option<bool>,
-    /// New folder; `null` inside `Some` moves the thread out of its folder.
+    /// New folder; `null` moves the thread out of its folder.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::decode::present"
+    )]
     pub folder_id: Option<Option<FolderId>>,
     /// New tags.
     pub tags: Option<Vec<String>>,
@@ -90,6 +95,13 @@ pub struct ThreadMetaPatch {
     pub leaf_id: Option<NodeId>,
     /// New permission policy for the thread.
     pub permission_policy: Option<PermissionPolicy>,
+    /// New model preset; `null` takes the thread off its preset.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::decode::present"
+    )]
+    pub preset: Option<Option<PresetId>>,
 }
 
 /// Everything a UI needs to show a thread at once; live events follow it.
