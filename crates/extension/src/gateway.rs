@@ -251,6 +251,12 @@ async fn move_tab(call: &ToolInvocation, how: Move<'_>, abort: &AbortSignal) -> 
         Err(outcome) => return outcome,
     };
     match tabs::go(tab, how, abort).await {
+        Ok((_, Load::Unmoved)) if how == Move::Back => {
+            failure(format!("[tabId={tab}] there is no earlier page in this tab's history"))
+        }
+        Ok((_, Load::Unmoved)) if how == Move::Forward => {
+            failure(format!("[tabId={tab}] there is no later page in this tab's history"))
+        }
         Ok((info, load)) => after_navigation(tab, &info, load, abort).await,
         Err(err) => failure(format!("[tabId={tab}] {err}")),
     }
@@ -282,6 +288,7 @@ fn load_note(load: Load) -> &'static str {
     match load {
         Load::Complete => "",
         Load::StillLoading => " (still loading after 15 s)",
+        Load::Unmoved => " (the page did not change: the URL may be a download)",
     }
 }
 

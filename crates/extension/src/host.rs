@@ -30,8 +30,6 @@ use panelot_core::model::ProviderError;
 use panelot_core::store::CachedStore;
 use panelot_core::store::Store;
 use panelot_core::store::StoreError;
-use panelot_core::store::UnitOfWork;
-use panelot_core::store::WriteOp;
 use panelot_protocol::engine::ConnectionCheck;
 use panelot_providers::ClientConfig;
 use panelot_providers::Connection;
@@ -50,8 +48,6 @@ use crate::idb_store::IdbStore;
 
 /// The IndexedDB database of the engine.
 pub(crate) const DATABASE: &str = "panelot";
-/// Setting holding the last stream epoch; each worker start takes the next one.
-const EPOCH_SETTING: &str = "streamEpoch";
 
 #[derive(Debug)]
 enum HostEvent {
@@ -102,20 +98,10 @@ fn js_error(err: StoreError) -> JsValue {
     JsValue::from_str(&format!("panelot engine failed to start: {err}"))
 }
 
-/// Takes the next stream epoch, durably, so events of this worker's life are never confused with
-/// those of an earlier one.
-async fn next_epoch(store: &IdbStore) -> Result<u64, StoreError> {
-    let last = store.setting(EPOCH_SETTING).await?.and_then(|v| v.as_u64()).unwrap_or(0);
-    let epoch = last + 1;
-    let mut unit = UnitOfWork::new();
-    unit.push(WriteOp::PutSetting { key: EPOCH_SETTING.to_owned(), value: epoch.into() });
-    store.commit(unit).await?;
-    Ok(epoch)
-}
-
 #[wasm_bindgen]
 impl EngineHost {
-    /// Opens the store, takes a new stream epoch and returns the host. `extension_origin` is
+    /// Opens the store and returns the host; `epoch` is this worker's stream epoch (taken by
+    /// the worker script from `chrome.storage.session`). `extension_origin` is
     /// `chrome-extension://<id>/`; `post(portId, message)` and `close(portId)` act on ports.
     ///
     /// `vault_key` (32 bytes, kept in `chrome.storage.local`, apart from the database) opens the
@@ -125,13 +111,13 @@ impl EngineHost {
         post: Function,
         close: Function,
         vault_key: Vec<u8>,
+        epoch: u64,
     ) -> Result<EngineHost, JsValue> {
         let key: [u8; 32] = vault_key
             .try_into()
             .map_err(|_| JsValue::from_str("panelot engine: the vault key must be 32 bytes"))?;
         let store = IdbStore::open(DATABASE).await.map_err(js_error)?;
         let settings = IdbStore::open(DATABASE).await.map_err(js_error)?;
-        let epoch = next_epoch(&store).await.map_err(js_error)?;
         // The engine is the only writer of threads, so its reads can be cached.
         let store = CachedStore::new(store);
         let mut engine = Engine::new(store, Rc::new(BrowserClock), Rc::new(RandomIds), epoch)

@@ -69,8 +69,18 @@ async function vaultKey() {
   return key;
 }
 
-Promise.all([init(), vaultKey()])
-  .then(([, key]) =>
+// Each worker start takes the next stream epoch, so a UI never confuses events of this worker's
+// life with an earlier one's. chrome.storage.session outlives the worker and not the browser,
+// exactly the life of the UIs that compare epochs, and costs no database write at start.
+async function nextEpoch() {
+  const stored = await chrome.storage.session.get("streamEpoch");
+  const epoch = (Number.isSafeInteger(stored.streamEpoch) ? stored.streamEpoch : 0) + 1;
+  await chrome.storage.session.set({ streamEpoch: epoch });
+  return epoch;
+}
+
+Promise.all([init(), vaultKey(), nextEpoch()])
+  .then(([, key, epoch]) =>
     EngineHost.start(
       extensionOrigin,
       (portId, message) => ports.get(portId)?.postMessage(message),
@@ -80,6 +90,7 @@ Promise.all([init(), vaultKey()])
         port?.disconnect();
       },
       key,
+      BigInt(epoch),
     ),
   )
   .then((started) => {

@@ -117,9 +117,10 @@ fn a_ref_from_before_a_navigation_is_stale_through_the_engine() {
     // The old ref again, without a new snapshot: on the new page e1 is the "One" button, and
     // the call must be refused rather than click it.
     s.server.push(Reply::tool_call("click", json!({"ref": "e1"})));
-    // Back to the first page, on the run's tab. FIXME: `go_back` finds no entry to go back to:
-    // Chrome's history-manipulation intervention skips entries that navigated away without a
-    // user activation, which a synthetic click is not; `navigate` gets there instead.
+    // Back to the first page, on the run's tab. Chrome's back button would find nothing: it
+    // skips entries that navigated away without a user gesture, as the synthetic click did.
+    s.server.push(Reply::tool_call("go_back", json!({})));
+    s.server.push(Reply::tool_call("go_forward", json!({})));
     s.server.push(Reply::tool_call("go_back", json!({})));
     // The URL is on the page's origin, which the run has read: the engine asks before using it
     // (taint), and the test accepts.
@@ -129,7 +130,7 @@ fn a_ref_from_before_a_navigation_is_stale_through_the_engine() {
     let events = s.turn("Follow the link");
 
     let results = s.tool_results();
-    assert_eq!(results.len(), 7, "{results:#?}");
+    assert_eq!(results.len(), 9, "{results:#?}");
     let listed = &results[1][0];
     assert!(
         listed.contains(&format!("[tabId={}] \"Links\" {}", tab.0, s.url)),
@@ -140,15 +141,19 @@ fn a_ref_from_before_a_navigation_is_stale_through_the_engine() {
     assert!(stale.contains(&format!("[tabId={}] stale_ref: ", tab.0)), "{stale}");
 
     let back = &results[5][4];
-    assert!(back.contains(&format!("[tabId={}] ", tab.0)), "{back}");
-    let there = &results[6][5];
+    assert!(back.contains(&format!("[tabId={}] \"Links\" {}", tab.0, s.url)), "{back}");
+    assert!(back.contains(r#"link "Next page" ["#), "the first page's snapshot: {back}");
+    let forward = &results[6][5];
+    assert!(forward.contains(&s.site.url("/second.html")), "{forward}");
+    assert!(results[7][6].contains(&format!("\"Links\" {}", s.url)), "{}", results[7][6]);
+    let there = &results[8][7];
     assert!(there.contains(&format!("[tabId={}] \"Links\" {again}", tab.0)), "{there}");
     assert!(there.contains(r#"link "Next page" ["#), "the new page's snapshot: {there}");
 
     let cards = results_of(&events);
-    assert_eq!(cards.len(), 6, "{cards:#?}");
-    assert_eq!(cards[4]["ok"], false, "go_back, see the FIXME above");
-    assert_eq!(cards[5]["ok"], true);
+    assert_eq!(cards.len(), 8, "{cards:#?}");
+    let moved: Vec<&Value> = cards[4..].iter().map(|card| &card["ok"]).collect();
+    assert_eq!(moved, [true, true, true, true], "go_back, go_forward, go_back, navigate");
     let asked: Vec<&Value> = events
         .iter()
         .filter(|e| e["event"]["type"] == "approval.request")

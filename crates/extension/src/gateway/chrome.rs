@@ -64,7 +64,7 @@ pub(crate) fn decode<T: DeserializeOwned>(value: &JsValue) -> Result<T, String> 
 }
 
 /// The message of a rejected promise or thrown error.
-fn error_text(err: &JsValue) -> String {
+pub(crate) fn error_text(err: &JsValue) -> String {
     Reflect::get(err, &"message".into())
         .ok()
         .and_then(|message| message.as_string())

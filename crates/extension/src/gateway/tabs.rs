@@ -6,6 +6,7 @@ use panelot_core::effects::AbortSignal;
 use serde::Deserialize;
 use serde_json::json;
 use wasm_bindgen::JsValue;
+use wasm_bindgen::prelude::wasm_bindgen;
 
 use super::chrome;
 use super::chrome::Either;
@@ -26,6 +27,18 @@ pub(crate) enum Load {
     Complete,
     /// Still loading after [`LOAD_TIMEOUT_MS`].
     StillLoading,
+    /// Nothing happened: no load, the same URL, for [`NO_LOAD_GRACE_MS`].
+    Unmoved,
+}
+
+#[wasm_bindgen(inline_js = "export function historyStep() {
+  return function (delta) { history.go(delta); };
+}")]
+extern "C" {
+    /// A function for `chrome.scripting.executeScript` that moves the page's own history by
+    /// `delta` entries.
+    #[wasm_bindgen(js_name = historyStep)]
+    fn history_step() -> js_sys::Function;
 }
 
 #[derive(Deserialize)]
@@ -130,10 +143,31 @@ pub(crate) async fn go(
             let update = chrome::to_js(&json!({"url": url}));
             chrome::call("tabs", "update", &[tab_id, update]).await?
         }
-        Move::Back => chrome::call("tabs", "goBack", &[tab_id]).await?,
-        Move::Forward => chrome::call("tabs", "goForward", &[tab_id]).await?,
+        Move::Back => step_history(tab, -1, "goBack").await?,
+        Move::Forward => step_history(tab, 1, "goForward").await?,
     };
     wait_loaded(tab, before.url.as_deref(), abort).await
+}
+
+/// Moves the tab through its history the way the page's own `history.go` does. Chrome's
+/// back button, which `chrome.tabs.goBack` is, skips entries that navigated away without a user
+/// gesture (its history-manipulation intervention), and every synthetic click is such a
+/// navigation: after the agent follows a link, the button finds nothing to go back to, or goes
+/// back further than one page. Pages the extension cannot script (browser pages, sites without
+/// host access) get the button.
+async fn step_history(tab: u32, delta: i32, button: &str) -> Result<JsValue, String> {
+    let details = js_sys::Object::new();
+    let target = chrome::to_js(&json!({"tabId": tab}));
+    let args = js_sys::Array::of1(&JsValue::from(delta));
+    for (key, value) in [("target", target), ("func", history_step().into()), ("args", args.into())]
+    {
+        js_sys::Reflect::set(&details, &key.into(), &value)
+            .map_err(|err| chrome::error_text(&err))?;
+    }
+    match chrome::call("scripting", "executeScript", &[details.into()]).await {
+        Ok(done) => Ok(done),
+        Err(_) => chrome::call("tabs", button, &[JsValue::from(tab)]).await,
+    }
 }
 
 /// Waits until a tab that is loading has loaded, so a page call goes to the new document rather
@@ -157,8 +191,12 @@ async fn wait_loaded(
         saw_loading |= !complete;
         let moved = before.is_none() || info.url.as_deref() != before;
         let elapsed = (js_sys::Date::now() as u64).saturating_sub(started);
-        if complete && (saw_loading || moved || elapsed >= NO_LOAD_GRACE_MS) {
+        if complete && (saw_loading || moved) {
             return Ok((info, Load::Complete));
+        }
+        // Only reached with a `before` URL (without one, any complete tab has "moved").
+        if complete && elapsed >= NO_LOAD_GRACE_MS {
+            return Ok((info, Load::Unmoved));
         }
         if elapsed >= LOAD_TIMEOUT_MS {
             return Ok((info, Load::StillLoading));
