@@ -2,7 +2,7 @@
 
 /// Hash of the engine protocol (`panelot/engine-v1`) schema.
 pub const ENGINE_SCHEMA_HASH: &str =
-    "2fb63ba04db4d2f0b912c480b9ddea8c5cbef160388bfe90013badd856eaeaa0";
+    "0e95ddc1f342e39a68dbc7605695f1589a7c252f4545cebe20510adfe55c1de9";
 /// Hash of the page-executor protocol (`panelot/content-v1`) schema.
 pub const CONTENT_SCHEMA_HASH: &str =
     "bc8224ee9c21f02525353299bdb2291a77e97d6b8cf32cb6fbb4f347f0f1260c";

@@ -37,6 +37,7 @@ use entries::complete;
 use entries::entry_from_item;
 use entries::live_entry;
 pub use entries::summarize_params;
+use entries::turn_note;
 
 /// One open thread as the UI shows it.
 #[derive(Debug, Clone, PartialEq)]
@@ -258,7 +259,23 @@ impl ThreadView {
             .collect();
         self.cursor = Some(stream.map(|s| (s.epoch, s.sequence)).unwrap_or((0, 0)));
         self.meta = Some(snapshot.meta.clone());
-        self.entries = snapshot.items.iter().map(entry_from_item).collect();
+        self.entries = Vec::with_capacity(snapshot.items.len());
+        for item in &snapshot.items {
+            let entry = entry_from_item(item);
+            // A stored answer that ended early keeps its note after a reload, as it had live.
+            let note = match &entry.body {
+                EntryBody::Assistant { stop_reason: Some(reason), .. } => turn_note(*reason),
+                _ => None,
+            };
+            let turn_id = entry.turn_id.clone();
+            self.entries.push(entry);
+            if let Some(stop_reason) = note {
+                self.n_local += 1;
+                let key = EntryKey::Local(self.n_local);
+                let body = EntryBody::TurnNote { stop_reason };
+                self.entries.push(Entry { key, turn_id, node_id: None, branch: None, body });
+            }
+        }
         self.active_turn = snapshot.active_turn.as_ref().map(|turn| ActiveTurnView {
             turn_id: turn.turn_id.clone(),
             run_id: turn.run_id.clone(),

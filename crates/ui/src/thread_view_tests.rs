@@ -389,3 +389,35 @@ fn a_queued_message_that_starts_shows_its_text_without_a_new_snapshot() {
     // A reload would drop what the view shows of earlier turns (an interrupted answer's note).
     assert!(!view.take_refresh());
 }
+
+#[test]
+fn a_stored_answer_that_ended_early_keeps_its_note_after_a_reload() {
+    let answer = |node: &str, text: &str, stop: &str| {
+        json!({"nodeId": node, "parentId": null, "turnId": "turn-0", "createdAtMs": 1,
+            "branch": {"index": 1, "count": 1}, "content": {"kind": "assistant_message",
+            "text": text, "model": "m", "stopReason": stop, "usage": null, "costUsd": null}})
+    };
+    let items = json!([
+        user_item("n-1", "write a poem"),
+        answer("n-2", "Roses are", "interrupted"),
+        user_item("n-3", "longer"),
+        answer("n-4", "Once upon", "max_tokens"),
+        user_item("n-5", "thanks"),
+        answer("n-6", "You are welcome.", "end")
+    ]);
+    let mut view = ThreadView::new(thread());
+    view.apply(&snapshot(items, Value::Null, 3));
+    assert_eq!(
+        texts(&view),
+        [
+            "user(Stored): write a poem",
+            "assistant(streaming=false): Roses are",
+            "note: Interrupted",
+            "user(Stored): longer",
+            "assistant(streaming=false): Once upon",
+            "note: MaxTokens",
+            "user(Stored): thanks",
+            "assistant(streaming=false): You are welcome.",
+        ]
+    );
+}

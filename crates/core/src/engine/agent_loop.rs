@@ -90,7 +90,7 @@ impl LiveRun {
             reasoning: self.reasoning.as_ref().map(|(_, r)| r.clone()).filter(|r| !r.is_empty()),
             provider_state: Vec::new(),
             model: model.to_owned(),
-            stop_reason: ProviderStopReason::End,
+            stop_reason: ProviderStopReason::Interrupted,
             usage: panelot_protocol::engine::Usage::default(),
             cost_usd: None,
         })
@@ -186,6 +186,7 @@ fn stop_of(reason: ProviderStopReason) -> StopReason {
         ProviderStopReason::End | ProviderStopReason::ToolUse => StopReason::End,
         ProviderStopReason::MaxTokens => StopReason::MaxTokens,
         ProviderStopReason::ContentFilter => StopReason::ContentFilter,
+        ProviderStopReason::Interrupted => StopReason::Interrupted,
     }
 }
 

@@ -67,6 +67,8 @@ pub enum ProviderStopReason {
     MaxTokens,
     /// Filtered by the provider.
     ContentFilter,
+    /// The user stopped the stream; the text is what had arrived (never sent by a provider).
+    Interrupted,
 }
 
 /// Kind of a streamed item.

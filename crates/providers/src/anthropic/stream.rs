@@ -394,7 +394,8 @@ impl StreamAdapter for AnthropicStream {
             (
                 ProviderStopReason::End
                 | ProviderStopReason::MaxTokens
-                | ProviderStopReason::ContentFilter,
+                | ProviderStopReason::ContentFilter
+                | ProviderStopReason::Interrupted,
                 false,
             ) => {
                 return Err(protocol_error(format!(
@@ -406,7 +407,8 @@ impl StreamAdapter for AnthropicStream {
             | (
                 ProviderStopReason::End
                 | ProviderStopReason::MaxTokens
-                | ProviderStopReason::ContentFilter,
+                | ProviderStopReason::ContentFilter
+                | ProviderStopReason::Interrupted,
                 true,
             ) => {}
         }

@@ -339,7 +339,8 @@ impl OpenAiStream {
             (
                 ProviderStopReason::End
                 | ProviderStopReason::MaxTokens
-                | ProviderStopReason::ContentFilter,
+                | ProviderStopReason::ContentFilter
+                | ProviderStopReason::Interrupted,
                 false,
             ) => Err(protocol_error(format!(
                 "tool calls arrived with finish reason {}",
@@ -348,7 +349,8 @@ impl OpenAiStream {
             (
                 ProviderStopReason::End
                 | ProviderStopReason::MaxTokens
-                | ProviderStopReason::ContentFilter,
+                | ProviderStopReason::ContentFilter
+                | ProviderStopReason::Interrupted,
                 true,
             ) => Ok(stop_reason),
         }

@@ -269,3 +269,13 @@ pub fn summarize_params(params: &serde_json::Value) -> String {
     cut.push('…');
     cut
 }
+
+/// The note a stored answer gets when its model call ended early (as the live turn showed it).
+pub(super) fn turn_note(reason: ProviderStopReason) -> Option<StopReason> {
+    match reason {
+        ProviderStopReason::MaxTokens => Some(StopReason::MaxTokens),
+        ProviderStopReason::ContentFilter => Some(StopReason::ContentFilter),
+        ProviderStopReason::Interrupted => Some(StopReason::Interrupted),
+        ProviderStopReason::End | ProviderStopReason::ToolUse => None,
+    }
+}
