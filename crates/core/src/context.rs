@@ -104,19 +104,19 @@ pub fn messages(path: &[NodeRecord], tools: &ToolRegistry, nonce: &str) -> Vec<M
                     });
                 }
             }
-            NodeBody::ToolResult { call_id, ok, content_for_model, .. } => {
+            NodeBody::ToolResult { call_id, ok, content_for_model, engine_note, .. } => {
                 let tool_name = tool_name_of(path, call_id);
-                let trusted = tool_name
-                    .and_then(|name| tools.get(name))
-                    .is_some_and(|t| t.result_trust == Trust::Trusted);
-                let text = if trusted {
-                    content_for_model.clone()
-                } else {
-                    let provenance = tool_name
-                        .and_then(|name| tools.get(name))
-                        .map_or(Provenance::Page, |t| t.result_provenance);
-                    fence(nonce, provenance, tool_name, content_for_model)
+                let tool = tool_name.and_then(|name| tools.get(name));
+                let said = match tool {
+                    _ if content_for_model.is_empty() => None,
+                    Some(t) if t.result_trust == Trust::Trusted => Some(content_for_model.clone()),
+                    _ => {
+                        let provenance = tool.map_or(Provenance::Page, |t| t.result_provenance);
+                        Some(fence(nonce, provenance, tool_name, content_for_model))
+                    }
                 };
+                let text =
+                    said.into_iter().chain(engine_note.clone()).collect::<Vec<_>>().join("\n\n");
                 messages.push(Message::ToolResult {
                     call_id: call_id.clone(),
                     content: vec![ContentPart::Text(text)],

@@ -72,6 +72,7 @@ fn result(id: &str, ok: bool, content: &str) -> NodeBody {
         ok,
         content_for_model: content.into(),
         details: Some(json!({"evidence": "never sent"})),
+        engine_note: None,
     }
 }
 
@@ -131,6 +132,37 @@ fn a_path_becomes_messages_with_calls_grouped_and_audit_nodes_left_out() {
     assert!(
         matches!(&messages[3], Message::ToolResult { content, is_error: true, .. } if content == &vec![ContentPart::Text("bad".into())])
     );
+}
+
+#[test]
+fn the_engines_words_on_a_page_result_are_outside_the_fence() {
+    let with_note = |content: &str, note: &str| match result("c1", false, content) {
+        NodeBody::ToolResult { item_id, call_id, ok, content_for_model, details, .. } => {
+            NodeBody::ToolResult {
+                item_id,
+                call_id,
+                ok,
+                content_for_model,
+                details,
+                engine_note: Some(note.into()),
+            }
+        }
+        other => other,
+    };
+    let text_of = |result: NodeBody| {
+        let path =
+            vec![node(1, assistant("looking")), node(2, call("c1", "read_page")), node(3, result)];
+        let messages = messages(&path, &registry(), "abc");
+        let Some(Message::ToolResult { content, .. }) = messages.last() else { panic!() };
+        let ContentPart::Text(text) = &content[0] else { panic!() };
+        text.clone()
+    };
+    // The page said something; the engine's advice follows the closed fence.
+    let text = text_of(with_note("Error: no such element", "Stop and rethink."));
+    assert!(text.ends_with("</untrusted-content nonce=\"abc\">\n\nStop and rethink."), "{text}");
+    // The engine wrote the whole result (a refusal): no fence at all.
+    let text = text_of(with_note("", "Error: Denied by the user's permissions."));
+    assert_eq!(text, "Error: Denied by the user's permissions.");
 }
 
 #[test]

@@ -154,6 +154,16 @@ pub struct ToolInvocation {
     pub default_tab: Option<u32>,
 }
 
+/// Who wrote a tool call's outcome, which decides whether the model reads it as what the tool
+/// returned (fenced when the tool reads untrusted content) or as the engine's own words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Author {
+    /// The tool (or, for a question, the user answering it).
+    Tool,
+    /// The engine: refusals, denials, a write the user marked done.
+    Engine,
+}
+
 /// How a tool call ended.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ToolOutcome {
@@ -254,8 +264,9 @@ pub(crate) enum FollowUp {
     Dispatch(RunId),
     /// Stop an effect.
     Abort(EffectId),
-    /// Apply an outcome the engine decided for a tool call (a write the user marked done).
-    Outcome(EffectId, ToolOutcome),
+    /// Apply an outcome decided without running the tool (a write the user marked done, a
+    /// declined approval, the answer to a question).
+    Outcome(EffectId, ToolOutcome, Author),
     /// Ask for the title of a thread, from its first message.
     Title(Box<TitleRequest>),
 }
@@ -566,7 +577,9 @@ impl<S: Store> Engine<S> {
                 self.in_flight.remove(&id);
                 out.effects.push(Effect::Abort { id });
             }
-            FollowUp::Outcome(id, outcome) => self.tool_done(id, outcome, out).await,
+            FollowUp::Outcome(id, outcome, author) => {
+                self.tool_done(id, outcome, author, out).await;
+            }
             FollowUp::Title(request) => self.request_title(*request, out).await,
         }
     }

@@ -49,6 +49,7 @@ fn seeded() -> MemoryStore {
                 ok: true,
                 content_for_model: "clicked".into(),
                 details: Some(json!({"effect": "verified"})),
+                engine_note: None,
             },
         )),
         WriteOp::AppendNode(with_body(

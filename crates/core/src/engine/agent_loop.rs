@@ -32,6 +32,7 @@ use panelot_protocol::engine::TurnCompleteEvent;
 use panelot_protocol::engine::TurnKind;
 use panelot_protocol::engine::TurnStartEvent;
 
+use super::Author;
 use super::Effect;
 use super::EffectId;
 use super::Engine;
@@ -888,8 +889,9 @@ impl<S: Store> Engine<S> {
                         item_id: call.item_id.clone(),
                         call_id: call.call_id.clone(),
                         ok: false,
-                        content_for_model: content.to_owned(),
+                        content_for_model: String::new(),
                         details: None,
+                        engine_note: Some(content.to_owned()),
                     },
                 );
                 call.status = ToolCallStatus::Done;
@@ -985,13 +987,8 @@ impl<S: Store> Engine<S> {
                     .map(|e| format!("Invalid parameters: {e}. Fix them and call again.")),
             };
             if let Some(message) = refusal {
-                self.write_tool_result(
-                    &mut run,
-                    index,
-                    ToolOutcome::Failure { message, details: None },
-                    out,
-                )
-                .await?;
+                let refused = ToolOutcome::Failure { message, details: None };
+                self.write_tool_result(&mut run, index, refused, Author::Engine, out).await?;
                 continue;
             }
             // A question to the user is the only call of its answer, and waits for the answer.
@@ -1009,7 +1006,8 @@ impl<S: Store> Engine<S> {
                     Ok(request) => return self.ask_interaction(run, index, request, out).await,
                     Err(message) => {
                         let refused = ToolOutcome::Failure { message, details: None };
-                        self.write_tool_result(&mut run, index, refused, out).await?;
+                        self.write_tool_result(&mut run, index, refused, Author::Engine, out)
+                            .await?;
                         continue;
                     }
                 }
@@ -1030,7 +1028,7 @@ impl<S: Store> Engine<S> {
                         message,
                         details: Some(serde_json::json!({"denied": true})),
                     };
-                    self.write_tool_result(&mut run, index, denied, out).await?;
+                    self.write_tool_result(&mut run, index, denied, Author::Engine, out).await?;
                     continue;
                 }
             }
@@ -1066,12 +1064,18 @@ impl<S: Store> Engine<S> {
     /// The outcome of a tool call.
     pub async fn on_tool_done(&mut self, id: EffectId, outcome: ToolOutcome) -> super::Outbox {
         let mut out = Outbox::default();
-        self.tool_done(id, outcome, &mut out).await;
+        self.tool_done(id, outcome, Author::Tool, &mut out).await;
         self.drain(&mut out).await;
         out
     }
 
-    pub(crate) async fn tool_done(&mut self, id: EffectId, outcome: ToolOutcome, out: &mut Outbox) {
+    pub(crate) async fn tool_done(
+        &mut self,
+        id: EffectId,
+        outcome: ToolOutcome,
+        author: Author,
+        out: &mut Outbox,
+    ) {
         if let Some(InFlight::Tool(run_id, index)) = self.in_flight.remove(&id)
             && let Some(mut run) = self.runs.get(&run_id).cloned()
         {
@@ -1089,7 +1093,7 @@ impl<S: Store> Engine<S> {
                 }
                 return;
             }
-            match self.write_tool_result(&mut run, index, outcome, out).await {
+            match self.write_tool_result(&mut run, index, outcome, author, out).await {
                 Ok(()) => self.later(super::FollowUp::Dispatch(run_id)),
                 Err(err) => self.fail_run(&run_id, &err.to_string(), out).await,
             }
@@ -1097,12 +1101,14 @@ impl<S: Store> Engine<S> {
     }
 
     /// Writes a call's result with the run's counters in one unit; the safety nets (failure
-    /// reminder and breaker, stuck detector) speak through the result the model reads.
+    /// reminder and breaker, stuck detector) speak through the engine's note on the result,
+    /// which the model reads after what the tool said and outside its fence.
     pub(crate) async fn write_tool_result(
         &mut self,
         run: &mut RunRecord,
         index: usize,
         outcome: ToolOutcome,
+        author: Author,
         out: &mut Outbox,
     ) -> Result<(), StoreError> {
         let Some((meta, tree)) = self.thread_state(&run.thread_id).await? else {
@@ -1111,11 +1117,15 @@ impl<S: Store> Engine<S> {
         let now = self.clock.now_ms();
         let call = run.tools[index].clone();
         let denial = is_denial(&outcome);
-        let (ok, mut content, details) = match outcome {
+        let (ok, said, details) = match outcome {
             ToolOutcome::Success { content, details } => (true, content, details),
             ToolOutcome::Failure { message, details } => {
                 (false, format!("Error: {message}"), details)
             }
+        };
+        let (content, mut notes) = match author {
+            Author::Tool => (said, Vec::new()),
+            Author::Engine => (String::new(), vec![said]),
         };
         let counters = &mut run.counters;
         if ok {
@@ -1123,11 +1133,11 @@ impl<S: Store> Engine<S> {
         } else if !denial {
             counters.consecutive_failures += 1;
             if counters.consecutive_failures == FAILURE_REMINDER_AT {
-                content.push_str("\n\nSeveral tool calls in a row have failed. Stop and rethink: read the errors, check the page again, or try another way.");
+                notes.push("Several tool calls in a row have failed. Stop and rethink: read the errors, check the page again, or try another way.".to_owned());
             }
             if counters.consecutive_failures >= FAILURE_BREAKER_AT && !counters.tools_disabled {
                 counters.tools_disabled = true;
-                content.push_str("\n\nToo many tool calls failed: tools are now switched off. Answer the user with what you have and say what did not work.");
+                notes.push("Too many tool calls failed: tools are now switched off. Answer the user with what you have and say what did not work.".to_owned());
             }
         }
         let fingerprint =
@@ -1137,7 +1147,7 @@ impl<S: Store> Engine<S> {
         counters.recent_calls.drain(..excess);
         let repeats = counters.recent_calls.iter().rev().take_while(|f| **f == fingerprint).count();
         if repeats >= STUCK_REPEATS {
-            content.push_str(&format!("\n\nYou have made this exact call {repeats} times in a row. It is not making progress; do something different."));
+            notes.push(format!("You have made this exact call {repeats} times in a row. It is not making progress; do something different."));
         }
         // What a page or MCP server said is remembered as taint before the model reads it.
         if let Some(tool) = self.tools.get(&call.tool_name)
@@ -1159,6 +1169,7 @@ impl<S: Store> Engine<S> {
                 ok,
                 content_for_model: content,
                 details: details.clone(),
+                engine_note: (!notes.is_empty()).then(|| notes.join("\n\n")),
             },
         );
         run.tools[index].status = ToolCallStatus::Done;

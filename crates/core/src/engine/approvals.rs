@@ -507,6 +507,7 @@ impl<S: Store> Engine<S> {
                         message,
                         details: Some(serde_json::json!({"denied": true})),
                     },
+                    super::Author::Engine,
                 ));
             }
             unit.push(WriteOp::PutRun(Box::new(run.clone())));

@@ -221,7 +221,7 @@ impl<S: Store> Engine<S> {
             unit,
             answer: run_ack(op, &run.thread_id, &run.id),
             events: vec![resolved],
-            then: vec![FollowUp::Outcome(effect, outcome)],
+            then: vec![FollowUp::Outcome(effect, outcome, super::Author::Tool)],
         })
     }
 }

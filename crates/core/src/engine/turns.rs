@@ -538,7 +538,7 @@ impl<S: Store> Engine<S> {
                     content: "The user checked and says this action was done.".into(),
                     details: None,
                 };
-                let then = vec![FollowUp::Outcome(id, outcome)];
+                let then = vec![FollowUp::Outcome(id, outcome, super::Author::Engine)];
                 Ok(Decision { unit, answer, events: Vec::new(), then })
             }
             UncertainResolution::Fail => {

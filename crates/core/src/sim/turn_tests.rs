@@ -65,10 +65,18 @@ fn kinds(path: &[NodeRecord]) -> Vec<&'static str> {
         .collect()
 }
 
+/// What the tool said and what the engine added, as the model reads them (without fences).
 fn results(path: &[NodeRecord]) -> Vec<String> {
     path.iter()
         .filter_map(|n| match &n.body {
-            NodeBody::ToolResult { content_for_model, .. } => Some(content_for_model.clone()),
+            NodeBody::ToolResult { content_for_model, engine_note, .. } => Some(
+                [Some(content_for_model.as_str()), engine_note.as_deref()]
+                    .into_iter()
+                    .flatten()
+                    .filter(|text| !text.is_empty())
+                    .collect::<Vec<_>>()
+                    .join("\n\n"),
+            ),
             _ => None,
         })
         .collect()

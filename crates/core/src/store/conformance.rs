@@ -223,6 +223,7 @@ async fn every_node_body_round_trips<S: Store>(store: &S) {
             ok: false,
             content_for_model: "stale ref".into(),
             details: Some(json!({"code": "stale_ref"})),
+            engine_note: Some("Several tool calls in a row have failed.".into()),
         },
         NodeBody::ApprovalDecision { approval_id: "a1".into(), decision: "accept".into() },
         NodeBody::InteractionResponse {
@@ -532,6 +533,7 @@ fn sample_body(n: u64) -> NodeBody {
             ok: true,
             content_for_model: "clicked; the page now shows the order summary. ".repeat(20),
             details: Some(json!({"effect": "verified", "durationMs": 412})),
+            engine_note: None,
         },
         _ => NodeBody::AssistantMessage {
             text: "Here is what I found on the page. ".repeat(30),

@@ -114,10 +114,14 @@ pub enum NodeBody {
         call_id: String,
         /// Whether it succeeded.
         ok: bool,
-        /// What the model reads.
+        /// What the tool said, for the model (fenced as its provenance says).
         content_for_model: String,
         /// Rich details for the UI.
         details: Option<serde_json::Value>,
+        /// What the engine says about the call (a refusal, a safety net's advice), outside
+        /// any fence: it is not page content, whatever the tool reads.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        engine_note: Option<String>,
     },
     /// A decision on an approval (audit).
     ApprovalDecision {
