@@ -176,21 +176,26 @@ function nativeName(el: Element, ctx: Context): string {
 
 /** The text of a subtree for a name: text nodes, children's names, block boundaries as spaces. */
 function contentName(el: Element, ctx: Context): string {
+  const tag = el.tagName;
+  const shadow = el.shadowRoot;
+  // Text only inside (most links and buttons): the same text in one read.
+  if (!shadow && tag !== "SLOT" && el.childElementCount === 0) return el.textContent ?? "";
+  const slotted = tag === "SLOT" ? (el as HTMLSlotElement).assignedNodes({ flatten: true }) : null;
   const parts: string[] = [];
-  const children = el.shadowRoot ? el.shadowRoot.childNodes : el.childNodes;
-  const slotted = el.tagName === "SLOT" ? (el as HTMLSlotElement).assignedNodes({ flatten: true }) : null;
-  for (const child of slotted && slotted.length > 0 ? slotted : Array.from(children)) {
+  const add = (child: Node): void => {
     if (child.nodeType === Node.TEXT_NODE) {
-      parts.push(child.textContent ?? "");
+      parts.push((child as Text).data);
     } else if (child.nodeType === Node.ELEMENT_NODE) {
       const childEl = child as Element;
-      const tag = childEl.tagName.toUpperCase();
-      if (tag === "SCRIPT" || tag === "STYLE" || tag === "TEMPLATE" || tag === "NOSCRIPT") continue;
+      const childTag = childEl.tagName.toUpperCase();
+      if (childTag === "SCRIPT" || childTag === "STYLE" || childTag === "TEMPLATE" || childTag === "NOSCRIPT") return;
       const name = nameOf(childEl, { visited: ctx.visited, inLabelledBy: ctx.inLabelledBy, inContent: true, depth: ctx.depth + 1 });
       const display = styleOf(childEl).display;
       const block = display !== "inline" && display !== "contents" && display !== "";
       parts.push(block ? ` ${name} ` : name);
     }
-  }
+  };
+  if (slotted && slotted.length > 0) slotted.forEach(add);
+  else for (let child = (shadow ?? el).firstChild; child; child = child.nextSibling) add(child);
   return parts.join("");
 }

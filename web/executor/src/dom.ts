@@ -38,5 +38,7 @@ export function inViewport(rect: DOMRect): boolean {
 
 /** Collapses runs of whitespace to one space and trims. */
 export function collapseSpace(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
+  // The same as replacing every `\s+`, but a text with single spaces only is left as it is
+  // (no copy): most names and lines.
+  return text.replace(/\s\s+|[^\S ]/g, " ").trim();
 }

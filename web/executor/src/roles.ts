@@ -70,14 +70,14 @@ export const STRUCTURE_ROLES = new Set([
 ]);
 
 /** The element's role, or "" for a generic element. */
-export function roleOf(el: Element, attrs = true): string {
-  // `attrs` false: the element has no attribute at all (no role, no contenteditable).
+export function roleOf(el: Element, attrs = true, tag = el.tagName): string {
+  // `attrs` false: the element has neither a role nor a contenteditable attribute. `tag`: its
+  // tagName, when the caller has read it already.
   if (attrs) {
     const explicit = el.getAttribute("role")?.trim().split(/\s+/)[0];
     if (explicit && explicit !== "none" && explicit !== "presentation") return explicit;
     if (explicit === "none" || explicit === "presentation") return "";
   }
-  const tag = el.tagName;
   switch (tag) {
     case "A":
     case "AREA":

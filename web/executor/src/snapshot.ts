@@ -41,19 +41,20 @@ export class Snapshotter {
     const url = location.href;
     const title = document.title;
     const header = [`# snapshot ${snapshotId} · ${oneLine(url)}`, `# title: ${oneLine(title)}`];
-    const headerTokens = estimateTokens(`${header.join("\n")}\n`) + FOOTER_TOKENS;
+    const headerTokens = estimateTokens(`${header.join("\n")}\n`);
 
     const lineText = (v: ViewNode, form: "leaf" | "open" | "folded"): string => this.lineText(v, form);
     let lines: string[] = [];
     let folded = 0;
     // The estimate is close but not exact: when the rendered text still comes out over, tighten
     // and fit again.
-    let target = budget - headerTokens;
+    let target = budget - headerTokens - FOOTER_TOKENS;
     for (let attempt = 0; attempt < 4; attempt++) {
       const root = viewTree(roots, rootEl);
       fit(root, target, lineText);
-      ({ lines, folded } = renderView(root, this.registry, lineText));
-      const total = estimateTokens(`${header.join("\n")}\n${lines.join("\n")}\n`) + (folded > 0 ? FOOTER_TOKENS : 0);
+      let tokens: number;
+      ({ lines, folded, tokens } = renderView(root, this.registry, lineText, true));
+      const total = headerTokens + tokens + (folded > 0 ? FOOTER_TOKENS : 0);
       if (total <= budget) break;
       target -= total - budget + 8;
     }
@@ -103,7 +104,7 @@ export class Snapshotter {
       v.children.forEach(showAll);
     };
     showAll(root);
-    return renderView(root, this.registry, (v, form) => this.lineText(v, form)).lines;
+    return renderView(root, this.registry, (v, form) => this.lineText(v, form), false).lines;
   }
 
   private lineText(v: ViewNode, form: "leaf" | "open" | "folded"): string {

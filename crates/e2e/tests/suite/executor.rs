@@ -141,8 +141,8 @@ fn executor_snapshot_names_states_and_yaml() {
     );
     assert_eq!(
         without_refs(&snap.text),
-        r#"- heading "Account settings" [level=1]
-- heading "Billing" [level=3]
+        r#"- h1 "Account settings"
+- h3 "Billing"
 - "Cardnumber"
 - textbox "Card number" [ref]
 - button "Close dialog" [ref]

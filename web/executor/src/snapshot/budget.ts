@@ -61,8 +61,15 @@ export function viewTree(roots: SnapNode[], rootEl: Element): ViewNode {
   return root;
 }
 
+type LineText = (v: ViewNode, form: "leaf" | "open" | "folded") => string;
+
 /** Reveals nodes within `budget` estimated tokens (the header's share already taken off). */
-export function fit(root: ViewNode, budget: number, lineText: (v: ViewNode, form: "leaf" | "open" | "folded") => string): void {
+export function fit(root: ViewNode, budget: number, lineText: LineText): void {
+  const cost = (v: ViewNode, form: "leaf" | "open" | "folded"): number => {
+    const cache = (v.node.cost ??= {});
+    return (cache[form] ??= estimateTokens(`${"  ".repeat(v.depth)}${lineText(v, form)}\n`));
+  };
+  if (showAllIfItFits(root, budget, cost)) return;
   let used = root.children.length > 0 ? REST_COST : 0;
   const queue = new MinHeap<Action>();
   const priority = (v: ViewNode, bonus: number): number => {
@@ -71,10 +78,6 @@ export function fit(root: ViewNode, budget: number, lineText: (v: ViewNode, form
     return cls * 1e9 + Math.max(v.depth, 0) * 1e6 + v.index + bonus;
   };
   for (const child of root.children) queue.push({ key: priority(child, 0), kind: "show", target: child });
-  const cost = (v: ViewNode, form: "leaf" | "open" | "folded"): number => {
-    const cache = (v.node.cost ??= {});
-    return (cache[form] ??= estimateTokens(`${"  ".repeat(v.depth)}${lineText(v, form)}\n`));
-  };
 
   // After this many refusals in a row the budget is as full as it gets: stop looking.
   let refusals = 0;
@@ -108,14 +111,47 @@ export function fit(root: ViewNode, budget: number, lineText: (v: ViewNode, form
   }
 }
 
-/** Renders the view: shown nodes as lines, runs of hidden siblings as one "more" line. */
-export function renderView(
-  root: ViewNode,
-  registry: RefRegistry,
-  lineText: (v: ViewNode, form: "leaf" | "open" | "folded") => string,
-): { lines: string[]; folded: number } {
+/**
+ * Shows every line expanded when they all fit together, which spares most pages the priorities
+ * (and their viewport measuring); false, having changed nothing, when they do not.
+ */
+function showAllIfItFits(root: ViewNode, budget: number, cost: (v: ViewNode, form: "leaf" | "open") => number): boolean {
+  if (root.lines * MIN_LINE > budget) return false;
+  let used = 0;
+  const all: ViewNode[] = [];
+  const stack = [...root.children];
+  for (let v = stack.pop(); v; v = stack.pop()) {
+    used += cost(v, v.children.length > 0 ? "open" : "leaf");
+    if (used > budget) return false;
+    all.push(v);
+    stack.push(...v.children);
+  }
+  for (const v of all) {
+    v.shown = true;
+    v.expanded = true;
+  }
+  return true;
+}
+
+/**
+ * Renders the view: shown nodes as lines, runs of hidden siblings as one "more" line. With
+ * `estimate`, `tokens` is the estimate of the lines, each with its newline (else 0).
+ */
+export function renderView(root: ViewNode, registry: RefRegistry, lineText: LineText, estimate: boolean): { lines: string[]; folded: number; tokens: number } {
   const lines: string[] = [];
   let folded = 0;
+  let tokens = 0;
+  const count = (line: string): void => {
+    if (estimate) tokens += estimateTokens(`${line}\n`);
+  };
+  const push = (v: ViewNode, form: "leaf" | "open" | "folded"): void => {
+    const line = `${"  ".repeat(v.depth)}${lineText(v, form)}`;
+    // Most lines were costed while fitting: the same text, so the same estimate.
+    const known = v.node.cost?.[form];
+    if (known !== undefined) tokens += known;
+    else count(line);
+    lines.push(line);
+  };
   const visit = (v: ViewNode): void => {
     let run: ViewNode[] = [];
     const flushRun = (): void => {
@@ -124,7 +160,7 @@ export function renderView(
       if (run.length === 1 && single && single.children.length > 0 && single.node.el) {
         // One hidden region says what it is, with its own ref to expand.
         if (!single.node.ref) registry.refFor(single.node.el);
-        lines.push(`${"  ".repeat(single.depth)}${lineText(single, "folded")}`);
+        push(single, "folded");
         folded += 1;
         run = [];
         return;
@@ -133,7 +169,9 @@ export function renderView(
       const k = run.reduce((a, r) => a + r.interactive, 0);
       const ref = v.node.el ? registry.refFor(v.node.el) : "";
       const what = k > 0 ? `${n} lines, ${k} interactive` : `${n} lines`;
-      lines.push(`${"  ".repeat(v.depth + 1)}- more [folded ${what}]${ref ? ` [${ref}]` : ""}`);
+      const line = `${"  ".repeat(v.depth + 1)}- more [folded ${what}]${ref ? ` [${ref}]` : ""}`;
+      count(line);
+      lines.push(line);
       folded += 1;
       run = [];
     };
@@ -144,21 +182,21 @@ export function renderView(
       }
       flushRun();
       if (child.children.length === 0) {
-        lines.push(`${"  ".repeat(child.depth)}${lineText(child, "leaf")}`);
+        push(child, "leaf");
       } else if (child.expanded) {
-        lines.push(`${"  ".repeat(child.depth)}${lineText(child, "open")}`);
+        push(child, "open");
         visit(child);
       } else {
         // The folded region's ref is allocated only now that it is shown.
         if (!child.node.ref && child.node.el) registry.refFor(child.node.el);
-        lines.push(`${"  ".repeat(child.depth)}${lineText(child, "folded")}`);
+        push(child, "folded");
         folded += 1;
       }
     }
     flushRun();
   };
   visit(root);
-  return { lines, folded };
+  return { lines, folded, tokens };
 }
 
 /** A binary min-heap on `key`. */

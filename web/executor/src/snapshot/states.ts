@@ -1,6 +1,5 @@
 // State attributes of a snapshot line and the quoting of names.
 
-import { headingLevel } from "../roles";
 import { collapseSpace } from "../dom";
 
 const MAX_NAME = 100;
@@ -17,15 +16,11 @@ function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
-/** `[checked] [disabled] [expanded] [selected] [invalid] [level=N] [value="…"]`, as they apply. */
+/** `[checked] [disabled] [expanded] [selected] [invalid] [value="…"]`, as they apply (a heading's level is in its role, `h2`). */
 export function stateAttrs(el: Element, role: string, name: string): string[] {
   const attrs: string[] = [];
   const tag = el.tagName;
   const input = el as HTMLInputElement;
-  if (role === "heading") {
-    const level = headingLevel(el);
-    if (level) attrs.push(`[level=${level}]`);
-  }
   const ariaChecked = el.getAttribute("aria-checked");
   const isCheckable = role === "checkbox" || role === "radio" || role === "switch" || role === "menuitemcheckbox" || role === "menuitemradio";
   if (isCheckable) {
@@ -35,7 +30,8 @@ export function stateAttrs(el: Element, role: string, name: string): string[] {
   }
   const pressed = el.getAttribute("aria-pressed");
   if (pressed === "true") attrs.push("[pressed]");
-  if (el.getAttribute("aria-disabled") === "true" || safeMatches(el, ":disabled")) attrs.push("[disabled]");
+  const control = FORM_CONTROL_TAGS.has(tag) || tag.includes("-");
+  if (el.getAttribute("aria-disabled") === "true" || (control && safeMatches(el, ":disabled"))) attrs.push("[disabled]");
   if (tag === "SUMMARY") {
     const details = el.parentElement;
     if (details?.tagName === "DETAILS") attrs.push((details as HTMLDetailsElement).open ? "[expanded]" : "[collapsed]");
@@ -45,12 +41,18 @@ export function stateAttrs(el: Element, role: string, name: string): string[] {
     else if (expanded === "false") attrs.push("[collapsed]");
   }
   if (el.getAttribute("aria-selected") === "true" || (tag === "OPTION" && (el as HTMLOptionElement).selected)) attrs.push("[selected]");
-  if (el.getAttribute("aria-invalid") === "true" || safeMatches(el, ":user-invalid")) attrs.push("[invalid]");
+  if (el.getAttribute("aria-invalid") === "true" || (control && safeMatches(el, ":user-invalid"))) attrs.push("[invalid]");
   if (el.hasAttribute("required") || el.getAttribute("aria-required") === "true") attrs.push("[required]");
   const value = valueOf(el, role);
   if (value !== null) attrs.push(value);
   return attrs.filter((a) => a !== `[value=${JSON.stringify(name)}]`);
 }
+
+/**
+ * The elements `:disabled` and `:user-invalid` can match (form controls and form-associated
+ * custom elements): the selector is not matched against the others.
+ */
+const FORM_CONTROL_TAGS = new Set(["BUTTON", "INPUT", "SELECT", "TEXTAREA", "OPTION", "OPTGROUP", "FIELDSET", "FORM"]);
 
 function valueOf(el: Element, role: string): string | null {
   const tag = el.tagName;

@@ -65,11 +65,10 @@ export class StyleOracle {
   }
 
   /**
-   * The facts of `el`. `inFlexOrGrid`: its box sits in a flex or grid container, which
-   * blockifies it (so it is read).
+   * The facts of `el` (whose tagName is `tag`). `popover`: it has a popover attribute.
+   * `inFlexOrGrid`: its box sits in a flex or grid container, which blockifies it (so it is read).
    */
-  facts(el: Element, attrs: boolean, shadow: ShadowRoot | null, rules: RootRules, force: boolean, inFlexOrGrid: boolean): StyleFacts {
-    const tag = el.tagName;
+  facts(el: Element, tag: string, popover: boolean, shadow: ShadowRoot | null, rules: RootRules, force: boolean, inFlexOrGrid: boolean): StyleFacts {
     if (
       force ||
       rules.exact ||
@@ -77,7 +76,7 @@ export class StyleOracle {
       ALWAYS_READ.has(tag) ||
       inFlexOrGrid ||
       tag.includes("-") ||
-      (attrs && el.hasAttribute("popover")) ||
+      popover ||
       (shadow !== null && this.rulesFor(shadow).host)
     ) {
       return this.read(el);
@@ -90,6 +89,7 @@ export class StyleOracle {
     }
     // One object for every answer: the walk copies the fields out before it goes on.
     const out = this.out;
+    this.outOf = null;
     out.display = display;
     out.visibility = "visible";
     out.cursor = null;
@@ -98,8 +98,13 @@ export class StyleOracle {
   }
 
   private readonly out: StyleFacts = { display: "", visibility: "visible", cursor: null, position: "static" };
+  /** The element read into `out` by the last answer, if it was a read. */
+  private outOf: Element | null = null;
 
   private read(el: Element): StyleFacts {
+    // Asked twice in a row for the same element (a check of inline content, then its visit).
+    if (el === this.outOf) return this.out;
+    this.outOf = el;
     this.reads += 1;
     const style = styleOf(el);
     const out = this.out;
@@ -177,14 +182,12 @@ function buildRules(root: Document | ShadowRoot): RootRules {
     for (const el of Array.from(found)) rules.candidates.add(el);
   };
   try {
-    add(root.querySelectorAll("[style]"));
-    if (selectors.length > 0) {
-      try {
-        add(root.querySelectorAll(selectors.join(",")));
-      } catch {
-        // One selector querySelectorAll does not take spoils the list: take them one by one.
-        for (const selector of selectors) add(root.querySelectorAll(selector));
-      }
+    // One pass over the elements for every selector and inline styles together.
+    try {
+      add(root.querySelectorAll([...selectors, "[style]"].join(",")));
+    } catch {
+      // One selector querySelectorAll does not take spoils the list: take them one by one.
+      for (const selector of [...selectors, "[style]"]) add(root.querySelectorAll(selector));
     }
   } catch {
     rules.exact = true;

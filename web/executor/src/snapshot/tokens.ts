@@ -6,14 +6,14 @@ const PIECES = /'(?:s|t|re|ve|m|ll|d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s
 
 /** Estimated tokens of a text. */
 export function estimateTokens(text: string): number {
-  const ascii = estimateAscii(text);
-  if (ascii >= 0) return ascii;
+  const scanned = estimateBmp(text);
+  if (scanned >= 0) return scanned;
   let n = 0;
   for (const match of text.matchAll(PIECES)) n += pieceCost(match[0]);
   return n;
 }
 
-/** Character classes of ASCII for the scanner: letter, digit, newline, other space, other. */
+/** Character classes for the scanner: letter, digit, newline, other space, other. */
 const LETTER = 1;
 const DIGIT = 2;
 const NEWLINE = 3;
@@ -23,15 +23,34 @@ const CLASS = new Uint8Array(128).map((_, c) =>
   (c >= 65 && c <= 90) || (c >= 97 && c <= 122) ? LETTER : c >= 48 && c <= 57 ? DIGIT : c === 10 || c === 13 ? NEWLINE : c === 32 || (c >= 9 && c <= 12) ? SPACE : PUNCT,
 );
 
+/** Classes of the non-ASCII characters met so far (a page uses few). */
+const WIDE_CLASS = new Map<number, number>();
+
+/** The class of a character of the Basic Multilingual Plane, as `PIECES` sees it. */
+function classOf(c: number): number {
+  if (c < 128) return CLASS[c] ?? 0;
+  let k = WIDE_CLASS.get(c);
+  if (k === undefined) {
+    const ch = String.fromCharCode(c);
+    k = /\p{L}/u.test(ch) ? LETTER : /\p{N}/u.test(ch) ? DIGIT : /\s/u.test(ch) ? SPACE : PUNCT;
+    WIDE_CLASS.set(c, k);
+  }
+  return k;
+}
+
 /**
- * `estimateTokens` for ASCII text: the pieces `PIECES` would match, found by a scanner that
- * follows its alternatives in order, costed without regular expressions; -1 when the text is not
- * all ASCII.
+ * `estimateTokens` for text without surrogate pairs (every character in the Basic Multilingual
+ * Plane, so one code unit each): the pieces `PIECES` would match, found by a scanner that follows
+ * its alternatives in order, costed without regular expressions for ASCII pieces; -1 when the
+ * text has a surrogate.
  */
-function estimateAscii(text: string): number {
+function estimateBmp(text: string): number {
   const n = text.length;
-  const cls = (i: number): number => (i < n ? (CLASS[text.charCodeAt(i)] ?? 0) : 0);
-  for (let i = 0; i < n; i++) if (text.charCodeAt(i) > 127) return -1;
+  const cls = (i: number): number => (i < n ? classOf(text.charCodeAt(i)) : 0);
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdfff) return -1;
+  }
   let total = 0;
   let i = 0;
   while (i < n) {
@@ -84,7 +103,7 @@ function estimateAscii(text: string): number {
       else if (run - i >= 2) end = run - 1; // 6: all but the space before the next word
       else end = i + 1; // 7
     }
-    total += asciiPieceCost(text.slice(i, end));
+    total += pieceCost(text.slice(i, end));
     i = end;
   }
   return total;

@@ -9,8 +9,8 @@ export interface SnapNode {
   /** The node's own ref, when it is an interactive element. */
   ref: string | null;
   children: SnapNode[];
-  /** Whether the node's box intersects the top-level viewport. */
-  inViewport: boolean;
+  /** Whether the node's box intersects the top-level viewport (measured when first asked). */
+  readonly inViewport: boolean;
   /** Plain text (not an element line). */
   isText: boolean;
   /** Estimated tokens per rendering, computed once (a snapshot fits several times). */

@@ -8,7 +8,7 @@ import { accessibleName, resetNameCache, subtreeText } from "../accname";
 import { collapseSpace, inViewport, styleOf, topRect } from "../dom";
 import { BLOCKIFYING, StyleOracle, type RootRules } from "./style";
 import type { RefRegistry } from "../refs";
-import { INTERACTIVE_ROLES, NAME_FROM_CONTENT, STRUCTURE_ROLES, isContentEditableRoot, roleOf } from "../roles";
+import { INTERACTIVE_ROLES, NAME_FROM_CONTENT, STRUCTURE_ROLES, headingLevel, isContentEditableRoot, roleOf } from "../roles";
 import type { SnapNode } from "./tree";
 import { clipName, quoteName, stateAttrs } from "./states";
 
@@ -17,39 +17,61 @@ export const MAX_FRAME_DEPTH = 4;
 
 const SKIP_TAGS = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "META", "LINK", "TITLE", "PANELOT-OVERLAY"]);
 const SVG_SHAPES = new Set(["svg", "path", "circle", "rect", "ellipse", "polygon", "polyline", "line", "g", "use", "text", "image"]);
+/**
+ * Besides custom elements, the only elements that may have a shadow root (the DOM's valid shadow
+ * host names): the others are not asked for one, a DOM call spared on most elements.
+ */
+const SHADOW_HOSTS = new Set(
+  ["article", "aside", "blockquote", "body", "div", "footer", "h1", "h2", "h3", "h4", "h5", "h6", "header", "main", "nav", "p", "section", "span"].flatMap((t) => [t, t.toUpperCase()]),
+);
+const NO_NAMES: readonly string[] = [];
 const MAX_TEXT = 300;
 const SVG_NS = "http://www.w3.org/2000/svg";
 
 /**
- * Whether a block intersects the viewport, measured at most once and only when asked: inline
- * content shares its block's answer. getBoundingClientRect for every node of a 50,000-element
- * page costs more than the rest of the walk.
+ * Whether a block intersects the viewport, measured at most once and only when the budget asks
+ * (never when the whole page fits): inline content shares its block's answer.
+ * getBoundingClientRect for every node of a 50,000-element page costs more than the rest of the
+ * walk.
  */
 class ViewportProbe {
   private value: boolean | null = null;
+  /** The box starts below the viewport. */
+  private below = false;
   constructor(
     readonly el: Element | null,
     readonly flow: FlowRun | null,
+    /** The probe of the block this one's box sits in, when it is in that block's flow. */
+    private readonly outer: ViewportProbe | null,
   ) {}
   get inView(): boolean {
     if (this.value === null) {
       if (!this.el) this.value = false;
-      else if (this.flow?.below) this.value = false;
-      else {
+      else if (this.flow?.below || this.outer?.startsBelow) {
+        this.value = false;
+        this.below = true;
+      } else {
         const rect = topRect(this.el);
         this.value = inViewport(rect);
+        this.below = rect.top > window.innerHeight;
         // Everything after this box in its flow, and after its ancestors in theirs, is below.
-        if (rect.top > window.innerHeight) for (let f = this.flow; f && !f.below; f = f.parent) f.below = true;
+        if (this.below) for (let f = this.flow; f && !f.below; f = f.parent) f.below = true;
       }
     }
     return this.value;
+  }
+  /** Whether the box starts below the viewport (and with it, everything in its flow). */
+  get startsBelow(): boolean {
+    return !this.inView && this.below;
   }
 }
 
 /**
  * Siblings in normal block flow stack downwards: once one starts below the viewport, the ones
- * after it are below too and need no measuring. (Positioned boxes are measured regardless. A
- * reversed flex or grid order can fool this; the cost is only a lower priority in the budget.)
+ * after it are below too and need no measuring. The budget asks about the children of a line
+ * together and in document order, so the siblings of a flow are asked in order. (Positioned boxes
+ * are measured regardless. A reversed flex or grid order can fool this; the cost is only a lower
+ * priority in the budget.)
  */
 interface FlowRun {
   below: boolean;
@@ -95,7 +117,7 @@ export function walk(root: Element, registry: RefRegistry): SnapNode[] {
   const oracle = new StyleOracle();
   const state: WalkState = { registry, hidden: false, textConsumed: false, frameDepth: 0, oracle, rules: oracle.rulesFor(root.getRootNode()), force: false };
   const inFlexOrGrid = parent ? BLOCKIFYING.has(styleOf(parent).display) : false;
-  visitElement(root, parent, state, collector, null, null, inFlexOrGrid, new ViewportProbe(root, null));
+  visitElement(root, parent, state, collector, null, null, inFlexOrGrid, new ViewportProbe(root, null, null));
   collector.flush();
   return out;
 }
@@ -107,7 +129,7 @@ class TextCollector {
   constructor(readonly out: SnapNode[]) {}
 
   add(text: string, probe: ViewportProbe): void {
-    if (!this.anchor && NON_SPACE.test(text)) this.anchor = probe;
+    if (!this.anchor && MEANINGFUL.test(text)) this.anchor = probe;
     this.parts.push(text);
   }
 
@@ -120,11 +142,15 @@ class TextCollector {
     const parts = this.parts;
     this.parts = [];
     this.anchor = null;
-    this.out.push(new TextNode(parts, anchor.el, anchor.inView));
+    this.out.push(new TextNode(parts, anchor));
   }
 }
 
-const NON_SPACE = /\S/;
+/**
+ * A run of text gets a line only with a letter, digit or symbol in it: separators between links
+ * (`·`, `›`, `|`) say nothing the lines around them do not, and cost a line each.
+ */
+const MEANINGFUL = /[^\s\p{P}|]/u;
 
 /** A line of text, collapsed and quoted only when the budget looks at it. */
 class TextNode implements SnapNode {
@@ -133,11 +159,17 @@ class TextNode implements SnapNode {
   readonly children: SnapNode[] = [];
   readonly isText = true;
   cost?: SnapNode["cost"];
+  readonly el: Element | null;
   constructor(
     private parts: string[] | null,
-    readonly el: Element | null,
-    readonly inViewport: boolean,
-  ) {}
+    private readonly probe: ViewportProbe,
+  ) {
+    this.el = probe.el;
+  }
+
+  get inViewport(): boolean {
+    return this.probe.inView;
+  }
 
   get line(): string {
     if (this.text === null) {
@@ -166,10 +198,15 @@ function visitChildren(parent: Element, tag: string, shadow: ShadowRoot | null, 
     }
     return;
   }
+  if (text && shadow === null && tag !== "SLOT" && tag !== "DETAILS" && plainChildren(parent, state, flexOrGrid, cursor)) {
+    // Inline formatting only (a code block of highlighted spans, emphasis in a paragraph): the
+    // walk would add their text and nothing else, so take it in one read too.
+    const data = parent.textContent;
+    if (data) collector.add(data, view);
+    return;
+  }
   const closedDetails = tag === "DETAILS" && !(parent as HTMLDetailsElement).open;
-  // A block that starts below the viewport has its content below it too.
-  const outer = view.flow;
-  const flow: FlowRun = { below: outer?.below ?? false, parent: link ? outer : null, vertical };
+  const flow: FlowRun = { below: false, parent: link ? view.flow : null, vertical };
   if (tag === "SLOT") {
     const assigned = (parent as HTMLSlotElement).assignedNodes({ flatten: true });
     const first = assigned[0];
@@ -208,30 +245,59 @@ function visitChildren(parent: Element, tag: string, shadow: ShadowRoot | null, 
   }
 }
 
+/** Inline elements that hold text and formatting only, unless their attributes or styles say otherwise. */
+const PHRASING = new Set(["SPAN", "CODE", "EM", "STRONG", "B", "I", "U", "S", "SMALL", "MARK", "SUB", "SUP", "KBD", "SAMP", "VAR", "CITE", "Q", "ABBR", "DFN", "TIME", "DATA", "BDI", "BDO", "INS", "DEL", "FONT", "TT", "BIG", "NOBR", "WBR", "BR"]);
+
+/** Attributes that may change what the walk makes of an element. */
+const WALK_ATTRS = new Set(["hidden", "inert", "aria-hidden", "role", "tabindex", "contenteditable", "onclick", "popover"]);
+
+/**
+ * Whether every element child of `parent` (its cursor `cursor`, null when not read) is, with its
+ * whole subtree, plain inline text: elements the walk would step through adding their text and
+ * nothing else (no line, no ref, no boundary, nothing hidden or skipped).
+ */
+function plainChildren(parent: Element, state: WalkState, inFlexOrGrid: boolean, cursor: string | null): boolean {
+  for (let el = parent.firstElementChild; el; el = el.nextElementSibling) {
+    const tag = el.tagName;
+    if (!PHRASING.has(tag)) return false;
+    if (el.hasAttributes() && el.getAttributeNames().some((n) => WALK_ATTRS.has(n))) return false;
+    if (SHADOW_HOSTS.has(tag) && el.shadowRoot) return false;
+    const style = state.oracle.facts(el, tag, false, null, state.rules, state.force, inFlexOrGrid);
+    if (style.display !== "inline" || style.visibility !== "visible" || (style.position !== "static" && style.position !== "relative")) return false;
+    const own = style.cursor;
+    if (isInteractive(el, false, "", own, parent, cursor)) return false;
+    if (el.childElementCount > 0 && !plainChildren(el, state, false, own)) return false;
+  }
+  return true;
+}
+
 function visitElement(el: Element, parent: Element | null, state: WalkState, collector: TextCollector, flow: FlowRun | null, parentCursor: string | null, inFlexOrGrid: boolean, parentView: ViewportProbe): void {
   const tag = el.tagName;
   if (SKIP_TAGS.has(tag)) return;
-  // Most elements have no attribute at all: then none of the checks below can apply.
-  const attrs = el.hasAttributes();
-  if (attrs && tag !== "SLOT" && el.hasAttribute("hidden")) return;
-  const shadow = el.shadowRoot;
-  const style = state.oracle.facts(el, attrs, shadow, state.rules, state.force, inFlexOrGrid);
+  // Most elements have no attribute at all, and most others only a class, an id or an href: the
+  // names, read once, answer every "has it" below (a DOM call each otherwise).
+  const names = el.hasAttributes() ? el.getAttributeNames() : NO_NAMES;
+  const attrs = names.length > 0;
+  if (attrs && tag !== "SLOT" && names.includes("hidden")) return;
+  const shadow = SHADOW_HOSTS.has(tag) || tag.includes("-") ? el.shadowRoot : null;
+  const style = state.oracle.facts(el, tag, attrs && names.includes("popover"), shadow, state.rules, state.force, inFlexOrGrid);
   const display = style.display;
   if (display === "none") return;
   const visibility = style.visibility;
   if (visibility === "hidden" || visibility === "collapse") return;
-  if (attrs && el.hasAttribute("inert")) return;
+  if (attrs && names.includes("inert")) return;
   const cursor = style.cursor;
   const position0 = style.position;
-  const hidden = state.hidden || (attrs && el.getAttribute("aria-hidden") === "true");
-  const role = roleOf(el, attrs);
-  const interactive = isInteractive(el, attrs, role, cursor, parent, parentCursor);
+  const hidden = state.hidden || (attrs && names.includes("aria-hidden") && el.getAttribute("aria-hidden") === "true");
+  const editable = attrs && names.includes("contenteditable");
+  const role = roleOf(el, editable || (attrs && names.includes("role")), tag);
+  const interactive = isInteractive(el, editable || (attrs && (names.includes("tabindex") || names.includes("onclick"))), role, cursor, parent, parentCursor);
   const inline = display.startsWith("inline") || display === "contents";
   const position = inline || display === "block" ? position0 : "static";
   // The box the children's boxes sit in: a `display: contents` element has none of its own.
   const childrenInFlexOrGrid = display === "contents" ? inFlexOrGrid : BLOCKIFYING.has(display);
   const positioned = position === "fixed" || position === "absolute" || position === "sticky" || position === "float";
-  const view = inline && !positioned ? parentView : new ViewportProbe(el, positioned ? null : flow);
+  const view = inline && !positioned ? parentView : positioned ? new ViewportProbe(el, null, null) : new ViewportProbe(el, flow, parentView);
   const kind = classify(el, role, interactive, hidden, state.textConsumed);
   const block = !(display === "inline" || display === "contents" || display === "");
   // How the children's flow relates to this element's (see FlowRun).
@@ -288,13 +354,16 @@ function classify(el: Element, role: string, interactive: boolean, hidden: boole
   return "transparent";
 }
 
-/** Whether the element is something to act on. */
-export function isInteractive(el: Element, attrs: boolean, role: string, cursor: string | null, parent: Element | null, parentCursor: string | null): boolean {
+/**
+ * Whether the element is something to act on. `actionAttrs`: it may have a tabindex,
+ * contenteditable or onclick attribute.
+ */
+export function isInteractive(el: Element, actionAttrs: boolean, role: string, cursor: string | null, parent: Element | null, parentCursor: string | null): boolean {
   if (INTERACTIVE_ROLES.has(role)) {
     if (role === "option" && el.closest("select")) return false;
     return true;
   }
-  if (!attrs && cursor !== "pointer") return false;
+  if (!actionAttrs && cursor !== "pointer") return false;
   const tabindex = el.getAttribute("tabindex");
   if (tabindex !== null && Number(tabindex) >= 0) return true;
   if (el.hasAttribute("contenteditable") && isContentEditableRoot(el)) return true;
@@ -330,7 +399,7 @@ function makeNode(el: Element, role: string, kind: Kind, interactive: boolean, s
   // Refs are allocated now, for every interactive element, so that they are stable and counted
   // in folded lines; the line itself (name, states) is built only if the budget looks at it.
   const ref = interactive ? state.registry.refFor(el) : null;
-  return new ElementNode(el, role, kind, interactive, ref, view.inView);
+  return new ElementNode(el, role, kind, interactive, ref, view);
 }
 
 /** An element's line, built (name, states) only when the budget looks at it. */
@@ -345,8 +414,12 @@ class ElementNode implements SnapNode {
     private readonly kind: Kind,
     private readonly interactive: boolean,
     readonly ref: string | null,
-    readonly inViewport: boolean,
+    private readonly probe: ViewportProbe,
   ) {}
+
+  get inViewport(): boolean {
+    return this.probe.inView;
+  }
 
   get line(): string {
     this.text ??= this.build();
@@ -365,13 +438,19 @@ class ElementNode implements SnapNode {
     if (!name && interactive && (role === "" || !NAME_FROM_CONTENT.has(role)) && !isFormField(el, role)) {
       name = subtreeText(el).slice(0, 80);
     }
-    const shownRole = role || (el.hasAttribute("onclick") || styleOf(el).cursor === "pointer" ? "clickable" : "focusable");
+    const shownRole = role === "heading" ? headingRole(el) : role || (el.hasAttribute("onclick") || styleOf(el).cursor === "pointer" ? "clickable" : "focusable");
     const parts = [shownRole];
     if (name) parts.push(quoteName(clipName(name)));
     parts.push(...stateAttrs(el, role, name));
     if (ref) parts.push(`[${ref}]`);
     return parts.join(" ");
   }
+}
+
+/** `h1`…`h6` (or deeper, from aria-level): `h2 "Intro"` costs four tokens less than `heading "Intro" [level=2]`. */
+function headingRole(el: Element): string {
+  const level = headingLevel(el);
+  return level ? `h${level}` : "heading";
 }
 
 function isFormField(el: Element, role: string): boolean {
