@@ -91,8 +91,20 @@ async fn run_page_tool(
     if !writes {
         return outcome;
     }
+    with_opened_tabs(call, tab, &before, outcome, abort).await
+}
+
+/// A write's outcome with the tabs it opened (those that did not exist `before` and name `tab`
+/// as their opener); the newest becomes the run's tab.
+async fn with_opened_tabs(
+    call: &ToolInvocation,
+    tab: u32,
+    before: &[u32],
+    outcome: ToolOutcome,
+    abort: &AbortSignal,
+) -> ToolOutcome {
     let opened = match tabs::list().await {
-        Ok((after, _)) => format::opened_by(&before, &after, tab),
+        Ok((after, _)) => format::opened_by(before, &after, tab),
         Err(_) => Vec::new(),
     };
     if let Some(new_tab) = opened.last().and_then(|t| t.id) {

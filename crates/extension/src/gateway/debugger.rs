@@ -36,7 +36,6 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::JsValue;
 use wasm_bindgen::closure::Closure;
 
-use super::ROUTES;
 use super::catalog;
 use super::catalog::DebuggerTool;
 use super::catalog::TAB_ID_PARAM;
@@ -481,14 +480,7 @@ pub(crate) async fn run(
     if !parsed.writes() {
         return outcome;
     }
-    let opened = match tabs::list().await {
-        Ok((after, _)) => format::opened_by(&before, &after, tab),
-        Err(_) => Vec::new(),
-    };
-    if let Some(new_tab) = opened.last().and_then(|t| t.id) {
-        ROUTES.with(|routes| routes.borrow_mut().route(&call.run_id, new_tab));
-    }
-    format::with_opened_tabs(outcome, &opened)
+    super::with_opened_tabs(call, tab, &before, outcome, abort).await
 }
 
 thread_local! {
