@@ -49,6 +49,9 @@ pub enum DecodeError {
     },
 }
 
+/// The path of a field error that was not traced.
+pub(crate) const UNTRACED: &str = "?";
+
 impl DecodeError {
     fn field(kind: &str, path: impl Into<String>, message: impl Into<String>) -> Self {
         DecodeError::Field { kind: kind.to_owned(), path: path.into(), message: message.into() }
@@ -95,13 +98,33 @@ pub fn decode_op_str(text: &str) -> Result<Op, DecodeError> {
     decode_op(parse_budgeted(text, &Budget::OP)?)
 }
 
-/// Decodes an Op: budget walk, catalog lookup, strict fields, then the bounds of nested values.
+/// Decodes an Op: budget walk, catalog lookup, strict fields (a bad one is named by its path),
+/// then the bounds of nested values.
 pub fn decode_op(value: Value) -> Result<Op, DecodeError> {
+    decode_op_as(value, |kind, fields| {
+        Op::decode_fields(kind, fields)
+            .map_err(|err| DecodeError::from_path_error(kind.wire_name(), err))
+    })
+}
+
+/// [`decode_op`] for an Op the caller wrote itself (a UI's saved outbox), whose errors are not
+/// explained to anyone: the same checks, without tracing the path of a bad field (which would
+/// add a second copy of every Op decoder to a UI's wasm).
+pub fn decode_own_op(value: Value) -> Result<Op, DecodeError> {
+    decode_op_as(value, |kind, fields| {
+        Op::decode_fields_untraced(kind, fields)
+            .map_err(|err| DecodeError::field(kind.wire_name(), UNTRACED, err.to_string()))
+    })
+}
+
+fn decode_op_as(
+    value: Value,
+    fields_of: impl FnOnce(OpKind, Value) -> Result<Op, DecodeError>,
+) -> Result<Op, DecodeError> {
     check_budget(&value, &Budget::OP)?;
     let (type_name, fields) = split_type(value)?;
     let kind = OpKind::from_wire_name(&type_name).ok_or(DecodeError::UnknownType(type_name))?;
-    let op = Op::decode_fields(kind, fields)
-        .map_err(|err| DecodeError::from_path_error(kind.wire_name(), err))?;
+    let op = fields_of(kind, fields)?;
     if let Op::InteractionResponse(params) = &op {
         check_interaction_value(&params.response)?;
     }
@@ -148,8 +171,11 @@ pub fn decode_event(value: Value) -> Result<EventFrame, DecodeError> {
             })?)
         }
     };
-    let event = AgentEvent::decode_fields(kind, Value::Object(fields))
-        .map_err(|err| DecodeError::from_path_error(kind.wire_name(), err))?;
+    // Events come from the engine the UI was built with (the schema hash is checked at
+    // `initialize`), so a bad one is a bug to log, not input to explain: tracing its path would
+    // add a second copy of every event decoder to the UI's wasm.
+    let event = AgentEvent::decode_fields_untraced(kind, Value::Object(fields))
+        .map_err(|err| DecodeError::field(kind.wire_name(), UNTRACED, err.to_string()))?;
     Ok(EventFrame { event, stream })
 }
 

@@ -226,6 +226,7 @@ fn every_op_kind_round_trips() {
     assert_eq!(kinds, OpKind::ALL.iter().copied().collect(), "a sample per Op kind");
     for sample in samples {
         let op = decode_op(sample.clone()).unwrap();
+        assert_eq!(decode_own_op(sample.clone()).unwrap(), op, "untraced decoding agrees");
         let encoded = serde_json::to_value(&op).unwrap();
         assert_eq!(normalize(&encoded), normalize(&sample));
         assert_eq!(decode_op(encoded).unwrap(), op);
@@ -331,6 +332,29 @@ fn bad_fields_are_named() {
         "threadId",
         "' '",
     );
+}
+
+#[test]
+fn bad_event_fields_and_own_ops_are_refused_without_a_traced_path() {
+    let bad = json!({"type": "thread.updated", "threadId": "t1", "revision": "five", "patch": {}});
+    match decode_event(bad) {
+        Err(DecodeError::Field { kind, path, message }) => {
+            assert_eq!((kind.as_str(), path.as_str()), ("thread.updated", "?"));
+            assert!(message.contains("invalid type"), "{message}");
+        }
+        other => panic!("expected a field error, got {other:?}"),
+    }
+    let bad = json!({"type": "thread.delete", "submissionId": "s", "threadId": 5});
+    assert!(matches!(decode_own_op(bad), Err(DecodeError::Field { path, .. }) if path == "?"));
+    // The bounds of nested values are checked either way.
+    let mut deep = json!("leaf");
+    for _ in 0..40 {
+        deep = json!([deep]);
+    }
+    let deep = json!({"type": "interaction.response", "submissionId": "s", "interactionId": "i",
+        "response": {"type": "submit", "value": deep}});
+    let err = decode_own_op(deep).unwrap_err();
+    assert!(matches!(&err, DecodeError::Field { path, .. } if path == "response.value"), "{err}");
 }
 
 #[test]

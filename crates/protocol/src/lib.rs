@@ -49,6 +49,7 @@ pub use decode::decode_event;
 pub use decode::decode_event_str;
 pub use decode::decode_op;
 pub use decode::decode_op_str;
+pub use decode::decode_own_op;
 pub use decode::parse_budgeted;
 pub use decode::probe_initialize;
 pub use engine::AgentEvent;

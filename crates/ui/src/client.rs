@@ -23,7 +23,7 @@ use panelot_protocol::Op;
 use panelot_protocol::SubmissionId;
 use panelot_protocol::ThreadId;
 use panelot_protocol::decode_event_str;
-use panelot_protocol::decode_op;
+use panelot_protocol::decode_own_op;
 use panelot_protocol::engine::ErrorCode;
 use panelot_protocol::engine::InitializeParams;
 use panelot_protocol::engine::OpClass;
@@ -175,7 +175,7 @@ impl EngineClient {
         };
         let restored: Vec<Op> = values
             .into_iter()
-            .filter_map(|value| decode_op(value).ok())
+            .filter_map(|value| decode_own_op(value).ok())
             .filter(|op| op.kind().class() == OpClass::Command)
             .collect();
         let n_restored = restored.len();
