@@ -142,12 +142,7 @@ pub fn seeded_rules() -> Vec<StoredRule> {
 
 impl<S: Store> Engine<S> {
     pub(super) async fn stored_rules(&self) -> Result<Vec<StoredRule>, StoreError> {
-        Ok(self
-            .store
-            .setting(SETTING_RULES)
-            .await?
-            .and_then(|v| serde_json::from_value(v).ok())
-            .unwrap_or_default())
+        Ok(self.setting_as(SETTING_RULES).await?.unwrap_or_default())
     }
 
     async fn grants(&self, thread: &ThreadId) -> Result<BTreeSet<String>, StoreError> {

@@ -93,12 +93,7 @@ fn checked(mut preset: ModelPreset, connection_exists: bool) -> Result<ModelPres
 impl<S: Store> Engine<S> {
     /// Every stored preset.
     pub(super) async fn stored_presets(&self) -> Result<Vec<PresetView>, StoreError> {
-        Ok(self
-            .store
-            .setting(SETTING_PRESETS)
-            .await?
-            .and_then(|v| serde_json::from_value(v).ok())
-            .unwrap_or_default())
+        Ok(self.setting_as(SETTING_PRESETS).await?.unwrap_or_default())
     }
 
     /// The preset `id` names, if it (still) exists.

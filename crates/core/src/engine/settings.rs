@@ -81,22 +81,13 @@ fn stored_id(stored: &Value) -> Option<&str> {
     stored.get("id").and_then(Value::as_str)
 }
 
-fn read<T: serde::de::DeserializeOwned>(value: Option<Value>) -> Option<T> {
-    value.and_then(|v| serde_json::from_value(v).ok())
-}
-
 fn encode(value: impl serde::Serialize) -> Result<Value, StoreError> {
     serde_json::to_value(value).map_err(|err| StoreError::Corrupt(err.to_string()))
 }
 
 impl<S: Store> Engine<S> {
     pub(super) async fn stored_connections(&self) -> Result<Vec<Value>, StoreError> {
-        Ok(self
-            .store
-            .setting(SETTING_CONNECTIONS)
-            .await?
-            .and_then(|v| serde_json::from_value(v).ok())
-            .unwrap_or_default())
+        Ok(self.setting_as(SETTING_CONNECTIONS).await?.unwrap_or_default())
     }
 
     /// The settings as they are now, with what `overlay` holds in place of the stored values
@@ -115,16 +106,18 @@ impl<S: Store> Engine<S> {
         };
         let default_model = match overlay.default_model {
             Some(model) => model,
-            None => read(self.store.setting(SETTING_DEFAULT_MODEL).await?),
+            None => self.setting_as(SETTING_DEFAULT_MODEL).await?,
         };
         let permission_policy = match overlay.policy {
             Some(policy) => policy,
-            None => read(self.store.setting(SETTING_PERMISSION_POLICY).await?)
+            None => self
+                .setting_as(SETTING_PERMISSION_POLICY)
+                .await?
                 .unwrap_or(PermissionPolicy::Untrusted),
         };
         let turn_token_budget = match overlay.budget {
             Some(budget) => budget,
-            None => read(self.store.setting(SETTING_TURN_TOKEN_BUDGET).await?),
+            None => self.setting_as(SETTING_TURN_TOKEN_BUDGET).await?,
         };
         let stored_rules;
         let rules = match overlay.rules {

@@ -174,7 +174,8 @@ impl<S: Store> Engine<S> {
             .and_then(|v| serde_json::from_value(v).ok()))
     }
 
-    async fn setting_as<T: serde::de::DeserializeOwned>(
+    /// A setting decoded as `T`; `None` when it is unset or does not decode.
+    pub(super) async fn setting_as<T: serde::de::DeserializeOwned>(
         &self,
         key: &str,
     ) -> Result<Option<T>, StoreError> {

@@ -1033,15 +1033,7 @@ fn settings_save_connections_through_the_vault_and_the_first_model_becomes_the_d
     };
     block_on(world.store.commit(crate::store::UnitOfWork { ops: vec![op] })).unwrap();
     world.vault(std::rc::Rc::new(LengthVault));
-    let state = |frames: Vec<panelot_protocol::EventFrame>| {
-        frames
-            .into_iter()
-            .find_map(|f| match f.event {
-                AgentEvent::SettingsState(s) => Some(s.settings),
-                _ => None,
-            })
-            .unwrap()
-    };
+    let state = settings_of;
     let id = world.submission();
     let empty = state(world.send(json!({"type": "settings.get", "submissionId": id})));
     assert!(empty.connections.is_empty() && empty.default_model.is_none());
