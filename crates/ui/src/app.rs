@@ -17,6 +17,7 @@ use leptos::prelude::*;
 use panelot_protocol::AgentEvent;
 use panelot_protocol::ConnectionId;
 use panelot_protocol::Op;
+use panelot_protocol::PresetId;
 use panelot_protocol::SubmissionId;
 use panelot_protocol::ThreadId;
 use panelot_protocol::engine::ConnectionCheck;
@@ -40,6 +41,7 @@ use crate::host;
 use crate::i18n;
 use crate::i18n::Lang;
 use crate::i18n::Msg;
+use crate::settings::PresetEditor;
 
 /// Which page this is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,6 +98,10 @@ pub(crate) struct AppState {
     pub(crate) attached: RwSignal<Vec<ContextBlock>>,
     /// Connection checks: `None` while one runs, then its report.
     pub(crate) checks: RwSignal<Vec<(ConnectionId, Option<ConnectionCheck>)>>,
+    /// The preset of the draft's thread-to-be (an open thread's is in its metadata).
+    pub(crate) draft_preset: RwSignal<Option<PresetId>>,
+    /// The options page's preset form (here so that the engine's answer to a save reaches it).
+    pub(crate) preset_editor: RwSignal<PresetEditor>,
 }
 
 impl AppState {
@@ -137,12 +143,19 @@ impl AppState {
                 self.after_event(&frame.event);
                 self.refresh_if_wanted();
             }
-            Effect::Acked { submission_id, .. } => self.thread.update(|view| {
-                if let Some(view) = view {
-                    view.confirm(&submission_id);
-                }
-            }),
+            Effect::Acked { submission_id, .. } => {
+                self.answer_preset_editor(&submission_id, None);
+                self.thread.update(|view| {
+                    if let Some(view) = view {
+                        view.confirm(&submission_id);
+                    }
+                });
+            }
             Effect::Rejected { submission_id, message, .. } => {
+                if self.answer_preset_editor(&submission_id, Some(&message)) {
+                    // The form shows the reason next to what was typed.
+                    return;
+                }
                 let mut restored = None;
                 self.thread.update(|view| {
                     restored = view.as_mut().and_then(|v| v.roll_back(&submission_id));
@@ -174,6 +187,17 @@ impl AppState {
             // The host carries these out itself.
             Effect::Send(_) | Effect::SaveOutbox(_) | Effect::ReconnectAfter(_) => {}
         }
+    }
+
+    /// Gives the preset form the engine's answer if it is to the form's save; returns whether
+    /// it was.
+    fn answer_preset_editor(self, submission_id: &SubmissionId, refusal: Option<&str>) -> bool {
+        let mut editor = self.preset_editor.get_untracked();
+        let answered = editor.answer(submission_id, refusal);
+        if answered {
+            self.preset_editor.set(editor);
+        }
+        answered
     }
 
     /// Follow-ups that need the list and the view updated first. Only three event types have
@@ -255,8 +279,10 @@ impl AppState {
         host::subscribe(thread_id);
     }
 
-    /// Closes the open thread: the composer then starts a draft.
+    /// Closes the open thread: the composer then starts a draft, on the open thread's preset.
     pub(crate) fn new_draft(self) {
+        let preset = self.thread.with_untracked(|v| v.as_ref()?.meta.as_ref()?.preset.clone());
+        self.draft_preset.set(preset);
         self.thread.set(None);
         self.draft.set(String::new());
     }
@@ -282,7 +308,8 @@ pub(crate) fn submit_text(state: AppState, thread_id: ThreadId, text: &str) {
 /// its first message), and the message follows once `thread.created` arrives.
 pub(crate) fn submit_draft(state: AppState, text: String) {
     let sent = host::send(|submission_id| {
-        Op::ThreadCreate(ThreadCreateParams { submission_id, preset: None, folder_id: None })
+        let preset = state.draft_preset.get_untracked();
+        Op::ThreadCreate(ThreadCreateParams { submission_id, preset, folder_id: None })
     });
     if let Ok(submission_id) = sent {
         state.pending_create.set(Some((submission_id, text)));
@@ -312,6 +339,8 @@ pub(crate) fn start(entry: &str) -> Result<(), JsValue> {
         turn_trusted_input: RwSignal::new(false),
         attached: RwSignal::new(Vec::new()),
         checks: RwSignal::new(Vec::new()),
+        draft_preset: RwSignal::new(None),
+        preset_editor: RwSignal::new(PresetEditor::default()),
     };
     let thread_param = query_thread();
     if let Some(thread_id) = &thread_param {

@@ -6,12 +6,17 @@ use panelot_protocol::engine::ContextBlock;
 use panelot_protocol::engine::ContextContent;
 use panelot_protocol::engine::ContextKind;
 use panelot_protocol::engine::ModelChoice;
+use panelot_protocol::engine::ModelPreset;
 use panelot_protocol::engine::PermissionPolicy;
 use panelot_protocol::engine::Provenance;
 use panelot_protocol::engine::TabRef;
 use panelot_protocol::engine::ToolLevel;
 use panelot_protocol::engine::Trust;
 use panelot_protocol::engine::TurnOverrides;
+
+use crate::i18n;
+use crate::i18n::Lang;
+use crate::i18n::Msg;
 
 /// Modifier keys held with a key press.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -129,11 +134,34 @@ pub fn policy_value(policy: Option<PermissionPolicy>) -> &'static str {
     }
 }
 
+/// Every permission mode, in the order selectors list them.
+pub const POLICIES: [PermissionPolicy; 3] =
+    [PermissionPolicy::Always, PermissionPolicy::Untrusted, PermissionPolicy::Auto];
+
 /// The permission mode of an `<option>` value.
 pub fn parse_policy_value(value: &str) -> Option<PermissionPolicy> {
-    [PermissionPolicy::Always, PermissionPolicy::Untrusted, PermissionPolicy::Auto]
-        .into_iter()
-        .find(|p| policy_value(Some(*p)) == value)
+    POLICIES.into_iter().find(|p| policy_value(Some(*p)) == value)
+}
+
+/// Catalog key of a permission mode's label.
+pub fn policy_label(policy: PermissionPolicy) -> Msg {
+    match policy {
+        PermissionPolicy::Always => Msg::PolicyAlways,
+        PermissionPolicy::Untrusted => Msg::PolicyUntrusted,
+        PermissionPolicy::Auto => Msg::PolicyAuto,
+    }
+}
+
+/// The label of the model selector's "no model for this turn" option: the model of the
+/// thread's preset when it has one (the engine then calls that model, not the default one).
+pub fn default_model_label(lang: Lang, preset: Option<&ModelPreset>) -> String {
+    match preset {
+        Some(preset) => {
+            let model = preset.model.model_id.to_string();
+            i18n::format(lang, Msg::PresetsModel, &[("model", &model)])
+        }
+        None => i18n::text(lang, Msg::ThreadModel).to_owned(),
+    }
 }
 
 /// What the composer can attach from the current tab.

@@ -103,3 +103,15 @@ fn ctrl_or_cmd_e_alone_toggles_the_view() {
     assert!(!is_toggle_view("e", Modifiers { shift: true, ..ctrl }));
     assert!(!is_toggle_view("r", ctrl));
 }
+
+#[test]
+fn the_default_model_option_names_the_presets_model() {
+    use crate::i18n::Lang;
+    assert_eq!(default_model_label(Lang::En, None), "Default model");
+    let preset: ModelPreset = serde_json::from_value(serde_json::json!({"name": "French",
+        "model": {"connectionId": "c1", "modelId": "fast-model"}, "systemPrompt": null,
+        "permissionPolicy": null, "enabledToolLevels": null, "params": {}}))
+    .unwrap();
+    assert_eq!(default_model_label(Lang::En, Some(&preset)), "fast-model (preset)");
+    assert_eq!(POLICIES.map(|p| parse_policy_value(policy_value(Some(p)))), POLICIES.map(Some));
+}

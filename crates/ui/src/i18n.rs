@@ -308,6 +308,58 @@ catalog! {
     Skip => "Don't answer", "不回答";
     /// Cancel.
     Cancel => "Cancel", "取消";
+    /// Validation: text longer than allowed.
+    FieldTooLong => "{field} is too long.", "{field} 过长。";
+    /// Validation: a number outside its range (the label says the range).
+    FieldOutOfRange => "{field} is not a number in the allowed range.", "{field} 不是允许范围内的数字。";
+    /// Settings: presets section.
+    Presets => "Model presets", "模型预设";
+    /// Preset form: the model field.
+    PresetModel => "Model", "模型";
+    /// Preset form: no model chosen yet.
+    ChooseModel => "Choose a model", "选择模型";
+    /// Preset form: instructions added to the system prompt.
+    Instructions => "Instructions", "指令";
+    /// Preset form: a setting left to the global one.
+    Inherit => "Same as settings", "与全局设置相同";
+    /// Preset form: tool families.
+    ToolFamilies => "Tool families", "工具类别";
+    /// Preset form: keep the default tool families.
+    DefaultToolFamilies => "Default tool families", "默认工具类别";
+    /// Tool family: tabs and browser data.
+    ToolsTabs => "Tabs and browser data", "标签页和浏览器数据";
+    /// Tool family: the page executor.
+    ToolsPage => "Page actions", "页面操作";
+    /// Tool family: the debugger.
+    ToolsDebugger => "Trusted input (debugger)", "可信输入（调试器）";
+    /// Tool family: MCP servers.
+    ToolsMcp => "MCP servers", "MCP 服务器";
+    /// Tool family: built into the engine.
+    ToolsBuiltin => "Built-in tools", "内置工具";
+    /// Preset form: temperature.
+    Temperature => "Temperature (0 to 2)", "温度（0 到 2）";
+    /// Preset form: output token limit.
+    MaxTokens => "Max output tokens (1 or more)", "最大输出 token 数（至少 1）";
+    /// Preset form: reasoning effort.
+    ReasoningEffort => "Reasoning effort", "推理强度";
+    /// A parameter the provider decides.
+    ProviderDefault => "Provider default", "服务商默认";
+    /// Reasoning effort: low.
+    EffortLow => "Low", "低";
+    /// Reasoning effort: medium.
+    EffortMedium => "Medium", "中";
+    /// Reasoning effort: high.
+    EffortHigh => "High", "高";
+    /// Preset form: the engine refused to save.
+    NotSaved => "Not saved: {message}", "未保存：{message}";
+    /// Preset form: add a new preset.
+    AddPreset => "Add preset", "添加预设";
+    /// Composer: the preset selector.
+    PresetForThread => "Preset", "预设";
+    /// Composer: the thread uses no preset.
+    NoPreset => "No preset", "不使用预设";
+    /// Composer: the model of the thread's preset, used while no model is chosen for the turn.
+    PresetsModel => "{model} (preset)", "{model}（预设）";
 }
 
 /// The text of `msg` in `lang`.

@@ -1,9 +1,27 @@
-//! The settings data model: model connections and the first screen of the settings page.
+//! The settings data model: model connections, model presets and the first screen of the
+//! settings page.
 //!
-//! The engine stores settings (`connection.save`, `settings.update`); this module holds the
-//! form's data, its validation, and the command the form sends.
+//! The engine stores settings (`connection.save`, `preset.save`, `settings.update`); this module
+//! holds the forms' data, their validation, and the commands the forms send.
 
+use panelot_protocol::PresetId;
+use panelot_protocol::SubmissionId;
+use panelot_protocol::engine::ConnectionView;
+use panelot_protocol::engine::ModelPreset;
+use panelot_protocol::engine::PermissionPolicy;
+use panelot_protocol::engine::PresetParams;
+use panelot_protocol::engine::PresetView;
+use panelot_protocol::engine::ReasoningEffort;
+use panelot_protocol::engine::SettingsView;
+use panelot_protocol::engine::ToolLevel;
+
+use crate::composer::parse_model_value;
+use crate::composer::parse_policy_value;
+use crate::composer::policy_value;
+use crate::i18n;
+use crate::i18n::Lang;
 use crate::i18n::Msg;
+use crate::markdown::escape_html;
 
 /// The wire format of a model connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -106,6 +124,10 @@ pub enum FieldProblem {
     BadUrl,
     /// A line that is not `Name: value` with a valid header name.
     BadHeader,
+    /// Longer than the engine keeps.
+    TooLong,
+    /// Not a number, or outside the range its label gives.
+    OutOfRange,
 }
 
 impl FieldProblem {
@@ -115,6 +137,8 @@ impl FieldProblem {
             FieldProblem::Required => Msg::FieldRequired,
             FieldProblem::BadUrl => Msg::FieldBadUrl,
             FieldProblem::BadHeader => Msg::FieldBadHeader,
+            FieldProblem::TooLong => Msg::FieldTooLong,
+            FieldProblem::OutOfRange => Msg::FieldOutOfRange,
         }
     }
 }
@@ -249,6 +273,476 @@ fn acceptable_url(url: &str) -> bool {
     let Some(rest) = lower.strip_prefix("http://") else { return false };
     let host = rest.split(['/', ':']).next().unwrap_or("");
     matches!(host, "localhost" | "127.0.0.1" | "[::1]")
+}
+
+/// The message for a form `problem` with the field labelled `field`.
+pub fn problem_text(lang: Lang, field: Msg, problem: FieldProblem) -> String {
+    i18n::format(lang, problem.message(), &[("field", i18n::text(lang, field))])
+}
+
+/// Every model of `connections` as a selector option: (`{connection}/{model}` value, "model ·
+/// connection" label).
+pub fn model_options<'a>(
+    connections: impl IntoIterator<Item = &'a ConnectionView>,
+) -> Vec<(String, String)> {
+    connections
+        .into_iter()
+        .flat_map(|c| {
+            c.model_ids.iter().map(move |m| (format!("{}/{m}", c.id), format!("{m} · {}", c.name)))
+        })
+        .collect()
+}
+
+/// Longest preset name the engine keeps.
+pub const MAX_PRESET_NAME_CHARS: usize = 100;
+/// Longest preset instructions the engine keeps.
+pub const MAX_PRESET_INSTRUCTIONS_CHARS: usize = 8_000;
+
+/// Tool families a preset can enable, with their checkboxes' names and labels, in form order.
+pub const TOOL_FAMILIES: [(ToolLevel, &str, Msg); 5] = [
+    (ToolLevel::L0, "tool-l0", Msg::ToolsTabs),
+    (ToolLevel::L1, "tool-l1", Msg::ToolsPage),
+    (ToolLevel::L2, "tool-l2", Msg::ToolsDebugger),
+    (ToolLevel::Mcp, "tool-mcp", Msg::ToolsMcp),
+    (ToolLevel::Builtin, "tool-builtin", Msg::ToolsBuiltin),
+];
+
+/// The families a turn gets when nothing chooses (the engine's default: all but the debugger);
+/// the checkboxes start from them when the user stops inheriting.
+pub const DEFAULT_TOOL_FAMILIES: [ToolLevel; 4] =
+    [ToolLevel::L0, ToolLevel::L1, ToolLevel::Mcp, ToolLevel::Builtin];
+
+/// Reasoning efforts with their `<option>` values and labels.
+pub const EFFORTS: [(ReasoningEffort, &str, Msg); 3] = [
+    (ReasoningEffort::Low, "low", Msg::EffortLow),
+    (ReasoningEffort::Medium, "medium", Msg::EffortMedium),
+    (ReasoningEffort::High, "high", Msg::EffortHigh),
+];
+
+/// A field of the preset form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PresetField {
+    /// Name.
+    Name,
+    /// Model.
+    Model,
+    /// Instructions.
+    Instructions,
+    /// Tool families.
+    ToolFamilies,
+    /// Temperature.
+    Temperature,
+    /// Output token limit.
+    MaxTokens,
+}
+
+impl PresetField {
+    /// Catalog key of the field's label.
+    pub fn label(self) -> Msg {
+        match self {
+            PresetField::Name => Msg::ConnectionName,
+            PresetField::Model => Msg::PresetModel,
+            PresetField::Instructions => Msg::Instructions,
+            PresetField::ToolFamilies => Msg::ToolFamilies,
+            PresetField::Temperature => Msg::Temperature,
+            PresetField::MaxTokens => Msg::MaxTokens,
+        }
+    }
+}
+
+/// The preset form as typed: raw text, validated on save. `None` choices leave the setting to
+/// the thread, the global settings or the provider.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PresetForm {
+    /// Display name.
+    pub name: String,
+    /// The model selector's value, `{connection}/{model}`; empty until one is chosen.
+    pub model: String,
+    /// Instructions added to the system prompt.
+    pub instructions: String,
+    /// Permission policy.
+    pub policy: Option<PermissionPolicy>,
+    /// Tool families; `None` keeps the default set.
+    pub tool_levels: Option<Vec<ToolLevel>>,
+    /// Temperature as typed.
+    pub temperature: String,
+    /// Output token limit as typed.
+    pub max_tokens: String,
+    /// Reasoning effort.
+    pub reasoning_effort: Option<ReasoningEffort>,
+}
+
+impl PresetForm {
+    /// The form showing a stored preset, for editing.
+    pub fn from_preset(preset: &ModelPreset) -> PresetForm {
+        let params = &preset.params;
+        PresetForm {
+            name: preset.name.clone(),
+            model: crate::composer::model_value(&preset.model),
+            instructions: preset.system_prompt.clone().unwrap_or_default(),
+            policy: preset.permission_policy,
+            tool_levels: preset.enabled_tool_levels.clone(),
+            temperature: params.temperature.map(|t| t.to_string()).unwrap_or_default(),
+            max_tokens: params.max_tokens.map(|n| n.to_string()).unwrap_or_default(),
+            reasoning_effort: params.reasoning_effort,
+        }
+    }
+
+    /// Takes what the user did to the form control named `control`: its new `value`, or for a
+    /// checkbox whether it is `checked`. Returns whether the form must be drawn again because
+    /// its shape changed (the family checkboxes open or close).
+    pub fn set(&mut self, control: &str, value: String, checked: bool) -> bool {
+        match control {
+            "name" => self.name = value,
+            "model" => self.model = value,
+            "instructions" => self.instructions = value,
+            "policy" => self.policy = parse_policy_value(&value),
+            "temperature" => self.temperature = value,
+            "max-tokens" => self.max_tokens = value,
+            "effort" => {
+                self.reasoning_effort =
+                    EFFORTS.iter().find(|(_, name, _)| *name == value).map(|(e, ..)| *e);
+            }
+            "default-tools" => {
+                // Unticking starts from the default families, so nothing changes until the
+                // user changes a family.
+                self.tool_levels = (!checked).then(|| DEFAULT_TOOL_FAMILIES.to_vec());
+                return true;
+            }
+            _ => {
+                let family = TOOL_FAMILIES.iter().find(|(_, name, _)| *name == control);
+                if let (Some((level, ..)), Some(levels)) = (family, &mut self.tool_levels) {
+                    levels.retain(|l| l != level);
+                    if checked {
+                        levels.push(*level);
+                    }
+                }
+            }
+        }
+        false
+    }
+
+    /// Whether the form shows `level` ticked (the default families while they are kept).
+    pub fn has_tool(&self, level: ToolLevel) -> bool {
+        self.tool_levels.as_deref().unwrap_or(&DEFAULT_TOOL_FAMILIES).contains(&level)
+    }
+
+    /// Checks every field; all problems at once, in form order. The engine checks again (and
+    /// refuses a model of a connection that no longer exists).
+    pub fn validate(&self) -> Result<ModelPreset, Vec<(PresetField, FieldProblem)>> {
+        let mut problems = Vec::new();
+        let name = self.name.trim();
+        match name.chars().count() {
+            0 => problems.push((PresetField::Name, FieldProblem::Required)),
+            n if n > MAX_PRESET_NAME_CHARS => {
+                problems.push((PresetField::Name, FieldProblem::TooLong));
+            }
+            _ => {}
+        }
+        let model = parse_model_value(&self.model);
+        if model.is_none() {
+            problems.push((PresetField::Model, FieldProblem::Required));
+        }
+        let instructions = self.instructions.trim();
+        if instructions.chars().count() > MAX_PRESET_INSTRUCTIONS_CHARS {
+            problems.push((PresetField::Instructions, FieldProblem::TooLong));
+        }
+        if self.tool_levels.as_ref().is_some_and(Vec::is_empty) {
+            problems.push((PresetField::ToolFamilies, FieldProblem::Required));
+        }
+        let temperature =
+            optional_number(&self.temperature, |n| n.as_f64().filter(|t| (0.0..=2.0).contains(t)));
+        if temperature.is_err() {
+            problems.push((PresetField::Temperature, FieldProblem::OutOfRange));
+        }
+        let max_tokens = optional_number(&self.max_tokens, |n| {
+            n.as_u64().and_then(|n| u32::try_from(n).ok()).filter(|n| *n > 0)
+        });
+        if max_tokens.is_err() {
+            problems.push((PresetField::MaxTokens, FieldProblem::OutOfRange));
+        }
+        match (model, temperature, max_tokens) {
+            (Some(model), Ok(temperature), Ok(max_tokens)) if problems.is_empty() => {
+                Ok(ModelPreset {
+                    name: name.to_owned(),
+                    model,
+                    system_prompt: (!instructions.is_empty()).then(|| instructions.to_owned()),
+                    permission_policy: self.policy,
+                    enabled_tool_levels: self.tool_levels.clone(),
+                    params: PresetParams {
+                        temperature,
+                        max_tokens,
+                        reasoning_effort: self.reasoning_effort,
+                    },
+                })
+            }
+            _ => Err(problems),
+        }
+    }
+}
+
+/// A number field that may stay empty: `Ok(None)` when blank, `Err` when it is not a number
+/// `read` accepts. The text is read as a JSON number: the JSON parser is in the wasm anyway,
+/// while `str::parse::<f64>` would add a second float parser.
+fn optional_number<T>(
+    text: &str,
+    read: impl Fn(&serde_json::Value) -> Option<T>,
+) -> Result<Option<T>, ()> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Ok(None);
+    }
+    serde_json::from_str(text).ok().as_ref().and_then(read).map(Some).ok_or(())
+}
+
+/// The preset `id` names, if it still exists (a deleted one leaves its threads on the defaults).
+pub fn preset_named<'a>(
+    presets: &'a [PresetView],
+    id: Option<&PresetId>,
+) -> Option<&'a ModelPreset> {
+    let id = id?;
+    presets.iter().find(|p| &p.id == id).map(|p| &p.preset)
+}
+
+/// What the preset list says about a preset besides its name: its model (with the
+/// connection's name when it still exists) and the permission policy it sets, if any.
+pub fn preset_summary(
+    preset: &ModelPreset,
+    connections: &[ConnectionView],
+) -> (String, Option<Msg>) {
+    let model = &preset.model;
+    let model_text = match connections.iter().find(|c| c.id == model.connection_id) {
+        Some(c) => format!("{} · {}", model.model_id, c.name),
+        None => format!("{} · {}", model.model_id, model.connection_id),
+    };
+    (model_text, preset.permission_policy.map(crate::composer::policy_label))
+}
+
+/// Where the preset form's last save stands.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum FormStatus {
+    /// Nothing sent since the form was opened.
+    #[default]
+    Idle,
+    /// Not sent: what is wrong with the fields.
+    Invalid(Vec<(PresetField, FieldProblem)>),
+    /// Sent; the engine has not answered yet.
+    Waiting(SubmissionId),
+    /// The engine stored it.
+    Saved,
+    /// The engine refused it, for this reason.
+    Refused(String),
+}
+
+/// The preset form: its values, the preset it edits, and what became of its last save.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PresetEditor {
+    /// The values shown.
+    pub form: PresetForm,
+    /// The preset being edited; `None` adds one.
+    pub editing: Option<PresetId>,
+    /// The last save.
+    pub status: FormStatus,
+}
+
+impl PresetEditor {
+    /// The form showing `form`, editing `editing` (`None`: a new preset).
+    pub fn open(form: PresetForm, editing: Option<PresetId>) -> PresetEditor {
+        PresetEditor { form, editing, status: FormStatus::Idle }
+    }
+
+    /// The preset to send for a save, or `None` with the problems recorded.
+    pub fn submit(&mut self) -> Option<ModelPreset> {
+        match self.form.validate() {
+            Ok(preset) => Some(preset),
+            Err(problems) => {
+                self.status = FormStatus::Invalid(problems);
+                None
+            }
+        }
+    }
+
+    /// Takes the engine's answer to `submission_id` (`refusal` is the reason of a rejection): a
+    /// save empties the form, a refusal keeps what was typed. Returns whether it answered this
+    /// form's save: the form then shows it, not the page's notice bar.
+    pub fn answer(&mut self, submission_id: &SubmissionId, refusal: Option<&str>) -> bool {
+        if !matches!(&self.status, FormStatus::Waiting(sent) if sent == submission_id) {
+            return false;
+        }
+        *self = match refusal {
+            None => PresetEditor { status: FormStatus::Saved, ..PresetEditor::default() },
+            Some(reason) => PresetEditor {
+                status: FormStatus::Refused(reason.to_owned()),
+                ..std::mem::take(self)
+            },
+        };
+        true
+    }
+
+    /// The form editing the stored preset `id`; `None` if there is no such preset.
+    pub fn edit(presets: &[PresetView], id: &str) -> Option<PresetEditor> {
+        let stored = presets.iter().find(|p| p.id.as_str() == id)?;
+        Some(PresetEditor::open(PresetForm::from_preset(&stored.preset), Some(stored.id.clone())))
+    }
+}
+
+/// The presets section of the settings page as HTML: the stored presets with their Edit
+/// (`data-edit`) and Delete (`data-delete`) buttons, then the form, whose controls are named
+/// for [`PresetForm::set`], what became of its last save, and its Save (`data-save`) and
+/// Cancel (`data-cancel`) buttons. The form is no `<form>`: Enter in a box must not submit
+/// it natively (the page would reload).
+///
+/// The page sets it as the section's `innerHTML` and handles its events where they bubble to
+/// the section: the same form drawn as Leptos elements made the UI wasm about 19 KiB larger
+/// (every element, attribute and closure type is compiled separately). Every text is escaped.
+pub fn presets_html(lang: Lang, editor: &PresetEditor, settings: Option<&SettingsView>) -> String {
+    use std::fmt::Write as _;
+    let t = |msg| escape_html(i18n::text(lang, msg));
+    let (presets, connections) =
+        settings.map_or((&[][..], &[][..]), |s| (&s.presets[..], &s.connections[..]));
+    let mut out = format!("<h3>{}</h3><ul class=\"preset-list\">", t(Msg::Presets));
+    for stored in presets {
+        let id = escape_html(stored.id.as_str());
+        let (model, policy) = preset_summary(&stored.preset, connections);
+        let policy = policy.map(|m| format!(" · {}", t(m))).unwrap_or_default();
+        let _ = write!(
+            out,
+            "<li data-preset=\"{id}\"><strong>{}</strong> — {}{policy} \
+             <button type=\"button\" class=\"edit-preset\" data-edit=\"{id}\">{}</button>\
+             <button type=\"button\" class=\"delete-preset\" data-delete=\"{id}\" \
+             aria-label=\"{}\">×</button></li>",
+            escape_html(&stored.preset.name),
+            escape_html(&model),
+            t(Msg::Edit),
+            t(Msg::Delete),
+        );
+    }
+    let form = &editor.form;
+    out.push_str("</ul><div class=\"preset-form\">");
+    text_input(&mut out, "name", &t(Msg::ConnectionName), &form.name, "text");
+    let mut models = model_options(connections);
+    // A model no connection lists any more stays shown rather than silently replaced.
+    if !form.model.is_empty() && !models.iter().any(|(value, _)| *value == form.model) {
+        models.push((form.model.clone(), form.model.clone()));
+    }
+    models.insert(0, (String::new(), i18n::text(lang, Msg::ChooseModel).to_owned()));
+    select(&mut out, "model", &t(Msg::PresetModel), &models, &form.model);
+    let _ = write!(
+        out,
+        "<label>{}<textarea name=\"instructions\" rows=\"3\">{}</textarea></label>",
+        t(Msg::Instructions),
+        escape_html(&form.instructions)
+    );
+    let policies: Vec<_> = std::iter::once(None)
+        .chain(crate::composer::POLICIES.map(Some))
+        .map(|p| {
+            let label = p.map_or(Msg::Inherit, crate::composer::policy_label);
+            (policy_value(p).to_owned(), i18n::text(lang, label).to_owned())
+        })
+        .collect();
+    select(&mut out, "policy", &t(Msg::PermissionMode), &policies, policy_value(form.policy));
+    let inherit = form.tool_levels.is_none();
+    let _ = write!(
+        out,
+        "<fieldset class=\"preset-tools\"><legend>{}</legend><label><input type=\"checkbox\" \
+         name=\"default-tools\"{}>{}</label><fieldset class=\"families\"{}>",
+        t(Msg::ToolFamilies),
+        flag(inherit, "checked"),
+        t(Msg::DefaultToolFamilies),
+        // While the default is kept, the families show what it means.
+        flag(inherit, "disabled"),
+    );
+    for (level, name, label) in TOOL_FAMILIES {
+        let _ = write!(
+            out,
+            "<label><input type=\"checkbox\" name=\"{name}\"{}>{}</label>",
+            flag(form.has_tool(level), "checked"),
+            t(label)
+        );
+    }
+    out.push_str("</fieldset></fieldset>");
+    text_input(&mut out, "temperature", &t(Msg::Temperature), &form.temperature, "decimal");
+    text_input(&mut out, "max-tokens", &t(Msg::MaxTokens), &form.max_tokens, "numeric");
+    let efforts = std::iter::once(("", Msg::ProviderDefault))
+        .chain(EFFORTS.map(|(_, value, label)| (value, label)))
+        .map(|(value, label)| (value.to_owned(), i18n::text(lang, label).to_owned()))
+        .collect::<Vec<_>>();
+    let effort = EFFORTS.iter().find(|(e, ..)| Some(*e) == form.reasoning_effort);
+    select(&mut out, "effort", &t(Msg::ReasoningEffort), &efforts, effort.map_or("", |e| e.1));
+    out.push_str("<ul class=\"problems\" role=\"alert\">");
+    let notes: Vec<String> = match &editor.status {
+        FormStatus::Invalid(found) => found
+            .iter()
+            .map(|(field, problem)| problem_text(lang, field.label(), *problem))
+            .collect(),
+        FormStatus::Refused(reason) => {
+            vec![i18n::format(lang, Msg::NotSaved, &[("message", reason)])]
+        }
+        FormStatus::Saved => vec![i18n::text(lang, Msg::Saved).to_owned()],
+        FormStatus::Idle | FormStatus::Waiting(_) => Vec::new(),
+    };
+    for note in notes {
+        let _ = write!(out, "<li>{}</li>", escape_html(&note));
+    }
+    let save = if editor.editing.is_some() { Msg::Save } else { Msg::AddPreset };
+    let _ = write!(
+        out,
+        "</ul><button type=\"button\" class=\"save-preset\" data-save=\"\">{}</button>",
+        t(save)
+    );
+    if editor.editing.is_some() {
+        let _ = write!(
+            out,
+            "<button type=\"button\" class=\"cancel-preset\" data-cancel=\"\">{}</button>",
+            t(Msg::Cancel)
+        );
+    }
+    out.push_str("</div>");
+    out
+}
+
+/// ` name` when `on`, for a boolean HTML attribute.
+fn flag(on: bool, name: &str) -> String {
+    if on { format!(" {name}") } else { String::new() }
+}
+
+/// A labelled one-line text box; numbers are text boxes too (`inputmode` brings up the number
+/// keyboard), so the browser never blocks a save the validation would explain better.
+fn text_input(out: &mut String, name: &str, label: &str, value: &str, inputmode: &str) {
+    use std::fmt::Write as _;
+    let _ = write!(
+        out,
+        "<label>{label}<input type=\"text\" name=\"{name}\" inputmode=\"{inputmode}\" \
+         value=\"{}\"></label>",
+        escape_html(value)
+    );
+}
+
+/// A labelled `<select>` of (value, label) options with `selected` chosen.
+fn select(out: &mut String, name: &str, label: &str, options: &[(String, String)], selected: &str) {
+    use std::fmt::Write as _;
+    let _ = write!(
+        out,
+        "<label>{label}<select name=\"{name}\">{}</select></label>",
+        options_html(options, selected)
+    );
+}
+
+/// `<option>`s of (value, label) pairs with `selected` chosen, escaped, for a select's
+/// `innerHTML` (a select drawn from data costs less wasm this way than as Leptos elements).
+pub fn options_html(options: &[(String, String)], selected: &str) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    for (value, text) in options {
+        let _ = write!(
+            out,
+            "<option value=\"{}\"{}>{}</option>",
+            escape_html(value),
+            flag(value == selected, "selected"),
+            escape_html(text)
+        );
+    }
+    out
 }
 
 /// The screen the settings page opens on.

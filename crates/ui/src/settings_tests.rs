@@ -3,6 +3,11 @@
 use pretty_assertions::assert_eq;
 
 use super::*;
+use panelot_protocol::PresetId;
+use panelot_protocol::engine::PermissionPolicy;
+use panelot_protocol::engine::PresetParams;
+use panelot_protocol::engine::ReasoningEffort;
+use panelot_protocol::engine::ToolLevel;
 
 #[test]
 fn no_model_means_the_connection_form_first() {
@@ -103,4 +108,190 @@ fn a_connection_needs_access_to_its_origin_only() {
     );
     assert_eq!(origin_of("http://127.0.0.1:11434/v1").as_deref(), Some("http://127.0.0.1:11434"));
     assert_eq!(origin_of("not a url"), None);
+}
+
+fn connection(id: &str, name: &str, models: &[&str]) -> ConnectionView {
+    serde_json::from_value(serde_json::json!({"id": id, "name": name, "kind": "openai",
+        "baseUrl": "https://x", "keyCount": 0, "enabled": true, "modelIds": models,
+        "headerNames": [], "quirks": []}))
+    .unwrap()
+}
+
+fn filled() -> PresetForm {
+    PresetForm {
+        name: "  French ".to_owned(),
+        model: "c1/fast-model".to_owned(),
+        instructions: "\n Always answer in French. \n".to_owned(),
+        ..PresetForm::default()
+    }
+}
+
+#[test]
+fn an_empty_preset_form_names_every_missing_field_and_bad_numbers() {
+    assert_eq!(
+        PresetForm::default().validate(),
+        Err(vec![
+            (PresetField::Name, FieldProblem::Required),
+            (PresetField::Model, FieldProblem::Required)
+        ])
+    );
+    let form = PresetForm {
+        name: "x".repeat(MAX_PRESET_NAME_CHARS + 1),
+        instructions: "y".repeat(MAX_PRESET_INSTRUCTIONS_CHARS + 1),
+        tool_levels: Some(Vec::new()),
+        temperature: "2.5".to_owned(),
+        max_tokens: "0".to_owned(),
+        ..filled()
+    };
+    assert_eq!(
+        form.validate(),
+        Err(vec![
+            (PresetField::Name, FieldProblem::TooLong),
+            (PresetField::Instructions, FieldProblem::TooLong),
+            (PresetField::ToolFamilies, FieldProblem::Required),
+            (PresetField::Temperature, FieldProblem::OutOfRange),
+            (PresetField::MaxTokens, FieldProblem::OutOfRange),
+        ])
+    );
+    for (temperature, max_tokens) in [("warm", "1.5"), ("-0.1", "-3"), ("1,2", "99999999999")] {
+        let form = PresetForm {
+            temperature: temperature.into(),
+            max_tokens: max_tokens.into(),
+            ..filled()
+        };
+        assert_eq!(form.validate().unwrap_err().len(), 2, "{temperature} {max_tokens}");
+    }
+    assert_eq!(
+        problem_text(Lang::En, PresetField::Temperature.label(), FieldProblem::OutOfRange),
+        "Temperature (0 to 2) is not a number in the allowed range."
+    );
+}
+
+#[test]
+fn a_filled_preset_form_is_trimmed_and_leaves_blank_settings_unset() {
+    let preset = filled().validate().unwrap();
+    assert_eq!(preset.name, "French");
+    assert_eq!(
+        (preset.model.connection_id.as_str(), preset.model.model_id.as_str()),
+        ("c1", "fast-model")
+    );
+    assert_eq!(preset.system_prompt.as_deref(), Some("Always answer in French."));
+    assert_eq!((preset.permission_policy, preset.enabled_tool_levels), (None, None));
+    assert_eq!(preset.params, PresetParams::default());
+    let blank = PresetForm { instructions: "  ".to_owned(), ..filled() };
+    assert_eq!(blank.validate().unwrap().system_prompt, None);
+}
+
+#[test]
+fn controls_set_the_form_and_a_stored_preset_round_trips() {
+    let mut form = filled();
+    for (control, value) in [
+        ("policy", "auto"),
+        ("temperature", " 0.7 "),
+        ("max-tokens", "512"),
+        ("effort", "high"),
+        ("name", "Terse"),
+    ] {
+        assert!(!form.set(control, value.to_owned(), false), "{control}");
+    }
+    // Unticking the default opens the families at the default set; then one is added.
+    assert!(form.set("default-tools", "on".to_owned(), false));
+    assert_eq!(form.tool_levels.as_deref(), Some(&DEFAULT_TOOL_FAMILIES[..]));
+    assert!(!form.has_tool(ToolLevel::L2));
+    form.set("tool-l2", "on".to_owned(), true);
+    form.set("tool-mcp", "on".to_owned(), false);
+    assert!(form.has_tool(ToolLevel::L2) && !form.has_tool(ToolLevel::Mcp));
+    let preset = form.validate().unwrap();
+    assert_eq!(preset.name, "Terse");
+    assert_eq!(preset.permission_policy, Some(PermissionPolicy::Auto));
+    assert_eq!(
+        preset.params,
+        PresetParams {
+            temperature: Some(0.7),
+            max_tokens: Some(512),
+            reasoning_effort: Some(ReasoningEffort::High)
+        }
+    );
+    assert_eq!(
+        preset.enabled_tool_levels,
+        Some(vec![ToolLevel::L0, ToolLevel::L1, ToolLevel::Builtin, ToolLevel::L2])
+    );
+    // Editing shows the stored values, and saving them unchanged sends the same preset.
+    assert_eq!(PresetForm::from_preset(&preset).validate(), Ok(preset));
+    // Ticking the default again forgets the families.
+    assert!(form.set("default-tools", "on".to_owned(), true));
+    assert_eq!(form.tool_levels, None);
+}
+
+#[test]
+fn the_form_shows_the_engines_answer_to_its_own_save_only() {
+    let sent = SubmissionId::new("s1").unwrap();
+    let other = SubmissionId::new("s2").unwrap();
+    let waiting =
+        PresetEditor { form: filled(), editing: None, status: FormStatus::Waiting(sent.clone()) };
+    let mut editor = waiting.clone();
+    assert!(!editor.answer(&other, Some("no")), "another command's answer is not the form's");
+    assert_eq!(editor, waiting);
+    assert!(editor.answer(&sent, Some("connection c1 does not exist")));
+    assert_eq!(editor.status, FormStatus::Refused("connection c1 does not exist".to_owned()));
+    assert_eq!(editor.form, filled(), "a refusal keeps what was typed");
+    let mut editor = waiting;
+    assert!(editor.answer(&sent, None));
+    assert_eq!(editor, PresetEditor { status: FormStatus::Saved, ..PresetEditor::default() });
+    let mut invalid = PresetEditor::default();
+    assert_eq!(invalid.submit(), None);
+    assert!(matches!(invalid.status, FormStatus::Invalid(ref found) if found.len() == 2));
+}
+
+#[test]
+fn the_presets_section_lists_presets_and_escapes_what_users_typed() {
+    let mut settings: SettingsView = serde_json::from_value(serde_json::json!({
+        "connections": [], "defaultModel": null, "permissionPolicy": "untrusted",
+        "turnTokenBudget": null, "quirkNames": [], "rules": [], "presets": []}))
+    .unwrap();
+    settings.connections = vec![connection("c1", "Mock", &["default-model", "fast-model"])];
+    let mut preset = filled().validate().unwrap();
+    preset.name = "<b>French</b>".to_owned();
+    preset.permission_policy = Some(PermissionPolicy::Always);
+    settings.presets = vec![PresetView { id: PresetId::new("p1").unwrap(), preset }];
+    let editor = PresetEditor::edit(&settings.presets, "p1").unwrap();
+    let html = presets_html(Lang::En, &editor, Some(&settings));
+    assert!(html.contains("<strong>&lt;b&gt;French&lt;/b&gt;</strong> — fast-model · Mock · Ask before every action"), "{html}");
+    assert!(html.contains(r#"data-edit="p1""#) && html.contains(r#"data-delete="p1""#));
+    assert!(html.contains(r#"value="&lt;b&gt;French&lt;/b&gt;""#), "the name box holds the name");
+    assert!(html.contains(r#"<option value="c1/fast-model" selected>fast-model · Mock</option>"#));
+    assert!(html.contains(r#"<option value="c1/default-model">"#));
+    assert!(html.contains(">Always answer in French.</textarea>"));
+    assert!(
+        html.contains(r#"name="default-tools" checked>"#)
+            && html.contains(r#"class="families" disabled>"#)
+    );
+    assert!(html.contains("data-cancel") && html.contains(">Save</button>"));
+    let refused = PresetEditor {
+        status: FormStatus::Refused("bad <thing>".to_owned()),
+        ..PresetEditor::default()
+    };
+    let html = presets_html(Lang::En, &refused, None);
+    assert!(html.contains("<li>Not saved: bad &lt;thing&gt;</li>"), "{html}");
+    assert!(html.contains(">Add preset</button>") && !html.contains("data-cancel"));
+    assert_eq!(preset_named(&settings.presets, Some(&PresetId::new("gone").unwrap())), None);
+    assert_eq!(
+        preset_named(&settings.presets, Some(&settings.presets[0].id))
+            .map(|p| p.model.model_id.as_str()),
+        Some("fast-model")
+    );
+}
+
+#[test]
+fn model_options_name_every_model_of_every_connection() {
+    let connections = [connection("c1", "Mock", &["a", "b"]), connection("c2", "Other", &["c"])];
+    assert_eq!(
+        model_options(&connections),
+        [("c1/a", "a · Mock"), ("c1/b", "b · Mock"), ("c2/c", "c · Other")]
+            .map(|(v, l)| (v.to_owned(), l.to_owned()))
+    );
+    assert_eq!(
+        options_html(&[("x\"".to_owned(), "<y>".to_owned())], "z"),
+        r#"<option value="x&quot;">&lt;y&gt;</option>"#
+    );
 }

@@ -179,6 +179,9 @@ pub fn apply_patch(meta: &mut ThreadMeta, revision: u64, patch: &ThreadMetaPatch
     if let Some(policy) = patch.permission_policy {
         meta.permission_policy = Some(policy);
     }
+    if let Some(preset) = &patch.preset {
+        meta.preset.clone_from(preset);
+    }
 }
 
 #[cfg(test)]

@@ -96,3 +96,17 @@ fn broadcasts_keep_the_list_in_step() {
     assert_eq!(list.threads.len(), 1);
     assert_eq!(list.most_recent().map(|t| t.meta.id.as_str()), Some("b"));
 }
+
+#[test]
+fn a_patch_sets_and_clears_the_threads_preset() {
+    let mut meta: ThreadMeta = serde_json::from_value(meta("t1", NOW_MS, false)).unwrap();
+    let patch = |preset: Value| -> ThreadMetaPatch {
+        serde_json::from_value(json!({"preset": preset})).unwrap()
+    };
+    apply_patch(&mut meta, 2, &patch(json!("p1")));
+    assert_eq!(meta.preset.as_ref().map(|p| p.as_str()), Some("p1"));
+    apply_patch(&mut meta, 3, &ThreadMetaPatch::default());
+    assert_eq!(meta.preset.as_ref().map(|p| p.as_str()), Some("p1"), "absent: kept");
+    apply_patch(&mut meta, 4, &patch(Value::Null));
+    assert_eq!(meta.preset, None, "null: taken off its preset");
+}

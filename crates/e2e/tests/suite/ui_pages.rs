@@ -280,3 +280,151 @@ fn chat_page_runs_a_turn_and_answers_the_models_question_from_its_card() {
     assert!(second.to_string().contains(r#"\"q1\":\"Large\""#), "{second}");
     assert!(server.violations().is_empty(), "{:?}", server.violations());
 }
+
+/// Sets a form control's value and fires the `input` event a user's change fires (the presets
+/// form listens to `input` where it bubbles; the composer's selects to `change`).
+fn choose(selector: &str, value: &str, event: &str) -> String {
+    format!(
+        "(() => {{ const el = document.querySelector({selector:?}); el.value = {value:?};
+            el.dispatchEvent(new Event({event:?}, {{ bubbles: true }})); return el.value; }})()"
+    )
+}
+
+/// The chat turns' model calls (the title call has no tools).
+fn turn_calls(server: &panelot_testkit::mock_provider::MockProvider) -> Vec<Value> {
+    server
+        .requests()
+        .into_iter()
+        .filter_map(|r| r.json)
+        .filter(|b| b.get("tools").is_some())
+        .collect()
+}
+
+/// The system prompt of an OpenAI-format request.
+fn system_prompt(body: &Value) -> String {
+    body["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|m| m["role"] == "system")
+        .map(|m| m["content"].to_string())
+        .collect()
+}
+
+#[test]
+fn a_preset_made_in_the_options_page_gives_a_chat_thread_its_model_and_instructions() {
+    use panelot_testkit::mock_provider::MockProvider;
+    use panelot_testkit::mock_provider::Reply;
+    let server = MockProvider::start();
+    for text in ["Hello there.", "Greeting", "Bonjour !", "Bonjour encore."] {
+        server.push(Reply::text(text));
+    }
+    let mut browser = Browser::launch().expect("launch Chromium with the extension");
+    let options = browser.open_extension_page("options.html").expect("open the options page");
+    wait(
+        &mut browser,
+        &options,
+        "document.querySelector('#engine-status')?.dataset.engineStatus === 'ready'",
+    );
+    let save = json!({"type": "connection.save", "submissionId": "save", "connection": {
+        "id": null, "name": "Mock", "kind": "openai", "baseUrl": format!("{}/v1", server.base_url()),
+        "apiKeys": [], "enabled": true, "modelIds": ["mock-model", "preset-model"],
+        "customHeaders": null, "quirks": []}});
+    browser.exchange(&options, &[initialize("i1"), save], 2).expect("save the connection");
+    let model_option = ".preset-form select[name=model] option[value$='/preset-model']";
+    wait(&mut browser, &options, &format!("!!document.querySelector({model_option:?})"));
+
+    // A save without a name or model is not sent; the form says what is missing.
+    browser
+        .cdp
+        .evaluate(&options, "document.querySelector('.save-preset').click(), true")
+        .expect("save");
+    wait(
+        &mut browser,
+        &options,
+        "document.querySelector('.preset-form .problems')?.textContent.includes('Name is required.')",
+    );
+    let model = browser
+        .cdp
+        .evaluate(&options, &format!("document.querySelector({model_option:?}).value"))
+        .expect("read the model option");
+    let model = model.as_str().expect("an option value").to_owned();
+    for (selector, value) in [
+        (".preset-form [name=name]", "French"),
+        (".preset-form [name=model]", model.as_str()),
+        (".preset-form [name=instructions]", "Always answer in French."),
+    ] {
+        let set = browser.cdp.evaluate(&options, &choose(selector, value, "input")).expect("fill");
+        assert_eq!(set, value, "{selector}");
+    }
+    browser
+        .cdp
+        .evaluate(&options, "document.querySelector('.save-preset').click(), true")
+        .expect("save");
+    wait(
+        &mut browser,
+        &options,
+        "[...document.querySelectorAll('.preset-list li')].some(li => li.textContent.includes('French') && li.textContent.includes('preset-model · Mock'))",
+    );
+    wait(
+        &mut browser,
+        &options,
+        "document.querySelector('.preset-form .problems')?.textContent === 'Saved.'",
+    );
+    let preset_id = browser
+        .cdp
+        .evaluate(&options, "document.querySelector('.preset-list li').dataset.preset")
+        .expect("read the preset id");
+    let preset_id = preset_id.as_str().expect("a preset id").to_owned();
+
+    // The chat: a first message runs on the default model, without the instructions.
+    let chat = browser.open_extension_page("chat.html").expect("open the chat page");
+    wait(
+        &mut browser,
+        &chat,
+        "document.querySelector('#engine-status')?.dataset.engineStatus === 'ready'",
+    );
+    let send = |browser: &mut Browser, text: &str| {
+        browser.cdp.evaluate(&chat, &type_into(".composer textarea", text)).expect("type");
+        browser
+            .cdp
+            .evaluate(
+                &chat,
+                "document.querySelector('.composer textarea').dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', bubbles: true, cancelable: true})), true",
+            )
+            .expect("press Enter");
+    };
+    send(&mut browser, "Hello");
+    wait(&mut browser, &chat, "document.querySelectorAll('.msg.assistant').length === 1");
+    // The thread takes the preset: the composer's default model is now the preset's.
+    wait(
+        &mut browser,
+        &chat,
+        &format!("!!document.querySelector('.thread-preset option[value={preset_id:?}]')"),
+    );
+    browser
+        .cdp
+        .evaluate(&chat, &choose(".thread-preset", &preset_id, "change"))
+        .expect("pick the preset");
+    wait(
+        &mut browser,
+        &chat,
+        "document.querySelector('.turn-model option').textContent === 'preset-model (preset)'",
+    );
+    send(&mut browser, "How are you?");
+    wait(&mut browser, &chat, "document.querySelectorAll('.msg.assistant').length === 2");
+    let calls = turn_calls(&server);
+    assert_eq!(calls.len(), 2, "{calls:?}");
+    assert_eq!(calls[0]["model"], "mock-model");
+    assert!(!system_prompt(&calls[0]).contains("Always answer in French."), "{}", calls[0]);
+    assert_eq!(calls[1]["model"], "preset-model");
+    assert!(system_prompt(&calls[1]).contains("Always answer in French."), "{}", calls[1]);
+    assert!(calls[1].to_string().contains("How are you?"));
+    // The thread names the preset in its metadata, so a reload keeps it.
+    let selected = browser
+        .cdp
+        .evaluate(&chat, "document.querySelector('.thread-preset').value")
+        .expect("read the preset selector");
+    assert_eq!(selected, preset_id.as_str());
+    assert!(server.violations().is_empty(), "{:?}", server.violations());
+}

@@ -3,11 +3,13 @@
 
 use leptos::prelude::*;
 use panelot_protocol::Op;
-use panelot_protocol::engine::PermissionPolicy;
+use panelot_protocol::PresetId;
 use panelot_protocol::engine::QueueRemoveParams;
 use panelot_protocol::engine::QueueUpdateParams;
 use panelot_protocol::engine::QueuedRun;
 use panelot_protocol::engine::TabRef;
+use panelot_protocol::engine::ThreadMetaPatch;
+use panelot_protocol::engine::ThreadUpdateParams;
 use panelot_protocol::engine::TurnEnqueueParams;
 use panelot_protocol::engine::TurnInterruptParams;
 use panelot_protocol::engine::TurnSteerParams;
@@ -20,17 +22,23 @@ use crate::Connection;
 use crate::composer::Attach;
 use crate::composer::ComposerAction;
 use crate::composer::Modifiers;
+use crate::composer::POLICIES;
 use crate::composer::PageRead;
 use crate::composer::TurnActivity;
+use crate::composer::default_model_label;
 use crate::composer::key_action;
 use crate::composer::model_value;
 use crate::composer::parse_model_value;
 use crate::composer::parse_policy_value;
+use crate::composer::policy_label;
 use crate::composer::policy_value;
 use crate::composer::sendable;
 use crate::host;
 use crate::i18n;
 use crate::i18n::Msg;
+use crate::settings::model_options;
+use crate::settings::options_html;
+use crate::settings::preset_named;
 
 fn activity(state: AppState) -> TurnActivity {
     state.thread.with_untracked(|v| match v.as_ref().and_then(|v| v.active_turn.as_ref()) {
@@ -242,39 +250,74 @@ fn QueuedItem(state: AppState, run: QueuedRun) -> impl IntoView {
     }
 }
 
-/// The model and permission mode of the next turns (empty: the thread's own).
+/// The thread's preset, then the model and permission mode of the next turns (empty: the
+/// thread's own, which is its preset's model when it has one).
 #[component]
 fn TurnChoices(state: AppState) -> impl IntoView {
     let t = move |msg| i18n::text(state.lang.get(), msg);
-    let models = move || {
+    // An open thread's preset is in its metadata (`thread.updated` patches it); a draft's is
+    // kept until `thread.create` carries it.
+    let preset_id = move || match state
+        .thread
+        .with(|v| v.as_ref().map(|v| v.meta.as_ref().map(|m| m.preset.clone())))
+    {
+        Some(meta) => meta.flatten(),
+        None => state.draft_preset.get(),
+    };
+    // The options are HTML: a select drawn from data costs less wasm that way.
+    let presets = move || {
+        let lang = state.lang.get();
+        let current = preset_id().map(|p| p.to_string()).unwrap_or_default();
         state.settings.with(|s| {
-            s.iter()
-                .flat_map(|s| s.connections.iter())
-                .filter(|c| c.enabled)
-                .flat_map(|c| {
-                    c.model_ids.iter().filter_map(move |m| {
-                        let model_id = panelot_protocol::ModelId::new(m.as_str()).ok()?;
-                        let choice = panelot_protocol::engine::ModelChoice {
-                            connection_id: c.id.clone(),
-                            model_id,
-                        };
-                        Some((model_value(&choice), format!("{m} · {}", c.name)))
-                    })
-                })
-                .collect::<Vec<_>>()
+            let none = (String::new(), i18n::text(lang, Msg::NoPreset).to_owned());
+            let named = s
+                .iter()
+                .flat_map(|s| &s.presets)
+                .map(|p| (p.id.to_string(), p.preset.name.clone()));
+            options_html(&std::iter::once(none).chain(named).collect::<Vec<_>>(), &current)
         })
+    };
+    let pick_preset = move |ev: leptos::ev::Event| {
+        let preset = PresetId::new(event_target_value(&ev)).ok();
+        let Some(thread_id) =
+            state.thread.with_untracked(|v| v.as_ref().map(|v| v.thread_id().clone()))
+        else {
+            state.draft_preset.set(preset);
+            return;
+        };
+        let patch = ThreadMetaPatch { preset: Some(preset), ..ThreadMetaPatch::default() };
+        let _ = host::send(|submission_id| {
+            Op::ThreadUpdate(ThreadUpdateParams {
+                submission_id,
+                thread_id,
+                patch,
+                expected_revision: None,
+            })
+        });
+    };
+    let default_model = move || {
+        let id = preset_id();
+        let lang = state.lang.get();
+        state.settings.with(|s| {
+            default_model_label(
+                lang,
+                s.as_ref().and_then(|s| preset_named(&s.presets, id.as_ref())),
+            )
+        })
+    };
+    let models = move || {
+        state
+            .settings
+            .with(|s| model_options(s.iter().flat_map(|s| &s.connections).filter(|c| c.enabled)))
     };
     let current_model =
         move || state.turn_model.with(|m| m.as_ref().map(model_value).unwrap_or_default());
-    let policies = [
-        (PermissionPolicy::Always, Msg::PolicyAlways),
-        (PermissionPolicy::Untrusted, Msg::PolicyUntrusted),
-        (PermissionPolicy::Auto, Msg::PolicyAuto),
-    ];
     view! {
+        <select class="thread-preset" aria-label=move || t(Msg::PresetForThread) on:change=pick_preset
+            inner_html=presets></select>
         <select class="turn-model" aria-label=move || t(Msg::ModelForTurn)
             on:change=move |ev| state.turn_model.set(parse_model_value(&event_target_value(&ev)))>
-            <option value="" selected=move || state.turn_model.with(Option::is_none)>{move || t(Msg::ThreadModel)}</option>
+            <option value="" selected=move || state.turn_model.with(Option::is_none)>{default_model}</option>
             {move || models().into_iter().map(|(value, label)| {
                 let selected = value == current_model();
                 view! { <option value=value selected=selected>{label}</option> }
@@ -283,9 +326,9 @@ fn TurnChoices(state: AppState) -> impl IntoView {
         <select class="turn-policy" aria-label=move || t(Msg::PolicyForTurn)
             on:change=move |ev| state.turn_policy.set(parse_policy_value(&event_target_value(&ev)))>
             <option value="" selected=move || state.turn_policy.with(Option::is_none)>{move || t(Msg::ThreadPolicy)}</option>
-            {policies.into_iter().map(|(p, label)| view! {
-                <option value=policy_value(Some(p)) selected=move || state.turn_policy.get() == Some(p)>{move || t(label)}</option>
-            }).collect_view()}
+            {POLICIES.map(|p| view! {
+                <option value=policy_value(Some(p)) selected=move || state.turn_policy.get() == Some(p)>{move || t(policy_label(p))}</option>
+            })}
         </select>
         <label class="turn-trusted" title=move || t(Msg::TrustedInputHint)>
             <input type="checkbox" prop:checked=move || state.turn_trusted_input.get()

@@ -3,30 +3,41 @@
 
 use leptos::prelude::*;
 use panelot_protocol::ConnectionId;
-use panelot_protocol::ModelId;
 use panelot_protocol::Op;
+use panelot_protocol::PresetId;
 use panelot_protocol::engine::ConnectionCheckFailure;
 use panelot_protocol::engine::ConnectionDeleteParams;
 use panelot_protocol::engine::ConnectionSaveParams;
 use panelot_protocol::engine::ConnectionVerifyParams;
-use panelot_protocol::engine::ModelChoice;
-use panelot_protocol::engine::PermissionPolicy;
 use panelot_protocol::engine::PermissionRuleInput;
 use panelot_protocol::engine::PermissionVerdict;
+use panelot_protocol::engine::PresetDeleteParams;
+use panelot_protocol::engine::PresetSaveParams;
 use panelot_protocol::engine::RuleAddParams;
 use panelot_protocol::engine::RuleDeleteParams;
 use panelot_protocol::engine::SettingsPatch;
 use panelot_protocol::engine::SettingsUpdateParams;
 
 use super::AppState;
+use crate::composer::POLICIES;
+use crate::composer::model_value;
+use crate::composer::parse_model_value;
+use crate::composer::parse_policy_value;
+use crate::composer::policy_label;
+use crate::composer::policy_value;
 use crate::host;
 use crate::i18n;
 use crate::i18n::Lang;
 use crate::i18n::Msg;
 use crate::settings::ConnectionForm;
 use crate::settings::ConnectionKind;
+use crate::settings::FormStatus;
+use crate::settings::PresetEditor;
 use crate::settings::SettingsScreen;
 use crate::settings::first_screen;
+use crate::settings::model_options;
+use crate::settings::presets_html;
+use crate::settings::problem_text;
 
 /// The options page.
 #[component]
@@ -84,6 +95,7 @@ pub(super) fn SettingsPage(state: AppState) -> impl IntoView {
             </section>
             <ModelAndPolicy state=state/>
             <PermissionRules state=state/>
+            <Presets state=state/>
             <section>
                 <h3>{move || t(Msg::Language)}</h3>
                 <select on:change=move |ev| state.lang.set(Lang::from_tag(&event_target_value(&ev)))>
@@ -149,8 +161,6 @@ fn CheckReport(state: AppState, connection_id: ConnectionId) -> impl IntoView {
     }
 }
 
-/// The default model (any model of any connection) and the permission mode, each saved through
-/// `settings.update` as soon as it changes.
 /// Permission rules: every stored one with its delete button, and a form to add one. The
 /// engine checks the patterns and says what is wrong with a refused one.
 #[component]
@@ -219,25 +229,16 @@ fn PermissionRules(state: AppState) -> impl IntoView {
     }
 }
 
+/// The default model (any model of any connection) and the permission mode, each saved through
+/// `settings.update` as soon as it changes.
 #[component]
 fn ModelAndPolicy(state: AppState) -> impl IntoView {
     let t = move |msg| i18n::text(state.lang.get(), msg);
-    let models = move || {
-        state.settings.with(|s| {
-            s.iter()
-                .flat_map(|s| s.connections.iter())
-                .flat_map(|c| {
-                    c.model_ids.iter().map(move |m| (c.id.clone(), c.name.clone(), m.clone()))
-                })
-                .collect::<Vec<_>>()
-        })
-    };
+    let models =
+        move || state.settings.with(|s| model_options(s.iter().flat_map(|s| &s.connections)));
     let current_model = move || {
         state.settings.with(|s| {
-            s.as_ref()
-                .and_then(|s| s.default_model.as_ref())
-                .map(|m| format!("{}/{}", m.connection_id, m.model_id))
-                .unwrap_or_default()
+            s.as_ref().and_then(|s| s.default_model.as_ref()).map(model_value).unwrap_or_default()
         })
     };
     let policy = move || state.settings.with(|s| s.as_ref().map(|s| s.permission_policy));
@@ -247,44 +248,29 @@ fn ModelAndPolicy(state: AppState) -> impl IntoView {
         });
     };
     let pick_model = move |ev: leptos::ev::Event| {
-        let value = event_target_value(&ev);
-        let Some((connection, model)) = value.split_once('/') else { return };
-        if let (Ok(connection_id), Ok(model_id)) =
-            (ConnectionId::new(connection), ModelId::new(model))
-        {
-            let choice = ModelChoice { connection_id, model_id };
+        if let Some(choice) = parse_model_value(&event_target_value(&ev)) {
             update(SettingsPatch { default_model: Some(choice), ..SettingsPatch::default() });
         }
     };
     let pick_policy = move |ev: leptos::ev::Event| {
-        let chosen = match event_target_value(&ev).as_str() {
-            "always" => PermissionPolicy::Always,
-            "auto" => PermissionPolicy::Auto,
-            _ => PermissionPolicy::Untrusted,
-        };
-        update(SettingsPatch { permission_policy: Some(chosen), ..SettingsPatch::default() });
+        let chosen = parse_policy_value(&event_target_value(&ev));
+        update(SettingsPatch { permission_policy: chosen, ..SettingsPatch::default() });
     };
-    let policies = [
-        (PermissionPolicy::Always, "always", Msg::PolicyAlways),
-        (PermissionPolicy::Untrusted, "untrusted", Msg::PolicyUntrusted),
-        (PermissionPolicy::Auto, "auto", Msg::PolicyAuto),
-    ];
     view! {
         <section class="model-and-policy">
             <label>{move || t(Msg::DefaultModel)}
                 <select class="default-model" on:change=pick_model>
-                    {move || models().into_iter().map(|(connection, name, model)| {
-                        let value = format!("{connection}/{model}");
+                    {move || models().into_iter().map(|(value, label)| {
                         let selected = value == current_model();
-                        view! { <option value=value selected=selected>{format!("{model} · {name}")}</option> }
+                        view! { <option value=value selected=selected>{label}</option> }
                     }).collect_view()}
                 </select>
             </label>
             <label>{move || t(Msg::PermissionMode)}
                 <select class="permission-mode" on:change=pick_policy>
-                    {policies.into_iter().map(|(p, value, label)| view! {
-                        <option value=value selected=move || policy() == Some(p)>{move || t(label)}</option>
-                    }).collect_view()}
+                    {POLICIES.map(|p| view! {
+                        <option value=policy_value(Some(p)) selected=move || policy() == Some(p)>{move || t(policy_label(p))}</option>
+                    })}
                 </select>
             </label>
         </section>
@@ -318,13 +304,7 @@ fn ConnectionFormView(state: AppState) -> impl IntoView {
                 problems.set(
                     found
                         .into_iter()
-                        .map(|(field, problem)| {
-                            i18n::format(
-                                lang,
-                                problem.message(),
-                                &[("field", i18n::text(lang, field.label()))],
-                            )
-                        })
+                        .map(|(f, problem)| problem_text(lang, f.label(), problem))
                         .collect(),
                 );
             }
@@ -387,4 +367,59 @@ fn ConnectionFormView(state: AppState) -> impl IntoView {
             <button type="submit">{move || t(Msg::Save)}</button>
         </form>
     }
+}
+
+/// Model presets: each stored one with Edit and Delete, and a form that adds one or edits the
+/// one chosen. The form waits for the engine's answer: a refusal shows next to it with what was
+/// typed kept; a save empties it.
+///
+/// The section is HTML from [`presets_html`] (see there why), drawn again when the editor's
+/// shape or status, the language or the settings change. Typing only updates the editor: one
+/// handler for every control, where their events bubble to the section.
+#[component]
+fn Presets(state: AppState) -> impl IntoView {
+    let editor = state.preset_editor;
+    // `input` bubbles from every control, checkboxes and selects included.
+    let changed = move |ev: leptos::ev::Event| {
+        let control = event_target::<web_sys::HtmlInputElement>(&ev);
+        let mut shown = editor.get_untracked();
+        // Typing is kept without drawing the form again (which would lose the caret).
+        if shown.form.set(&control.name(), control.value(), control.checked()) {
+            editor.set(shown);
+        } else {
+            *editor.write_untracked() = shown;
+        }
+    };
+    let clicked = move |ev: leptos::ev::MouseEvent| {
+        let button = event_target::<web_sys::Element>(&ev);
+        let mut shown = editor.get_untracked();
+        if button.has_attribute("data-save") {
+            if let Some(preset) = shown.submit() {
+                let preset_id = shown.editing.clone();
+                let sent = host::send(|submission_id| {
+                    Op::PresetSave(PresetSaveParams { submission_id, preset_id, preset })
+                });
+                if let Ok(submission_id) = sent {
+                    shown.status = FormStatus::Waiting(submission_id);
+                }
+            }
+        } else if let Some(id) = button.get_attribute("data-edit") {
+            let presets = state.settings.get_untracked().map(|s| s.presets).unwrap_or_default();
+            shown = PresetEditor::edit(&presets, &id).unwrap_or(shown);
+        } else if let Some(Ok(preset_id)) = button.get_attribute("data-delete").map(PresetId::new) {
+            if shown.editing.as_ref() == Some(&preset_id) {
+                shown = PresetEditor::default();
+            }
+            let _ = host::send(|submission_id| {
+                Op::PresetDelete(PresetDeleteParams { submission_id, preset_id })
+            });
+        } else if button.has_attribute("data-cancel") {
+            shown = PresetEditor::default();
+        } else {
+            return;
+        }
+        editor.set(shown);
+    };
+    let html = move || presets_html(state.lang.get(), &editor.get(), state.settings.get().as_ref());
+    view! { <section class="presets" inner_html=html on:input=changed on:click=clicked></section> }
 }
