@@ -167,11 +167,7 @@ impl<S: Store> Engine<S> {
         if let Some(preset) = preset {
             return Ok(Some(preset.model.clone()));
         }
-        Ok(self
-            .store
-            .setting(SETTING_DEFAULT_MODEL)
-            .await?
-            .and_then(|v| serde_json::from_value(v).ok()))
+        self.setting_as(SETTING_DEFAULT_MODEL).await
     }
 
     /// A setting decoded as `T`; `None` when it is unset or does not decode.
