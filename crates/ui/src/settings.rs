@@ -12,16 +12,12 @@ use panelot_protocol::engine::PermissionPolicy;
 use panelot_protocol::engine::PresetParams;
 use panelot_protocol::engine::PresetView;
 use panelot_protocol::engine::ReasoningEffort;
-use panelot_protocol::engine::SettingsView;
 use panelot_protocol::engine::ToolLevel;
 
 use crate::composer::parse_model_value;
-use crate::composer::parse_policy_value;
-use crate::composer::policy_value;
 use crate::i18n;
 use crate::i18n::Lang;
 use crate::i18n::Msg;
-use crate::markdown::escape_html;
 
 /// The wire format of a model connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -293,6 +289,19 @@ pub fn model_options<'a>(
         .collect()
 }
 
+/// The preset form's model options: [`model_options`], then the form's `current` model if no
+/// connection lists it any more (it stays shown rather than silently replaced).
+pub fn preset_model_options<'a>(
+    connections: impl IntoIterator<Item = &'a ConnectionView>,
+    current: &str,
+) -> Vec<(String, String)> {
+    let mut models = model_options(connections);
+    if !current.is_empty() && !models.iter().any(|(value, _)| value == current) {
+        models.push((current.to_owned(), current.to_owned()));
+    }
+    models
+}
+
 /// Longest preset name the engine keeps.
 pub const MAX_PRESET_NAME_CHARS: usize = 100;
 /// Longest preset instructions the engine keeps.
@@ -318,6 +327,16 @@ pub const EFFORTS: [(ReasoningEffort, &str, Msg); 3] = [
     (ReasoningEffort::Medium, "medium", Msg::EffortMedium),
     (ReasoningEffort::High, "high", Msg::EffortHigh),
 ];
+
+/// The effort selector's value for `effort` (empty: the provider's default).
+pub fn effort_value(effort: Option<ReasoningEffort>) -> &'static str {
+    EFFORTS.iter().find(|(e, ..)| Some(*e) == effort).map_or("", |(_, value, _)| *value)
+}
+
+/// The effort an effort selector's `value` names (`None`: the provider's default).
+pub fn parse_effort_value(value: &str) -> Option<ReasoningEffort> {
+    EFFORTS.iter().find(|(_, name, _)| *name == value).map(|(e, ..)| *e)
+}
 
 /// A field of the preset form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -388,38 +407,21 @@ impl PresetForm {
         }
     }
 
-    /// Takes what the user did to the form control named `control`: its new `value`, or for a
-    /// checkbox whether it is `checked`. Returns whether the form must be drawn again because
-    /// its shape changed (the family checkboxes open or close).
-    pub fn set(&mut self, control: &str, value: String, checked: bool) -> bool {
-        match control {
-            "name" => self.name = value,
-            "model" => self.model = value,
-            "instructions" => self.instructions = value,
-            "policy" => self.policy = parse_policy_value(&value),
-            "temperature" => self.temperature = value,
-            "max-tokens" => self.max_tokens = value,
-            "effort" => {
-                self.reasoning_effort =
-                    EFFORTS.iter().find(|(_, name, _)| *name == value).map(|(e, ..)| *e);
-            }
-            "default-tools" => {
-                // Unticking starts from the default families, so nothing changes until the
-                // user changes a family.
-                self.tool_levels = (!checked).then(|| DEFAULT_TOOL_FAMILIES.to_vec());
-                return true;
-            }
-            _ => {
-                let family = TOOL_FAMILIES.iter().find(|(_, name, _)| *name == control);
-                if let (Some((level, ..)), Some(levels)) = (family, &mut self.tool_levels) {
-                    levels.retain(|l| l != level);
-                    if checked {
-                        levels.push(*level);
-                    }
-                }
+    /// Keeps the default tool families (`keep`), or stops and starts from them, so that
+    /// nothing changes until the user changes a family.
+    pub fn keep_default_tools(&mut self, keep: bool) {
+        self.tool_levels = (!keep).then(|| DEFAULT_TOOL_FAMILIES.to_vec());
+    }
+
+    /// Ticks (`on`) or unticks the family `level`; nothing while the default families are kept
+    /// (their checkboxes are disabled then).
+    pub fn set_tool(&mut self, level: ToolLevel, on: bool) {
+        if let Some(levels) = &mut self.tool_levels {
+            levels.retain(|l| *l != level);
+            if on {
+                levels.push(level);
             }
         }
-        false
     }
 
     /// Whether the form shows `level` ticked (the default families while they are kept).
@@ -579,170 +581,32 @@ impl PresetEditor {
         true
     }
 
+    /// What the form's problem list says: what is wrong with the fields, the engine's reason
+    /// for a refusal, or that the preset was saved.
+    pub fn notes(&self, lang: Lang) -> Vec<String> {
+        match &self.status {
+            FormStatus::Invalid(found) => found
+                .iter()
+                .map(|(field, problem)| problem_text(lang, field.label(), *problem))
+                .collect(),
+            FormStatus::Refused(reason) => {
+                vec![i18n::format(lang, Msg::NotSaved, &[("message", reason)])]
+            }
+            FormStatus::Saved => vec![i18n::text(lang, Msg::Saved).to_owned()],
+            FormStatus::Idle | FormStatus::Waiting(_) => Vec::new(),
+        }
+    }
+
+    /// The save button's label: "Save" while editing a stored preset, else "Add preset".
+    pub fn save_label(&self) -> Msg {
+        if self.editing.is_some() { Msg::Save } else { Msg::AddPreset }
+    }
+
     /// The form editing the stored preset `id`; `None` if there is no such preset.
     pub fn edit(presets: &[PresetView], id: &str) -> Option<PresetEditor> {
         let stored = presets.iter().find(|p| p.id.as_str() == id)?;
         Some(PresetEditor::open(PresetForm::from_preset(&stored.preset), Some(stored.id.clone())))
     }
-}
-
-/// The presets section of the settings page as HTML: the stored presets with their Edit
-/// (`data-edit`) and Delete (`data-delete`) buttons, then the form, whose controls are named
-/// for [`PresetForm::set`], what became of its last save, and its Save (`data-save`) and
-/// Cancel (`data-cancel`) buttons. The form is no `<form>`: Enter in a box must not submit
-/// it natively (the page would reload).
-///
-/// The page sets it as the section's `innerHTML` and handles its events where they bubble to
-/// the section: the same form drawn as Leptos elements made the UI wasm about 19 KiB larger
-/// (every element, attribute and closure type is compiled separately). Every text is escaped.
-pub fn presets_html(lang: Lang, editor: &PresetEditor, settings: Option<&SettingsView>) -> String {
-    use std::fmt::Write as _;
-    let t = |msg| escape_html(i18n::text(lang, msg));
-    let (presets, connections) =
-        settings.map_or((&[][..], &[][..]), |s| (&s.presets[..], &s.connections[..]));
-    let mut out = format!("<h3>{}</h3><ul class=\"preset-list\">", t(Msg::Presets));
-    for stored in presets {
-        let id = escape_html(stored.id.as_str());
-        let (model, policy) = preset_summary(&stored.preset, connections);
-        let policy = policy.map(|m| format!(" · {}", t(m))).unwrap_or_default();
-        let _ = write!(
-            out,
-            "<li data-preset=\"{id}\"><strong>{}</strong> — {}{policy} \
-             <button type=\"button\" class=\"edit-preset\" data-edit=\"{id}\">{}</button>\
-             <button type=\"button\" class=\"delete-preset\" data-delete=\"{id}\" \
-             aria-label=\"{}\">×</button></li>",
-            escape_html(&stored.preset.name),
-            escape_html(&model),
-            t(Msg::Edit),
-            t(Msg::Delete),
-        );
-    }
-    let form = &editor.form;
-    out.push_str("</ul><div class=\"preset-form\">");
-    text_input(&mut out, "name", &t(Msg::ConnectionName), &form.name, "text");
-    let mut models = model_options(connections);
-    // A model no connection lists any more stays shown rather than silently replaced.
-    if !form.model.is_empty() && !models.iter().any(|(value, _)| *value == form.model) {
-        models.push((form.model.clone(), form.model.clone()));
-    }
-    models.insert(0, (String::new(), i18n::text(lang, Msg::ChooseModel).to_owned()));
-    select(&mut out, "model", &t(Msg::PresetModel), &models, &form.model);
-    let _ = write!(
-        out,
-        "<label>{}<textarea name=\"instructions\" rows=\"3\">{}</textarea></label>",
-        t(Msg::Instructions),
-        escape_html(&form.instructions)
-    );
-    let policies: Vec<_> = std::iter::once(None)
-        .chain(crate::composer::POLICIES.map(Some))
-        .map(|p| {
-            let label = p.map_or(Msg::Inherit, crate::composer::policy_label);
-            (policy_value(p).to_owned(), i18n::text(lang, label).to_owned())
-        })
-        .collect();
-    select(&mut out, "policy", &t(Msg::PermissionMode), &policies, policy_value(form.policy));
-    let inherit = form.tool_levels.is_none();
-    let _ = write!(
-        out,
-        "<fieldset class=\"preset-tools\"><legend>{}</legend><label><input type=\"checkbox\" \
-         name=\"default-tools\"{}>{}</label><fieldset class=\"families\"{}>",
-        t(Msg::ToolFamilies),
-        flag(inherit, "checked"),
-        t(Msg::DefaultToolFamilies),
-        // While the default is kept, the families show what it means.
-        flag(inherit, "disabled"),
-    );
-    for (level, name, label) in TOOL_FAMILIES {
-        let _ = write!(
-            out,
-            "<label><input type=\"checkbox\" name=\"{name}\"{}>{}</label>",
-            flag(form.has_tool(level), "checked"),
-            t(label)
-        );
-    }
-    out.push_str("</fieldset></fieldset>");
-    text_input(&mut out, "temperature", &t(Msg::Temperature), &form.temperature, "decimal");
-    text_input(&mut out, "max-tokens", &t(Msg::MaxTokens), &form.max_tokens, "numeric");
-    let efforts = std::iter::once(("", Msg::ProviderDefault))
-        .chain(EFFORTS.map(|(_, value, label)| (value, label)))
-        .map(|(value, label)| (value.to_owned(), i18n::text(lang, label).to_owned()))
-        .collect::<Vec<_>>();
-    let effort = EFFORTS.iter().find(|(e, ..)| Some(*e) == form.reasoning_effort);
-    select(&mut out, "effort", &t(Msg::ReasoningEffort), &efforts, effort.map_or("", |e| e.1));
-    out.push_str("<ul class=\"problems\" role=\"alert\">");
-    let notes: Vec<String> = match &editor.status {
-        FormStatus::Invalid(found) => found
-            .iter()
-            .map(|(field, problem)| problem_text(lang, field.label(), *problem))
-            .collect(),
-        FormStatus::Refused(reason) => {
-            vec![i18n::format(lang, Msg::NotSaved, &[("message", reason)])]
-        }
-        FormStatus::Saved => vec![i18n::text(lang, Msg::Saved).to_owned()],
-        FormStatus::Idle | FormStatus::Waiting(_) => Vec::new(),
-    };
-    for note in notes {
-        let _ = write!(out, "<li>{}</li>", escape_html(&note));
-    }
-    let save = if editor.editing.is_some() { Msg::Save } else { Msg::AddPreset };
-    let _ = write!(
-        out,
-        "</ul><button type=\"button\" class=\"save-preset\" data-save=\"\">{}</button>",
-        t(save)
-    );
-    if editor.editing.is_some() {
-        let _ = write!(
-            out,
-            "<button type=\"button\" class=\"cancel-preset\" data-cancel=\"\">{}</button>",
-            t(Msg::Cancel)
-        );
-    }
-    out.push_str("</div>");
-    out
-}
-
-/// ` name` when `on`, for a boolean HTML attribute.
-fn flag(on: bool, name: &str) -> String {
-    if on { format!(" {name}") } else { String::new() }
-}
-
-/// A labelled one-line text box; numbers are text boxes too (`inputmode` brings up the number
-/// keyboard), so the browser never blocks a save the validation would explain better.
-fn text_input(out: &mut String, name: &str, label: &str, value: &str, inputmode: &str) {
-    use std::fmt::Write as _;
-    let _ = write!(
-        out,
-        "<label>{label}<input type=\"text\" name=\"{name}\" inputmode=\"{inputmode}\" \
-         value=\"{}\"></label>",
-        escape_html(value)
-    );
-}
-
-/// A labelled `<select>` of (value, label) options with `selected` chosen.
-fn select(out: &mut String, name: &str, label: &str, options: &[(String, String)], selected: &str) {
-    use std::fmt::Write as _;
-    let _ = write!(
-        out,
-        "<label>{label}<select name=\"{name}\">{}</select></label>",
-        options_html(options, selected)
-    );
-}
-
-/// `<option>`s of (value, label) pairs with `selected` chosen, escaped, for a select's
-/// `innerHTML` (a select drawn from data costs less wasm this way than as Leptos elements).
-pub fn options_html(options: &[(String, String)], selected: &str) -> String {
-    use std::fmt::Write as _;
-    let mut out = String::new();
-    for (value, text) in options {
-        let _ = write!(
-            out,
-            "<option value=\"{}\"{}>{}</option>",
-            escape_html(value),
-            flag(value == selected, "selected"),
-            escape_html(text)
-        );
-    }
-    out
 }
 
 /// The screen the settings page opens on.

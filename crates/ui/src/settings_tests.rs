@@ -185,21 +185,21 @@ fn a_filled_preset_form_is_trimmed_and_leaves_blank_settings_unset() {
 #[test]
 fn controls_set_the_form_and_a_stored_preset_round_trips() {
     let mut form = filled();
-    for (control, value) in [
-        ("policy", "auto"),
-        ("temperature", " 0.7 "),
-        ("max-tokens", "512"),
-        ("effort", "high"),
-        ("name", "Terse"),
-    ] {
-        assert!(!form.set(control, value.to_owned(), false), "{control}");
-    }
+    form.policy = crate::composer::parse_policy_value("auto");
+    form.temperature = " 0.7 ".to_owned();
+    form.max_tokens = "512".to_owned();
+    form.reasoning_effort = parse_effort_value("high");
+    form.name = "Terse".to_owned();
+    // While the default is kept, a family's checkbox changes nothing (it is disabled).
+    form.set_tool(ToolLevel::L2, true);
+    assert_eq!(form.tool_levels, None);
+    assert!(form.has_tool(ToolLevel::L0) && !form.has_tool(ToolLevel::L2));
     // Unticking the default opens the families at the default set; then one is added.
-    assert!(form.set("default-tools", "on".to_owned(), false));
+    form.keep_default_tools(false);
     assert_eq!(form.tool_levels.as_deref(), Some(&DEFAULT_TOOL_FAMILIES[..]));
     assert!(!form.has_tool(ToolLevel::L2));
-    form.set("tool-l2", "on".to_owned(), true);
-    form.set("tool-mcp", "on".to_owned(), false);
+    form.set_tool(ToolLevel::L2, true);
+    form.set_tool(ToolLevel::Mcp, false);
     assert!(form.has_tool(ToolLevel::L2) && !form.has_tool(ToolLevel::Mcp));
     let preset = form.validate().unwrap();
     assert_eq!(preset.name, "Terse");
@@ -219,8 +219,19 @@ fn controls_set_the_form_and_a_stored_preset_round_trips() {
     // Editing shows the stored values, and saving them unchanged sends the same preset.
     assert_eq!(PresetForm::from_preset(&preset).validate(), Ok(preset));
     // Ticking the default again forgets the families.
-    assert!(form.set("default-tools", "on".to_owned(), true));
+    form.keep_default_tools(true);
     assert_eq!(form.tool_levels, None);
+}
+
+#[test]
+fn efforts_round_trip_through_select_values() {
+    assert_eq!(effort_value(None), "");
+    assert_eq!(parse_effort_value(""), None);
+    assert_eq!(parse_effort_value("extreme"), None);
+    for (effort, value, _) in EFFORTS {
+        assert_eq!(effort_value(Some(effort)), value);
+        assert_eq!(parse_effort_value(value), Some(effort));
+    }
 }
 
 #[test]
@@ -244,42 +255,70 @@ fn the_form_shows_the_engines_answer_to_its_own_save_only() {
 }
 
 #[test]
-fn the_presets_section_lists_presets_and_escapes_what_users_typed() {
-    let mut settings: SettingsView = serde_json::from_value(serde_json::json!({
-        "connections": [], "defaultModel": null, "permissionPolicy": "untrusted",
-        "turnTokenBudget": null, "quirkNames": [], "rules": [], "presets": []}))
-    .unwrap();
-    settings.connections = vec![connection("c1", "Mock", &["default-model", "fast-model"])];
-    let mut preset = filled().validate().unwrap();
-    preset.name = "<b>French</b>".to_owned();
-    preset.permission_policy = Some(PermissionPolicy::Always);
-    settings.presets = vec![PresetView { id: PresetId::new("p1").unwrap(), preset }];
-    let editor = PresetEditor::edit(&settings.presets, "p1").unwrap();
-    let html = presets_html(Lang::En, &editor, Some(&settings));
-    assert!(html.contains("<strong>&lt;b&gt;French&lt;/b&gt;</strong> — fast-model · Mock · Ask before every action"), "{html}");
-    assert!(html.contains(r#"data-edit="p1""#) && html.contains(r#"data-delete="p1""#));
-    assert!(html.contains(r#"value="&lt;b&gt;French&lt;/b&gt;""#), "the name box holds the name");
-    assert!(html.contains(r#"<option value="c1/fast-model" selected>fast-model · Mock</option>"#));
-    assert!(html.contains(r#"<option value="c1/default-model">"#));
-    assert!(html.contains(">Always answer in French.</textarea>"));
-    assert!(
-        html.contains(r#"name="default-tools" checked>"#)
-            && html.contains(r#"class="families" disabled>"#)
+fn the_form_says_what_became_of_its_last_save_and_what_its_button_does() {
+    let invalid = PresetEditor {
+        status: FormStatus::Invalid(vec![
+            (PresetField::Name, FieldProblem::Required),
+            (PresetField::Temperature, FieldProblem::OutOfRange),
+        ]),
+        ..PresetEditor::default()
+    };
+    assert_eq!(
+        invalid.notes(Lang::En),
+        ["Name is required.", "Temperature (0 to 2) is not a number in the allowed range."]
     );
-    assert!(html.contains("data-cancel") && html.contains(">Save</button>"));
     let refused = PresetEditor {
         status: FormStatus::Refused("bad <thing>".to_owned()),
         ..PresetEditor::default()
     };
-    let html = presets_html(Lang::En, &refused, None);
-    assert!(html.contains("<li>Not saved: bad &lt;thing&gt;</li>"), "{html}");
-    assert!(html.contains(">Add preset</button>") && !html.contains("data-cancel"));
-    assert_eq!(preset_named(&settings.presets, Some(&PresetId::new("gone").unwrap())), None);
+    assert_eq!(refused.notes(Lang::En), ["Not saved: bad <thing>"]);
+    let saved = PresetEditor { status: FormStatus::Saved, ..PresetEditor::default() };
+    assert_eq!(saved.notes(Lang::En), ["Saved."]);
+    let sent = FormStatus::Waiting(SubmissionId::new("s1").unwrap());
+    assert!(PresetEditor { status: sent, ..PresetEditor::default() }.notes(Lang::En).is_empty());
+    assert!(PresetEditor::default().notes(Lang::En).is_empty());
+    // A new preset is added; a stored one is saved (and the form offers Cancel then).
+    assert_eq!(PresetEditor::default().save_label(), Msg::AddPreset);
+    let editing = PresetEditor::open(filled(), Some(PresetId::new("p1").unwrap()));
+    assert_eq!(editing.save_label(), Msg::Save);
+}
+
+#[test]
+fn the_preset_list_names_the_model_connection_and_policy_and_edit_opens_the_stored_preset() {
+    let connections = vec![connection("c1", "Mock", &["default-model", "fast-model"])];
+    let mut preset = filled().validate().unwrap();
+    preset.permission_policy = Some(PermissionPolicy::Always);
+    let presets = vec![PresetView { id: PresetId::new("p1").unwrap(), preset: preset.clone() }];
+    let (model, policy) = preset_summary(&preset, &connections);
+    assert_eq!(model, "fast-model · Mock");
+    assert_eq!(policy.map(|m| i18n::text(Lang::En, m)), Some("Ask before every action"));
+    // A deleted connection leaves its id.
+    preset.permission_policy = None;
+    assert_eq!(preset_summary(&preset, &[]), ("fast-model · c1".to_owned(), None));
+    let editor = PresetEditor::edit(&presets, "p1").unwrap();
+    assert_eq!(editor.editing, Some(PresetId::new("p1").unwrap()));
+    assert_eq!(editor.form.name, "French");
+    assert_eq!(editor.form.model, "c1/fast-model");
+    assert_eq!(editor.form.instructions, "Always answer in French.");
+    assert_eq!((editor.form.tool_levels, editor.status), (None, FormStatus::Idle));
+    assert_eq!(PresetEditor::edit(&presets, "gone"), None);
+    assert_eq!(preset_named(&presets, Some(&PresetId::new("gone").unwrap())), None);
+    assert_eq!(preset_named(&presets, None), None);
     assert_eq!(
-        preset_named(&settings.presets, Some(&settings.presets[0].id))
-            .map(|p| p.model.model_id.as_str()),
+        preset_named(&presets, Some(&presets[0].id)).map(|p| p.model.model_id.as_str()),
         Some("fast-model")
     );
+}
+
+#[test]
+fn the_preset_form_keeps_showing_a_model_no_connection_lists_any_more() {
+    let connections = [connection("c1", "Mock", &["a", "b"])];
+    let listed = model_options(&connections);
+    assert_eq!(preset_model_options(&connections, ""), listed);
+    assert_eq!(preset_model_options(&connections, "c1/b"), listed);
+    let mut kept = listed;
+    kept.push(("gone/x".to_owned(), "gone/x".to_owned()));
+    assert_eq!(preset_model_options(&connections, "gone/x"), kept);
 }
 
 #[test]
@@ -289,9 +328,5 @@ fn model_options_name_every_model_of_every_connection() {
         model_options(&connections),
         [("c1/a", "a · Mock"), ("c1/b", "b · Mock"), ("c2/c", "c · Other")]
             .map(|(v, l)| (v.to_owned(), l.to_owned()))
-    );
-    assert_eq!(
-        options_html(&[("x\"".to_owned(), "<y>".to_owned())], "z"),
-        r#"<option value="x&quot;">&lt;y&gt;</option>"#
     );
 }

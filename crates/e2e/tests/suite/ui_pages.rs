@@ -349,12 +349,12 @@ fn a_preset_made_in_the_options_page_gives_a_chat_thread_its_model_and_instructi
         .evaluate(&options, &format!("document.querySelector({model_option:?}).value"))
         .expect("read the model option");
     let model = model.as_str().expect("an option value").to_owned();
-    for (selector, value) in [
-        (".preset-form [name=name]", "French"),
-        (".preset-form [name=model]", model.as_str()),
-        (".preset-form [name=instructions]", "Always answer in French."),
+    for (selector, value, event) in [
+        (".preset-form [name=name]", "French", "input"),
+        (".preset-form [name=model]", model.as_str(), "change"),
+        (".preset-form [name=instructions]", "Always answer in French.", "input"),
     ] {
-        let set = browser.cdp.evaluate(&options, &choose(selector, value, "input")).expect("fill");
+        let set = browser.cdp.evaluate(&options, &choose(selector, value, event)).expect("fill");
         assert_eq!(set, value, "{selector}");
     }
     browser
@@ -376,6 +376,62 @@ fn a_preset_made_in_the_options_page_gives_a_chat_thread_its_model_and_instructi
         .evaluate(&options, "document.querySelector('.preset-list li').dataset.preset")
         .expect("read the preset id");
     let preset_id = preset_id.as_str().expect("a preset id").to_owned();
+
+    // Edit opens the stored preset; typing keeps the box (and its caret); the families open
+    // once the default is unticked; Cancel empties the form again.
+    browser
+        .cdp
+        .evaluate(&options, "document.querySelector('.preset-list .edit-preset').click(), true")
+        .expect("edit");
+    wait(
+        &mut browser,
+        &options,
+        "document.querySelector('.preset-form [name=name]').value === 'French' && document.querySelector('.preset-form [name=instructions]').value === 'Always answer in French.' && document.querySelector('.save-preset').textContent === 'Save' && !!document.querySelector('.cancel-preset')",
+    );
+    let typed = browser
+        .cdp
+        .evaluate(
+            &options,
+            "(() => { const el = document.querySelector('.preset-form [name=name]'); el.focus();
+                el.value = 'Frenchy'; el.setSelectionRange(2, 2);
+                el.dispatchEvent(new Event('input', { bubbles: true })); window.__nameBox = el;
+                return true; })()",
+        )
+        .expect("type");
+    assert_eq!(typed, true);
+    wait(
+        &mut browser,
+        &options,
+        "document.querySelector('.preset-form [name=name]') === window.__nameBox && document.activeElement === window.__nameBox && window.__nameBox.value === 'Frenchy' && window.__nameBox.selectionStart === 2",
+    );
+    assert_eq!(
+        browser
+            .cdp
+            .evaluate(&options, "document.querySelector('.preset-form .families').disabled")
+            .expect("read the families"),
+        true
+    );
+    browser
+        .cdp
+        .evaluate(
+            &options,
+            "document.querySelector('.preset-form [name=default-tools]').click(), true",
+        )
+        .expect("untick the default");
+    wait(
+        &mut browser,
+        &options,
+        "!document.querySelector('.preset-form .families').disabled && document.querySelector('.preset-form [name=tool-l0]').checked && !document.querySelector('.preset-form [name=tool-l2]').checked",
+    );
+    browser
+        .cdp
+        .evaluate(&options, "document.querySelector('.cancel-preset').click(), true")
+        .expect("cancel");
+    wait(
+        &mut browser,
+        &options,
+        "document.querySelector('.preset-form [name=name]').value === '' && document.querySelector('.preset-form [name=model]').value === '' && document.querySelector('.preset-form .families').disabled && document.querySelector('.save-preset').textContent === 'Add preset' && !document.querySelector('.cancel-preset')",
+    );
 
     // The chat: a first message runs on the default model, without the instructions.
     let chat = browser.open_extension_page("chat.html").expect("open the chat page");

@@ -37,7 +37,6 @@ use crate::host;
 use crate::i18n;
 use crate::i18n::Msg;
 use crate::settings::model_options;
-use crate::settings::options_html;
 use crate::settings::preset_named;
 
 fn activity(state: AppState) -> TurnActivity {
@@ -264,19 +263,15 @@ fn TurnChoices(state: AppState) -> impl IntoView {
         Some(meta) => meta.flatten(),
         None => state.draft_preset.get(),
     };
-    // The options are HTML: a select drawn from data costs less wasm that way.
-    let presets = move || {
-        let lang = state.lang.get();
-        let current = preset_id().map(|p| p.to_string()).unwrap_or_default();
+    let current_preset = Memo::new(move |_| preset_id().map(|p| p.to_string()).unwrap_or_default());
+    let presets = Memo::new(move |_| {
         state.settings.with(|s| {
-            let none = (String::new(), i18n::text(lang, Msg::NoPreset).to_owned());
-            let named = s
-                .iter()
+            s.iter()
                 .flat_map(|s| &s.presets)
-                .map(|p| (p.id.to_string(), p.preset.name.clone()));
-            options_html(&std::iter::once(none).chain(named).collect::<Vec<_>>(), &current)
+                .map(|p| (p.id.to_string(), p.preset.name.clone()))
+                .collect::<Vec<_>>()
         })
-    };
+    });
     let pick_preset = move |ev: leptos::ev::Event| {
         let preset = PresetId::new(event_target_value(&ev)).ok();
         let Some(thread_id) =
@@ -313,8 +308,13 @@ fn TurnChoices(state: AppState) -> impl IntoView {
     let current_model =
         move || state.turn_model.with(|m| m.as_ref().map(model_value).unwrap_or_default());
     view! {
-        <select class="thread-preset" aria-label=move || t(Msg::PresetForThread) on:change=pick_preset
-            inner_html=presets></select>
+        <select class="thread-preset" aria-label=move || t(Msg::PresetForThread) on:change=pick_preset>
+            <option value="" prop:selected=move || current_preset.with(String::is_empty)>{move || t(Msg::NoPreset)}</option>
+            {move || presets.get().into_iter().map(|(value, label)| {
+                let chosen = value.clone();
+                view! { <option value=value prop:selected=move || current_preset.with(|c| *c == chosen)>{label}</option> }
+            }).collect_view()}
+        </select>
         <select class="turn-model" aria-label=move || t(Msg::ModelForTurn)
             on:change=move |ev| state.turn_model.set(parse_model_value(&event_target_value(&ev)))>
             <option value="" selected=move || state.turn_model.with(Option::is_none)>{default_model}</option>

@@ -4,7 +4,6 @@
 use leptos::prelude::*;
 use panelot_protocol::ConnectionId;
 use panelot_protocol::Op;
-use panelot_protocol::PresetId;
 use panelot_protocol::engine::ConnectionCheckFailure;
 use panelot_protocol::engine::ConnectionDeleteParams;
 use panelot_protocol::engine::ConnectionSaveParams;
@@ -31,12 +30,18 @@ use crate::i18n::Lang;
 use crate::i18n::Msg;
 use crate::settings::ConnectionForm;
 use crate::settings::ConnectionKind;
+use crate::settings::EFFORTS;
 use crate::settings::FormStatus;
 use crate::settings::PresetEditor;
+use crate::settings::PresetForm;
 use crate::settings::SettingsScreen;
+use crate::settings::TOOL_FAMILIES;
+use crate::settings::effort_value;
 use crate::settings::first_screen;
 use crate::settings::model_options;
-use crate::settings::presets_html;
+use crate::settings::parse_effort_value;
+use crate::settings::preset_model_options;
+use crate::settings::preset_summary;
 use crate::settings::problem_text;
 
 /// The options page.
@@ -371,55 +376,161 @@ fn ConnectionFormView(state: AppState) -> impl IntoView {
 
 /// Model presets: each stored one with Edit and Delete, and a form that adds one or edits the
 /// one chosen. The form waits for the engine's answer: a refusal shows next to it with what was
-/// typed kept; a save empties it.
-///
-/// The section is HTML from [`presets_html`] (see there why), drawn again when the editor's
-/// shape or status, the language or the settings change. Typing only updates the editor: one
-/// handler for every control, where their events bubble to the section.
+/// typed kept; a save empties it. The form is no `<form>`: Enter in a box must not submit it.
 #[component]
 fn Presets(state: AppState) -> impl IntoView {
     let editor = state.preset_editor;
-    // `input` bubbles from every control, checkboxes and selects included.
-    let changed = move |ev: leptos::ev::Event| {
-        let control = event_target::<web_sys::HtmlInputElement>(&ev);
-        let mut shown = editor.get_untracked();
-        // Typing is kept without drawing the form again (which would lose the caret).
-        if shown.form.set(&control.name(), control.value(), control.checked()) {
-            editor.set(shown);
-        } else {
-            *editor.write_untracked() = shown;
-        }
-    };
-    let clicked = move |ev: leptos::ev::MouseEvent| {
-        let button = event_target::<web_sys::Element>(&ev);
-        let mut shown = editor.get_untracked();
-        if button.has_attribute("data-save") {
-            if let Some(preset) = shown.submit() {
-                let preset_id = shown.editing.clone();
-                let sent = host::send(|submission_id| {
-                    Op::PresetSave(PresetSaveParams { submission_id, preset_id, preset })
-                });
-                if let Ok(submission_id) = sent {
-                    shown.status = FormStatus::Waiting(submission_id);
+    let t = move |msg| i18n::text(state.lang.get(), msg);
+    let list = move || {
+        let lang = state.lang.get();
+        let (presets, connections) = state
+            .settings
+            .with(|s| s.as_ref().map(|s| (s.presets.clone(), s.connections.clone())))
+            .unwrap_or_default();
+        presets
+            .into_iter()
+            .map(|stored| {
+                let (model, policy) = preset_summary(&stored.preset, &connections);
+                let policy = policy.map(|m| format!(" · {}", i18n::text(lang, m)));
+                let id = stored.id.clone();
+                let edit = move |_| {
+                    let opened = state.settings.with_untracked(|s| {
+                        s.as_ref().and_then(|s| PresetEditor::edit(&s.presets, id.as_str()))
+                    });
+                    if let Some(opened) = opened {
+                        editor.set(opened);
+                    }
+                };
+                let id = stored.id.clone();
+                let delete = move |_| {
+                    let preset_id = id.clone();
+                    if editor.with_untracked(|e| e.editing.as_ref() == Some(&preset_id)) {
+                        editor.set(PresetEditor::default());
+                    }
+                    let _ = host::send(|submission_id| {
+                        Op::PresetDelete(PresetDeleteParams { submission_id, preset_id })
+                    });
+                };
+                view! {
+                    <li data-preset=stored.id.as_str().to_owned()>
+                        <strong>{stored.preset.name}</strong>" — "{model}{policy}" "
+                        <button type="button" class="edit-preset" on:click=edit>{i18n::text(lang, Msg::Edit)}</button>
+                        <button type="button" class="delete-preset" aria-label=i18n::text(lang, Msg::Delete) on:click=delete>"×"</button>
+                    </li>
                 }
-            }
-        } else if let Some(id) = button.get_attribute("data-edit") {
-            let presets = state.settings.get_untracked().map(|s| s.presets).unwrap_or_default();
-            shown = PresetEditor::edit(&presets, &id).unwrap_or(shown);
-        } else if let Some(Ok(preset_id)) = button.get_attribute("data-delete").map(PresetId::new) {
-            if shown.editing.as_ref() == Some(&preset_id) {
-                shown = PresetEditor::default();
-            }
-            let _ = host::send(|submission_id| {
-                Op::PresetDelete(PresetDeleteParams { submission_id, preset_id })
+            })
+            .collect_view()
+    };
+    let save = move |_| {
+        let mut shown = editor.get_untracked();
+        if let Some(preset) = shown.submit() {
+            let preset_id = shown.editing.clone();
+            let sent = host::send(|submission_id| {
+                Op::PresetSave(PresetSaveParams { submission_id, preset_id, preset })
             });
-        } else if button.has_attribute("data-cancel") {
-            shown = PresetEditor::default();
-        } else {
-            return;
+            if let Ok(submission_id) = sent {
+                shown.status = FormStatus::Waiting(submission_id);
+            }
         }
         editor.set(shown);
     };
-    let html = move || presets_html(state.lang.get(), &editor.get(), state.settings.get().as_ref());
-    view! { <section class="presets" inner_html=html on:input=changed on:click=clicked></section> }
+    // Rebuilt only when the connections or the chosen model change, not at each keystroke.
+    let models = Memo::new(move |_| {
+        let current = editor.with(|e| e.form.model.clone());
+        state
+            .settings
+            .with(|s| preset_model_options(s.iter().flat_map(|s| &s.connections), &current))
+    });
+    let policies = std::iter::once(None).chain(POLICIES.map(Some)).map(|p| view! {
+        <option value=policy_value(p) prop:selected=move || editor.with(|e| e.form.policy == p)>
+            {move || t(p.map_or(Msg::Inherit, policy_label))}
+        </option>
+    }).collect_view();
+    let efforts = std::iter::once((None, Msg::ProviderDefault))
+        .chain(EFFORTS.map(|(e, _, label)| (Some(e), label)))
+        .map(|(e, label)| view! {
+            <option value=effort_value(e) prop:selected=move || editor.with(|ed| ed.form.reasoning_effort == e)>
+                {move || t(label)}
+            </option>
+        })
+        .collect_view();
+    let families = TOOL_FAMILIES.map(|(level, name, label)| view! {
+        <label>
+            <input type="checkbox" name=name prop:checked=move || editor.with(|e| e.form.has_tool(level))
+                on:change=move |ev| editor.update(|e| e.form.set_tool(level, event_target_checked(&ev)))/>
+            {move || t(label)}
+        </label>
+    });
+    let inherit = move || editor.with(|e| e.form.tool_levels.is_none());
+    let notes = Memo::new(move |_| editor.with(|e| e.notes(state.lang.get())));
+    view! {
+        <section class="presets">
+            <h3>{move || t(Msg::Presets)}</h3>
+            <ul class="preset-list">{list}</ul>
+            <div class="preset-form">
+                {preset_text(state, "name", Msg::ConnectionName, "text", |f| &f.name, |f| &mut f.name)}
+                <label>{move || t(Msg::PresetModel)}
+                    <select name="model" on:change=move |ev| editor.update(|e| e.form.model = event_target_value(&ev))>
+                        <option value="" prop:selected=move || editor.with(|e| e.form.model.is_empty())>{move || t(Msg::ChooseModel)}</option>
+                        {move || models.get().into_iter().map(|(value, label)| {
+                            let chosen = value.clone();
+                            view! { <option value=value prop:selected=move || editor.with(|e| e.form.model == chosen)>{label}</option> }
+                        }).collect_view()}
+                    </select>
+                </label>
+                <label>{move || t(Msg::Instructions)}
+                    <textarea name="instructions" rows="3" prop:value=move || editor.with(|e| e.form.instructions.clone())
+                        on:input=move |ev| editor.update(|e| e.form.instructions = event_target_value(&ev))></textarea>
+                </label>
+                <label>{move || t(Msg::PermissionMode)}
+                    <select name="policy" on:change=move |ev| editor.update(|e| e.form.policy = parse_policy_value(&event_target_value(&ev)))>
+                        {policies}
+                    </select>
+                </label>
+                <fieldset class="preset-tools">
+                    <legend>{move || t(Msg::ToolFamilies)}</legend>
+                    <label>
+                        <input type="checkbox" name="default-tools" prop:checked=inherit
+                            on:change=move |ev| editor.update(|e| e.form.keep_default_tools(event_target_checked(&ev)))/>
+                        {move || t(Msg::DefaultToolFamilies)}
+                    </label>
+                    // While the default is kept, the families show what it means.
+                    <fieldset class="families" disabled=inherit>{families}</fieldset>
+                </fieldset>
+                {preset_text(state, "temperature", Msg::Temperature, "decimal", |f| &f.temperature, |f| &mut f.temperature)}
+                {preset_text(state, "max-tokens", Msg::MaxTokens, "numeric", |f| &f.max_tokens, |f| &mut f.max_tokens)}
+                <label>{move || t(Msg::ReasoningEffort)}
+                    <select name="effort" on:change=move |ev| editor.update(|e| e.form.reasoning_effort = parse_effort_value(&event_target_value(&ev)))>
+                        {efforts}
+                    </select>
+                </label>
+                <ul class="problems" role="alert">{move || notes.get().into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}</ul>
+                <button type="button" class="save-preset" on:click=save>{move || t(editor.with(PresetEditor::save_label))}</button>
+                <Show when=move || editor.with(|e| e.editing.is_some())>
+                    <button type="button" class="cancel-preset" on:click=move |_| editor.set(PresetEditor::default())>{move || t(Msg::Cancel)}</button>
+                </Show>
+            </div>
+        </section>
+    }
+}
+
+/// A labelled one-line text box of the preset form showing the field `get` reads and `set`
+/// writes. Numbers are text boxes too (`inputmode` brings up the number keyboard), so the
+/// browser never blocks a save the validation would explain better.
+fn preset_text(
+    state: AppState,
+    name: &'static str,
+    label: Msg,
+    inputmode: &'static str,
+    get: fn(&PresetForm) -> &String,
+    set: fn(&mut PresetForm) -> &mut String,
+) -> impl IntoView {
+    let editor = state.preset_editor;
+    view! {
+        <label>{move || i18n::text(state.lang.get(), label)}
+            <input type="text" name=name inputmode=inputmode
+                prop:value=move || editor.with(|e| get(&e.form).clone())
+                on:input=move |ev| editor.update(|e| *set(&mut e.form) = event_target_value(&ev))/>
+        </label>
+    }
 }
