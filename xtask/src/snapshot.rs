@@ -35,17 +35,23 @@ pub(crate) fn snapshot(root: &Path, url: &str, budget: Option<u32>) -> anyhow::R
     let tab = h.open_url(url).with_context(|| format!("opening {url}"))?;
     h.inject(tab).context("injecting the executor (pages such as chrome:// refuse it)")?;
     let elements = h.element_count(tab).unwrap_or(0);
-    let (first, first_ms) = h.timed_snapshot(tab, budget)?;
+    let (first, first_timing) = h.timed_snapshot(tab, budget)?;
+    let first_ms = first_timing.round_trip_ms;
     let mut times = Vec::with_capacity(RUNS);
+    let mut handled = Vec::with_capacity(RUNS);
     for _ in 0..RUNS {
-        times.push(h.timed_snapshot(tab, budget)?.1);
+        let timing = h.timed_snapshot(tab, budget)?.1;
+        times.push(timing.round_trip_ms);
+        handled.extend(timing.handled_ms);
     }
     times.sort_by(f64::total_cmp);
+    handled.sort_by(f64::total_cmp);
     let median = times[RUNS / 2];
+    let in_page = handled.get(handled.len() / 2).copied().unwrap_or(f64::NAN);
     let tokens = bpe.encode_ordinary(&first.text).len();
     print!("{}", first.text);
     eprintln!(
-        "xtask: {tokens} tokens (o200k; budget {}), {} lines, {} refs, {} interactive accounted for, {} folded regions; {elements} elements; first snapshot {first_ms:.1} ms, median of the next {RUNS} {median:.1} ms (round trips from the extension page)",
+        "xtask: {tokens} tokens (o200k; budget {}), {} lines, {} refs, {} interactive accounted for, {} folded regions; {elements} elements; first snapshot {first_ms:.1} ms, median of the next {RUNS} {median:.1} ms (round trips from the extension page), {in_page:.1} ms of them in the page",
         budget.unwrap_or(3_000),
         first.text.lines().count(),
         first.ref_count,

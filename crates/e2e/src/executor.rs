@@ -94,13 +94,13 @@ impl ExecutorHarness {
         Ok(Tab(id))
     }
 
-    /// Takes a snapshot within `budget` tokens (the default when `None`) and returns it with the
-    /// message round trip in milliseconds, measured in the extension page.
+    /// Takes a snapshot within `budget` tokens (the default when `None`) and returns it with how
+    /// long it took.
     pub fn timed_snapshot(
         &mut self,
         tab: Tab,
         budget: Option<u32>,
-    ) -> anyhow::Result<(SnapshotResult, f64)> {
+    ) -> anyhow::Result<(SnapshotResult, Timing)> {
         let call = json!({"tool": "snapshot", "params": {"maxTokens": budget, "scopeRef": null}});
         match self.timed_call(tab, call)? {
             (ContentOutcome::Ok { result: ExecutorResult::Snapshot(snap) }, ms) => Ok((snap, ms)),
@@ -158,9 +158,12 @@ impl ExecutorHarness {
         self.eval(&script)
     }
 
-    /// Runs one executor call and also returns how long the message round trip took, measured
-    /// in the extension page (without the DevTools hop).
-    pub fn timed_call(&mut self, tab: Tab, call: Value) -> anyhow::Result<(ContentOutcome, f64)> {
+    /// Runs one executor call and also returns how long it took.
+    pub fn timed_call(
+        &mut self,
+        tab: Tab,
+        call: Value,
+    ) -> anyhow::Result<(ContentOutcome, Timing)> {
         let (request_id, message) = self.request(json!({ "kind": "execute", "call": call }));
         let script = format!(
             "(async () => {{ const t = performance.now(); const r = await chrome.tabs.sendMessage({}, {message}); return [r, performance.now() - t]; }})()",
@@ -173,7 +176,7 @@ impl ExecutorHarness {
         if response.request_id.as_str() != request_id {
             bail!("answer to {} for request {request_id}", response.request_id.as_str());
         }
-        Ok((response.outcome, ms))
+        Ok((response.outcome, Timing { round_trip_ms: ms, handled_ms: response.handled_ms }))
     }
 
     /// A request envelope for `op`.
@@ -260,6 +263,15 @@ pub fn refs_in(text: &str) -> Vec<String> {
         rest = tail;
     }
     refs
+}
+
+/// How long an executor call took.
+#[derive(Debug, Clone, Copy)]
+pub struct Timing {
+    /// The message round trip, measured in the extension page (without the DevTools hop).
+    pub round_trip_ms: f64,
+    /// The executor's own time in the page, as it reports it.
+    pub handled_ms: Option<f64>,
 }
 
 /// A page of the snapshot corpus: small task pages and large ones.

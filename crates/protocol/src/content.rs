@@ -71,6 +71,10 @@ pub struct ContentResponse {
     pub request_id: RequestId,
     /// What happened.
     pub outcome: ContentOutcome,
+    /// Milliseconds from the start of the call in the page (after its wait in the queue) to its
+    /// answer: the executor's own time, without messaging. `None` for a ping, a cancel, or a
+    /// call refused before it started.
+    pub handled_ms: Option<f64>,
 }
 
 /// Outcome of a request.

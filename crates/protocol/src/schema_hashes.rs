@@ -5,4 +5,4 @@ pub const ENGINE_SCHEMA_HASH: &str =
     "0e95ddc1f342e39a68dbc7605695f1589a7c252f4545cebe20510adfe55c1de9";
 /// Hash of the page-executor protocol (`panelot/content-v1`) schema.
 pub const CONTENT_SCHEMA_HASH: &str =
-    "bc8224ee9c21f02525353299bdb2291a77e97d6b8cf32cb6fbb4f347f0f1260c";
+    "8afd7fdde53b0d80815ea02ce03fd821194909811d64588eb3c560d99387eb13";

@@ -24,8 +24,8 @@ declare global {
   var __panelotExecutor: { documentId: string } | undefined;
 }
 
-function respond(requestId: RequestId, outcome: ContentOutcome): ContentResponse {
-  return { protocol: CONTENT_PROTOCOL, requestId, outcome };
+function respond(requestId: RequestId, outcome: ContentOutcome, handledMs: number | null = null): ContentResponse {
+  return { protocol: CONTENT_PROTOCOL, requestId, outcome, handledMs };
 }
 
 function isRequest(message: unknown): message is ContentRequest {
@@ -51,7 +51,7 @@ function install(): void {
 
   chrome.runtime.onMessage.addListener((message: unknown, _sender, sendResponse) => {
     if (!isRequest(message)) return false;
-    const reply = (outcome: ContentOutcome): void => sendResponse(respond(message.requestId, outcome));
+    const reply = (outcome: ContentOutcome, handledMs: number | null = null): void => sendResponse(respond(message.requestId, outcome, handledMs));
     if (message.protocol !== CONTENT_PROTOCOL || message.schemaHash !== CONTENT_SCHEMA_HASH) {
       reply({ status: "failed", failure: toFailure(new ExecutorError("unknown", "resolve", "executor protocol mismatch: reload the page")) });
       return false;
@@ -71,9 +71,19 @@ function install(): void {
           reply({ status: "failed", failure: toFailure(stale) });
           return false;
         }
-        void queue
-          .submit(message.requestId, message.deadlineAtMs, async (signal) => ({ status: "ok", result: await runCall(executor, op.call, signal) }))
-          .then(reply);
+        {
+          let handledMs: number | null = null;
+          void queue
+            .submit(message.requestId, message.deadlineAtMs, async (signal) => {
+              const started = performance.now();
+              try {
+                return { status: "ok", result: await runCall(executor, op.call, signal) };
+              } finally {
+                handledMs = performance.now() - started;
+              }
+            })
+            .then((outcome) => reply(outcome, handledMs));
+        }
         return true;
     }
   });

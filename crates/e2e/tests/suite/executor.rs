@@ -126,11 +126,13 @@ fn executor_snapshot_names_states_and_yaml() {
     let tab = open(&mut h, &site.url("/accname.html"));
     let snap = snapshot(&mut h, tab, None);
     let call = json!({"tool": "snapshot", "params": {"maxTokens": null, "scopeRef": null}});
-    let (_, ms) = h.timed_call(tab, call).unwrap();
+    let (_, timing) = h.timed_call(tab, call).unwrap();
     println!(
-        "small page: {} tokens (o200k), {ms:.1} ms round trip",
-        bpe().encode_ordinary(&snap.text).len()
+        "small page: {} tokens (o200k), {:.1} ms round trip",
+        bpe().encode_ordinary(&snap.text).len(),
+        timing.round_trip_ms
     );
+    assert!(timing.handled_ms.is_some(), "the executor reports its own time");
 
     assert_eq!(snap.url, site.url("/accname.html"));
     assert_eq!(snap.title, r#"Names "and" states"#);
@@ -677,7 +679,8 @@ fn executor_budget_holds_on_large_pages() {
         for budget in [None, Some(1_000), Some(6_000)] {
             let call =
                 json!({"tool": "snapshot", "params": {"maxTokens": budget, "scopeRef": null}});
-            let (snap, ms) = h.timed_call(tab, call).unwrap();
+            let (snap, timing) = h.timed_call(tab, call).unwrap();
+            let ms = timing.round_trip_ms;
             let ContentOutcome::Ok { result: ExecutorResult::Snapshot(snap) } = snap else {
                 panic!("{snap:?}")
             };

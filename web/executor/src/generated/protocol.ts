@@ -2,7 +2,7 @@
 // Do not edit by hand.
 
 export const CONTENT_PROTOCOL = "panelot/content-v1";
-export const CONTENT_SCHEMA_HASH = "bc8224ee9c21f02525353299bdb2291a77e97d6b8cf32cb6fbb4f347f0f1260c";
+export const CONTENT_SCHEMA_HASH = "8afd7fdde53b0d80815ea02ce03fd821194909811d64588eb3c560d99387eb13";
 export const SNAPSHOT_DEFAULT_TOKENS = 3000;
 export const SNAPSHOT_MAX_TOKENS = 6000;
 export const BATCH_MAX_ACTIONS = 6;
@@ -64,7 +64,13 @@ requestId: RequestId,
 /**
  * What happened.
  */
-outcome: ContentOutcome, };
+outcome: ContentOutcome, 
+/**
+ * Milliseconds from the start of the call in the page (after its wait in the queue) to its
+ * answer: the executor's own time, without messaging. `None` for a ping, a cancel, or a
+ * call refused before it started.
+ */
+handledMs: number | null, };
 
 export type ContentOutcome = { "status": "ok", 
 /**
