@@ -26,6 +26,32 @@ fn wait(browser: &mut Browser, page: &panelot_testkit::cdp::Page, condition: &st
         .unwrap_or_else(|err| panic!("{err:#}\nChromium log:\n{}", browser.log_tail()));
 }
 
+/// Opens an extension page and waits until its engine port is ready.
+fn open_ready(browser: &mut Browser, page: &str) -> panelot_testkit::cdp::Page {
+    let opened =
+        browser.open_extension_page(page).unwrap_or_else(|err| panic!("open {page}: {err:#}"));
+    wait(
+        browser,
+        &opened,
+        "document.querySelector('#engine-status')?.dataset.engineStatus === 'ready'",
+    );
+    opened
+}
+
+/// Saves a connection to the mock provider offering `models`, through `page`'s own port.
+fn save_mock_connection(
+    browser: &mut Browser,
+    page: &panelot_testkit::cdp::Page,
+    server: &panelot_testkit::mock_provider::MockProvider,
+    models: &[&str],
+) {
+    let save = json!({"type": "connection.save", "submissionId": "save", "connection": {
+        "id": null, "name": "Mock", "kind": "openai", "baseUrl": format!("{}/v1", server.base_url()),
+        "apiKeys": [], "enabled": true, "modelIds": models, "customHeaders": null,
+        "quirks": []}});
+    browser.exchange(page, &[initialize("i1"), save], 2).expect("save the connection");
+}
+
 /// The `.thread` row titled `title`, as a JavaScript expression.
 fn row(title: &str) -> String {
     format!(
@@ -36,12 +62,7 @@ fn row(title: &str) -> String {
 #[test]
 fn chat_page_thread_list_follows_the_engine_and_reconnects() {
     let mut browser = Browser::launch().expect("launch Chromium with the extension");
-    let page = browser.open_extension_page("chat.html").expect("open the chat page");
-    wait(
-        &mut browser,
-        &page,
-        "document.querySelector('#engine-status')?.dataset.engineStatus === 'ready'",
-    );
+    let page = open_ready(&mut browser, "chat.html");
 
     // Another client creates and renames a thread; the page's list shows it from broadcasts.
     let result = browser
@@ -120,12 +141,7 @@ fn type_into(selector: &str, value: &str) -> String {
 #[test]
 fn options_page_saves_a_connection_through_the_engine_and_lists_it_without_its_key() {
     let mut browser = Browser::launch().expect("launch Chromium with the extension");
-    let page = browser.open_extension_page("options.html").expect("open the options page");
-    wait(
-        &mut browser,
-        &page,
-        "document.querySelector('#engine-status')?.dataset.engineStatus === 'ready'",
-    );
+    let page = open_ready(&mut browser, "options.html");
     // With no connection, the form comes first.
     wait(&mut browser, &page, "!!document.querySelector('.first-run')");
     for (selector, value) in [
@@ -230,17 +246,8 @@ fn chat_page_runs_a_turn_and_answers_the_models_question_from_its_card() {
     server.push(Reply::text("Shirt order"));
     server.push(Reply::text("Ordered the **large** one."));
     let mut browser = Browser::launch().expect("launch Chromium with the extension");
-    let page = browser.open_extension_page("chat.html").expect("open the chat page");
-    wait(
-        &mut browser,
-        &page,
-        "document.querySelector('#engine-status')?.dataset.engineStatus === 'ready'",
-    );
-    let save = json!({"type": "connection.save", "submissionId": "save", "connection": {
-        "id": null, "name": "Mock", "kind": "openai", "baseUrl": format!("{}/v1", server.base_url()),
-        "apiKeys": [], "enabled": true, "modelIds": ["mock-model"], "customHeaders": null,
-        "quirks": []}});
-    browser.exchange(&page, &[initialize("i1"), save], 2).expect("save the connection");
+    let page = open_ready(&mut browser, "chat.html");
+    save_mock_connection(&mut browser, &page, &server, &["mock-model"]);
 
     // Type and press Enter: the composer sends, the model asks, the card shows.
     browser.cdp.evaluate(&page, &type_into(".composer textarea", "Order the shirt")).expect("type");
@@ -320,17 +327,8 @@ fn a_preset_made_in_the_options_page_gives_a_chat_thread_its_model_and_instructi
         server.push(Reply::text(text));
     }
     let mut browser = Browser::launch().expect("launch Chromium with the extension");
-    let options = browser.open_extension_page("options.html").expect("open the options page");
-    wait(
-        &mut browser,
-        &options,
-        "document.querySelector('#engine-status')?.dataset.engineStatus === 'ready'",
-    );
-    let save = json!({"type": "connection.save", "submissionId": "save", "connection": {
-        "id": null, "name": "Mock", "kind": "openai", "baseUrl": format!("{}/v1", server.base_url()),
-        "apiKeys": [], "enabled": true, "modelIds": ["mock-model", "preset-model"],
-        "customHeaders": null, "quirks": []}});
-    browser.exchange(&options, &[initialize("i1"), save], 2).expect("save the connection");
+    let options = open_ready(&mut browser, "options.html");
+    save_mock_connection(&mut browser, &options, &server, &["mock-model", "preset-model"]);
     let model_option = ".preset-form select[name=model] option[value$='/preset-model']";
     wait(&mut browser, &options, &format!("!!document.querySelector({model_option:?})"));
 
@@ -434,12 +432,7 @@ fn a_preset_made_in_the_options_page_gives_a_chat_thread_its_model_and_instructi
     );
 
     // The chat: a first message runs on the default model, without the instructions.
-    let chat = browser.open_extension_page("chat.html").expect("open the chat page");
-    wait(
-        &mut browser,
-        &chat,
-        "document.querySelector('#engine-status')?.dataset.engineStatus === 'ready'",
-    );
+    let chat = open_ready(&mut browser, "chat.html");
     let send = |browser: &mut Browser, text: &str| {
         browser.cdp.evaluate(&chat, &type_into(".composer textarea", text)).expect("type");
         browser
