@@ -9,7 +9,6 @@ use panelot_protocol::engine::QueueUpdateParams;
 use panelot_protocol::engine::QueuedRun;
 use panelot_protocol::engine::TabRef;
 use panelot_protocol::engine::ThreadMetaPatch;
-use panelot_protocol::engine::ThreadUpdateParams;
 use panelot_protocol::engine::TurnEnqueueParams;
 use panelot_protocol::engine::TurnInterruptParams;
 use panelot_protocol::engine::TurnSteerParams;
@@ -281,14 +280,7 @@ fn TurnChoices(state: AppState) -> impl IntoView {
             return;
         };
         let patch = ThreadMetaPatch { preset: Some(preset), ..ThreadMetaPatch::default() };
-        let _ = host::send(|submission_id| {
-            Op::ThreadUpdate(ThreadUpdateParams {
-                submission_id,
-                thread_id,
-                patch,
-                expected_revision: None,
-            })
-        });
+        super::threads::update(thread_id, patch);
     };
     let default_model = move || {
         let id = preset_id();

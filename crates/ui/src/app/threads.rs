@@ -65,7 +65,8 @@ fn local_now() -> (u64, i32) {
     (now.get_time() as u64, -(now.get_timezone_offset() as i32))
 }
 
-fn update(thread_id: ThreadId, patch: ThreadMetaPatch) {
+/// Sends `thread.update` with `patch` (no revision check: the last change wins).
+pub(super) fn update(thread_id: ThreadId, patch: ThreadMetaPatch) {
     let _ = host::send(|submission_id| {
         Op::ThreadUpdate(ThreadUpdateParams {
             submission_id,
