@@ -48,9 +48,9 @@ interface Context {
   depth: number;
 }
 
-/** The accessible name of an element, whitespace collapsed. */
-export function accessibleName(el: Element): string {
-  return collapseSpace(nameOf(el, { visited: new Set(), inLabelledBy: false, inContent: false, depth: 0 }));
+/** The accessible name of an element, whitespace collapsed; `role` when the caller knows it. */
+export function accessibleName(el: Element, role?: string): string {
+  return collapseSpace(nameOf(el, { visited: new Set(), inLabelledBy: false, inContent: false, depth: 0 }, role));
 }
 
 /** The text of a subtree with block boundaries as spaces (for elements without a name). */
@@ -58,20 +58,23 @@ export function subtreeText(el: Element): string {
   return collapseSpace(contentName(el, { visited: new Set([el]), inLabelledBy: false, inContent: true, depth: 1 }));
 }
 
-/** Whether the element is hidden (`hidden`, display:none, visibility:hidden), so not part of a name. */
-export function isHiddenForName(el: Element): boolean {
+/**
+ * Whether the element is hidden (`hidden`, display:none, visibility:hidden), so not part of a
+ * name. `display`: its computed display, when the caller has read it.
+ */
+function isHiddenForName(el: Element, display: string | null): boolean {
   if (el.hasAttribute("hidden")) return true;
   const style = styleOf(el);
-  return style.display === "none" || style.visibility === "hidden";
+  return (display ?? style.display) === "none" || style.visibility === "hidden";
 }
 
-function nameOf(el: Element, ctx: Context): string {
+/** `role` and `display`: the element's, when the caller knows them (each costs a DOM read). */
+function nameOf(el: Element, ctx: Context, role: string = roleOf(el), display: string | null = null): string {
   if (ctx.visited.has(el) || ctx.depth > MAX_DEPTH) return "";
   ctx.visited.add(el);
-  const role = roleOf(el);
 
   // 2A: hidden and not directly referenced.
-  if (!ctx.inLabelledBy && (ctx.inContent || ctx.depth > 0) && (isHiddenForName(el) || el.getAttribute("aria-hidden") === "true")) {
+  if (!ctx.inLabelledBy && (ctx.inContent || ctx.depth > 0) && (isHiddenForName(el, display) || el.getAttribute("aria-hidden") === "true")) {
     return "";
   }
 
@@ -189,8 +192,9 @@ function contentName(el: Element, ctx: Context): string {
       const childEl = child as Element;
       const childTag = childEl.tagName.toUpperCase();
       if (childTag === "SCRIPT" || childTag === "STYLE" || childTag === "TEMPLATE" || childTag === "NOSCRIPT") return;
-      const name = nameOf(childEl, { visited: ctx.visited, inLabelledBy: ctx.inLabelledBy, inContent: true, depth: ctx.depth + 1 });
+      // Read once: the name needs it (hidden or not) and so does the boundary.
       const display = styleOf(childEl).display;
+      const name = nameOf(childEl, { visited: ctx.visited, inLabelledBy: ctx.inLabelledBy, inContent: true, depth: ctx.depth + 1 }, roleOf(childEl), display);
       const block = display !== "inline" && display !== "contents" && display !== "";
       parts.push(block ? ` ${name} ` : name);
     }

@@ -839,3 +839,50 @@ fn executor_snapshot_reads_styles_only_where_rules_apply() {
     }
     parse_yaml(&fast.text);
 }
+
+/// A page whose sheet the test edits: rules that at first set nothing the walk reads.
+const EDITED_PAGE: &str = r#"<!doctype html><html><head><meta charset="utf-8"><title>Edited</title>
+<style>.tint { color: gray } .unused { display: none } .row { display: flex }</style>EXTRA</head><body>
+<div class="row"><span class="tint">Tinted</span><span class="moved">Moved</span><span>Kept</span></div>
+<p class="tint">Tinted paragraph <a href="/a">with a link</a></p>
+<p>Plain paragraph <a href="/b">and its link</a></p>
+</body></html>"#;
+
+#[test]
+fn executor_snapshot_follows_style_sheet_edits_between_snapshots() {
+    // The walk remembers, per document, what each style rule means for it and the default display
+    // of each tag. Edits a page makes to its sheet between two snapshots (a declaration added to a
+    // rule in place, a selector rewritten, a rule inserted) must show in the next one, the same as
+    // on a page whose sheets make the walk read every element.
+    let site = site();
+    site.add_page("/edited.html", EDITED_PAGE.replace("EXTRA", ""));
+    site.add_page(
+        "/edited-exact.html",
+        EDITED_PAGE.replace("EXTRA", "<style>.never { & .inner { color: red } }</style>"),
+    );
+    const EDIT: &str = r#"
+        const sheet = document.styleSheets[0];
+        const rule = (selector) => Array.from(sheet.cssRules).find((r) => r.selectorText === selector);
+        rule(".tint").style.setProperty("display", "none");
+        rule(".unused").selectorText = ".moved";
+        sheet.insertRule(".row span:last-child { visibility: hidden }", sheet.cssRules.length);
+        return true;
+    "#;
+    let mut h = ExecutorHarness::launch().expect("launch Chromium with the test build");
+    let mut after = Vec::new();
+    for path in ["/edited.html", "/edited-exact.html"] {
+        let tab = open(&mut h, &site.url(path));
+        let before = snapshot(&mut h, tab, None);
+        for shown in ["\"Tinted\"", "\"Moved\"", "\"Kept\"", "Tinted paragraph", "Plain paragraph"] {
+            assert!(before.text.contains(shown), "{shown}:\n{}", before.text);
+        }
+        h.eval_in_tab(tab, EDIT).expect("edit the style sheet");
+        after.push(snapshot(&mut h, tab, None));
+    }
+    let fast = &after[0];
+    assert_eq!(without_refs(&fast.text), without_refs(&after[1].text));
+    for hidden in ["\"Tinted\"", "\"Moved\"", "\"Kept\"", "Tinted paragraph", "with a link"] {
+        assert!(!fast.text.contains(hidden), "{hidden}:\n{}", fast.text);
+    }
+    assert!(fast.text.contains("Plain paragraph"), "{}", fast.text);
+}

@@ -9,7 +9,7 @@
 
 import type { RefRegistry } from "../refs";
 import { estimateTokens } from "./tokens";
-import type { SnapNode } from "./tree";
+import { measure, type SnapNode } from "./tree";
 
 /** Tokens of a `more [folded: …] [ref]` line, indentation included (a slight overestimate). */
 const REST_COST = 16;
@@ -18,21 +18,51 @@ const REST_COST = 16;
 const MIN_LINE = 3;
 const MAX_REFUSALS = 200;
 
-/** How a node appears in the budgeted view. */
-export interface ViewNode {
-  node: SnapNode;
-  depth: number;
-  index: number;
-  /** Position among its siblings. */
-  pos: number;
+/**
+ * How a node appears in the budgeted view. Views are made only for the nodes the fit looks at:
+ * the children of the root and of every node it expands (on a 50,000-element page, a few
+ * thousand of the tens of thousands of nodes), not a second tree of the whole page.
+ */
+export class ViewNode {
   /** Shown at all (else it is inside its parent's "more" line). */
-  shown: boolean;
+  shown = false;
   /** Shown with its children (else folded into its own line). */
-  expanded: boolean;
-  children: ViewNode[];
-  parent: ViewNode | null;
-  lines: number;
-  interactive: number;
+  expanded = false;
+  private views: ViewNode[] | null = null;
+
+  constructor(
+    readonly node: SnapNode,
+    readonly depth: number,
+    /** Position among its siblings. */
+    readonly pos: number,
+    readonly parent: ViewNode | null,
+  ) {}
+
+  /** The children's views, made when first asked for. */
+  get children(): ViewNode[] {
+    this.views ??= this.node.children.map((child, pos) => new ViewNode(child, this.depth + 1, pos, this));
+    return this.views;
+  }
+
+  /** Whether the node has children (without making their views). */
+  get hasChildren(): boolean {
+    return this.node.children.length > 0;
+  }
+
+  /** Lines of the subtree, this one's included (the virtual root has none of its own). */
+  get lines(): number {
+    return this.node.lines;
+  }
+
+  /** Refs in the subtree. */
+  get interactive(): number {
+    return this.node.interactive;
+  }
+
+  /** Position in document order. */
+  get index(): number {
+    return this.node.order;
+  }
 }
 
 interface Action {
@@ -41,36 +71,41 @@ interface Action {
   target: ViewNode;
 }
 
-/** Builds the view tree; `root` is a virtual node holding the top-level nodes. */
+/** Builds the view's root: a virtual node holding the top-level nodes, shown and expanded. */
 export function viewTree(roots: SnapNode[], rootEl: Element): ViewNode {
-  let index = 0;
-  const build = (node: SnapNode, depth: number, parent: ViewNode | null, pos: number): ViewNode => {
-    const view: ViewNode = { node, depth, index: index++, pos, shown: false, expanded: false, children: [], parent, lines: 1, interactive: node.ref ? 1 : 0 };
-    view.children = node.children.map((c, i) => build(c, depth + 1, view, i));
-    for (const child of view.children) {
-      view.lines += child.lines;
-      view.interactive += child.interactive;
-    }
-    return view;
-  };
-  const virtual: SnapNode = { line: "", el: rootEl, ref: null, children: roots, inViewport: true, isText: false };
-  const root = build(virtual, -1, null, 0);
+  const { lines, interactive } = measure(roots);
+  const virtual: SnapNode = { line: "", el: rootEl, ref: null, children: roots, inViewport: true, isText: false, lines, interactive, order: -1 };
+  const root = new ViewNode(virtual, -1, 0, null);
   root.shown = true;
   root.expanded = true;
-  root.lines -= 1;
   return root;
 }
 
 type LineText = (v: ViewNode, form: "leaf" | "open" | "folded") => string;
 
+/** A node's line in one form, with its indentation. */
+function indented(v: ViewNode, form: "leaf" | "open" | "folded", lineText: LineText): string {
+  return `${INDENT[v.depth] ?? "  ".repeat(v.depth)}${lineText(v, form)}`;
+}
+
+/** Indentation by depth, for the depths most lines have. */
+const INDENT = Array.from({ length: 32 }, (_, depth) => "  ".repeat(depth));
+
 /** Reveals nodes within `budget` estimated tokens (the header's share already taken off). */
 export function fit(root: ViewNode, budget: number, lineText: LineText): void {
   const cost = (v: ViewNode, form: "leaf" | "open" | "folded"): number => {
     const cache = (v.node.cost ??= {});
-    return (cache[form] ??= estimateTokens(`${"  ".repeat(v.depth)}${lineText(v, form)}\n`));
+    let tokens = cache[form];
+    if (tokens === undefined) {
+      const line = indented(v, form, lineText);
+      if (form === "leaf") cache.leafLine = line;
+      else if (form === "open") cache.openLine = line;
+      tokens = cache[form] = estimateTokens(`${line}\n`);
+    }
+    return tokens;
   };
   if (showAllIfItFits(root, budget, cost)) return;
-  let used = root.children.length > 0 ? REST_COST : 0;
+  let used = root.hasChildren ? REST_COST : 0;
   const queue = new MinHeap<Action>();
   const priority = (v: ViewNode, bonus: number): number => {
     const offscreenText = v.node.isText && !v.node.inViewport;
@@ -94,12 +129,12 @@ export function fit(root: ViewNode, budget: number, lineText: LineText): void {
       const leftShown = pos === 0 || (siblings[pos - 1]?.shown ?? true);
       const rightShown = pos === siblings.length - 1 || (siblings[pos + 1]?.shown ?? true);
       const restDelta = leftShown && rightShown ? -REST_COST : !leftShown && !rightShown ? REST_COST : 0;
-      const own = cost(v, v.children.length > 0 ? "folded" : "leaf");
+      const own = cost(v, v.hasChildren ? "folded" : "leaf");
       if (used + own + restDelta > budget) continue;
       used += own + restDelta;
       refusals = 0;
       v.shown = true;
-      if (v.children.length > 0) queue.push({ key: priority(v, 0.5), kind: "expand", target: v });
+      if (v.hasChildren) queue.push({ key: priority(v, 0.5), kind: "expand", target: v });
     } else {
       const delta = cost(v, "open") - cost(v, "folded") + REST_COST;
       if (used + delta > budget) continue;
@@ -121,7 +156,7 @@ function showAllIfItFits(root: ViewNode, budget: number, cost: (v: ViewNode, for
   const all: ViewNode[] = [];
   const stack = [...root.children];
   for (let v = stack.pop(); v; v = stack.pop()) {
-    used += cost(v, v.children.length > 0 ? "open" : "leaf");
+    used += cost(v, v.hasChildren ? "open" : "leaf");
     if (used > budget) return false;
     all.push(v);
     stack.push(...v.children);
@@ -145,9 +180,10 @@ export function renderView(root: ViewNode, registry: RefRegistry, lineText: Line
     if (estimate) tokens += estimateTokens(`${line}\n`);
   };
   const push = (v: ViewNode, form: "leaf" | "open" | "folded"): void => {
-    const line = `${"  ".repeat(v.depth)}${lineText(v, form)}`;
     // Most lines were costed while fitting: the same text, so the same estimate.
-    const known = v.node.cost?.[form];
+    const cache = v.node.cost;
+    const line = (form === "leaf" ? cache?.leafLine : form === "open" ? cache?.openLine : undefined) ?? indented(v, form, lineText);
+    const known = cache?.[form];
     if (known !== undefined) tokens += known;
     else count(line);
     lines.push(line);
@@ -157,7 +193,7 @@ export function renderView(root: ViewNode, registry: RefRegistry, lineText: Line
     const flushRun = (): void => {
       if (run.length === 0) return;
       const single = run[0];
-      if (run.length === 1 && single && single.children.length > 0 && single.node.el) {
+      if (run.length === 1 && single && single.hasChildren && single.node.el) {
         // One hidden region says what it is, with its own ref to expand.
         if (!single.node.ref) registry.refFor(single.node.el);
         push(single, "folded");
@@ -181,7 +217,7 @@ export function renderView(root: ViewNode, registry: RefRegistry, lineText: Line
         continue;
       }
       flushRun();
-      if (child.children.length === 0) {
+      if (!child.hasChildren) {
         push(child, "leaf");
       } else if (child.expanded) {
         push(child, "open");

@@ -8,9 +8,14 @@ const MAX_VALUE = 60;
 /** A name or text as a double-quoted string, escaped like JSON (which YAML reads the same). */
 export function quoteName(text: string): string {
   // YAML reads neither C1 controls, a byte-order mark nor unpaired surrogates inside a scalar.
+  // Nearly no name has any of them: one test spares the two replacements (and their copies).
+  if (!SUSPECT.test(text)) return JSON.stringify(text);
   const clean = text.replace(/[\u2028\u2029]/g, " ").replace(/[\u007f-\u009f\ufeff\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "");
   return JSON.stringify(clean);
 }
+
+/** The characters `quoteName` replaces or drops, and surrogates (which may be unpaired). */
+const SUSPECT = /[\u007f-\u009f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]/;
 
 function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
@@ -21,32 +26,39 @@ export function stateAttrs(el: Element, role: string, name: string): string[] {
   const attrs: string[] = [];
   const tag = el.tagName;
   const input = el as HTMLInputElement;
-  const ariaChecked = el.getAttribute("aria-checked");
+  // Most elements carry none of the attributes below: their names, read once, spare a DOM call
+  // per attribute.
+  const names = el.hasAttributes() ? el.getAttributeNames() : NO_NAMES;
+  const attr = (attrName: string): string | null => (names.includes(attrName) ? el.getAttribute(attrName) : null);
+  const ariaChecked = attr("aria-checked");
   const isCheckable = role === "checkbox" || role === "radio" || role === "switch" || role === "menuitemcheckbox" || role === "menuitemradio";
   if (isCheckable) {
     if (tag === "INPUT" && input.indeterminate) attrs.push("[checked=mixed]");
     else if (ariaChecked === "mixed") attrs.push("[checked=mixed]");
     else if ((tag === "INPUT" && input.checked) || ariaChecked === "true") attrs.push("[checked]");
   }
-  const pressed = el.getAttribute("aria-pressed");
+  const pressed = attr("aria-pressed");
   if (pressed === "true") attrs.push("[pressed]");
   const control = FORM_CONTROL_TAGS.has(tag) || tag.includes("-");
-  if (el.getAttribute("aria-disabled") === "true" || (control && safeMatches(el, ":disabled"))) attrs.push("[disabled]");
+  if (attr("aria-disabled") === "true" || (control && safeMatches(el, ":disabled"))) attrs.push("[disabled]");
   if (tag === "SUMMARY") {
     const details = el.parentElement;
     if (details?.tagName === "DETAILS") attrs.push((details as HTMLDetailsElement).open ? "[expanded]" : "[collapsed]");
   } else {
-    const expanded = el.getAttribute("aria-expanded");
+    const expanded = attr("aria-expanded");
     if (expanded === "true") attrs.push("[expanded]");
     else if (expanded === "false") attrs.push("[collapsed]");
   }
-  if (el.getAttribute("aria-selected") === "true" || (tag === "OPTION" && (el as HTMLOptionElement).selected)) attrs.push("[selected]");
-  if (el.getAttribute("aria-invalid") === "true" || (control && safeMatches(el, ":user-invalid"))) attrs.push("[invalid]");
-  if (el.hasAttribute("required") || el.getAttribute("aria-required") === "true") attrs.push("[required]");
+  if (attr("aria-selected") === "true" || (tag === "OPTION" && (el as HTMLOptionElement).selected)) attrs.push("[selected]");
+  if (attr("aria-invalid") === "true" || (control && safeMatches(el, ":user-invalid"))) attrs.push("[invalid]");
+  if (names.includes("required") || attr("aria-required") === "true") attrs.push("[required]");
   const value = valueOf(el, role);
-  if (value !== null) attrs.push(value);
-  return attrs.filter((a) => a !== `[value=${JSON.stringify(name)}]`);
+  // A value that only repeats the name says nothing.
+  if (value !== null && value !== `[value=${JSON.stringify(name)}]`) attrs.push(value);
+  return attrs;
 }
+
+const NO_NAMES: readonly string[] = [];
 
 /**
  * The elements `:disabled` and `:user-invalid` can match (form controls and form-associated

@@ -48,10 +48,16 @@ const ALWAYS_READ = new Set([
 /** More selectors than this make one querySelectorAll slower than reading every element. */
 const MAX_SELECTORS = 3000;
 
+/**
+ * The user-agent display of each tag, per document: it holds as long as the document lives
+ * (rules and attributes that change it are the oracle's business, not this cache's), so later
+ * snapshots need not read it again.
+ */
+const UA_DISPLAY = new WeakMap<Document, Map<string, string>>();
+
 /** Per walk: the rules of each root met, and the user-agent display of each tag. */
 export class StyleOracle {
   private readonly roots = new Map<Node, RootRules>();
-  private readonly uaDisplay = new Map<string, string>();
   /** Elements read in full (for statistics). */
   reads = 0;
 
@@ -66,7 +72,7 @@ export class StyleOracle {
 
   /**
    * The facts of `el` (whose tagName is `tag`). `popover`: it has a popover attribute.
-   * `inFlexOrGrid`: its box sits in a flex or grid container, which blockifies it (so it is read).
+   * `inFlexOrGrid`: its box sits in a flex or grid container, which blockifies its display.
    */
   facts(el: Element, tag: string, popover: boolean, shadow: ShadowRoot | null, rules: RootRules, force: boolean, inFlexOrGrid: boolean): StyleFacts {
     if (
@@ -74,18 +80,24 @@ export class StyleOracle {
       rules.exact ||
       rules.candidates.has(el) ||
       ALWAYS_READ.has(tag) ||
-      inFlexOrGrid ||
       tag.includes("-") ||
       popover ||
       (shadow !== null && this.rulesFor(shadow).host)
     ) {
       return this.read(el);
     }
-    let display = this.uaDisplay.get(tag);
-    if (display === undefined) {
-      // No author rule touches this element: its display is the default of its tag.
+    // No author rule touches this element: its display is the default of its tag (blockified in
+    // a flex or grid container, where the default is taken from an element of the tag outside
+    // one, or read when the tag has not been met there yet).
+    const byTag = this.uaDisplay(el.ownerDocument);
+    let display = byTag.get(tag);
+    if (inFlexOrGrid) {
+      const blockified = display === undefined ? undefined : BLOCKIFIED.get(display);
+      if (blockified === undefined) return this.read(el);
+      display = blockified;
+    } else if (display === undefined) {
       display = styleOf(el).display;
-      this.uaDisplay.set(tag, display);
+      byTag.set(tag, display);
     }
     // One object for every answer: the walk copies the fields out before it goes on.
     const out = this.out;
@@ -95,6 +107,23 @@ export class StyleOracle {
     out.cursor = null;
     out.position = "static";
     return out;
+  }
+
+  /** The display cache of the document met last (nearly always the only one). */
+  private lastDoc: Document | null = null;
+  private lastByTag = new Map<string, string>();
+
+  private uaDisplay(doc: Document): Map<string, string> {
+    if (doc !== this.lastDoc) {
+      let byTag = UA_DISPLAY.get(doc);
+      if (!byTag) {
+        byTag = doc.compatMode === "CSS1Compat" ? new Map(HTML_DISPLAY) : new Map();
+        UA_DISPLAY.set(doc, byTag);
+      }
+      this.lastDoc = doc;
+      this.lastByTag = byTag;
+    }
+    return this.lastByTag;
   }
 
   private readonly out: StyleFacts = { display: "", visibility: "visible", cursor: null, position: "static" };
@@ -127,8 +156,73 @@ export class StyleOracle {
   }
 }
 
+/**
+ * The user-agent display of common HTML elements in a standards-mode document (the HTML
+ * standard's rendering section, which Chromium's html.css follows). Known up front, an element
+ * no author rule touches needs no read even where it is only ever met as a flex or grid item
+ * (whose computed display is blockified, so it cannot teach its tag's default). Other tags are
+ * learned from their first element outside such a container.
+ */
+const HTML_DISPLAY: ReadonlyMap<string, string> = new Map([
+  ...["A", "ABBR", "B", "BDI", "BDO", "CITE", "CODE", "DATA", "DFN", "EM", "I", "KBD", "LABEL", "MARK", "Q", "S", "SAMP", "SMALL", "SPAN", "STRONG", "SUB", "SUP", "TIME", "U", "VAR", "IMG"].map((t): [string, string] => [t, "inline"]),
+  ...["ADDRESS", "ARTICLE", "ASIDE", "BLOCKQUOTE", "DIV", "DL", "DD", "DT", "FIGCAPTION", "FIGURE", "FOOTER", "FORM", "H1", "H2", "H3", "H4", "H5", "H6", "HEADER", "HGROUP", "MAIN", "MENU", "NAV", "OL", "P", "PRE", "SECTION", "UL"].map((t): [string, string] => [t, "block"]),
+  ["LI", "list-item"],
+  ["BUTTON", "inline-block"],
+]);
+
+/**
+ * A flex or grid item's display from its display outside one (CSS Display §2.7, blockification).
+ * Displays not listed (table parts, ruby, math) are read instead.
+ */
+const BLOCKIFIED: ReadonlyMap<string, string> = new Map([
+  ["inline", "block"],
+  ["block", "block"],
+  ["inline-block", "block"],
+  ["flow-root", "flow-root"],
+  ["list-item", "list-item"],
+  ["table", "table"],
+  ["inline-table", "table"],
+  ["flex", "flex"],
+  ["inline-flex", "flex"],
+  ["grid", "grid"],
+  ["inline-grid", "grid"],
+  ["contents", "contents"],
+  ["none", "none"],
+]);
+
 /** Displays whose children's boxes are blockified. */
 export const BLOCKIFYING = new Set(["flex", "inline-flex", "grid", "inline-grid", "-webkit-box", "-webkit-inline-box"]);
+
+/** What a style rule means for the walk: its selector when it sets a walk property, else null. */
+type Verdict = string | null;
+/** A style rule with rules nested inside: the candidates cannot be worked out. */
+const NESTED = Symbol("nested rules");
+
+/**
+ * Verdicts of the style rules met, by rule, with the number of declarations they were given for.
+ * To be read, a rule's declarations are serialized (`cssText`), which cost a few microseconds a
+ * rule in every snapshot: most of the rules' cost on a small page, tens of milliseconds on a
+ * site with thousands of rules. A page changes its sheets by adding, removing or replacing rules
+ * (new objects, read afresh); an edit of a rule in place that adds or removes a declaration or
+ * changes the selector is seen too. Left unseen: declarations rewritten in place to the same
+ * count, which pages rarely do.
+ */
+const VERDICTS = new WeakMap<CSSRule, { selector: string; declarations: number; verdict: Verdict }>();
+
+/** The rule's verdict, or undefined for a rule that is not a style rule. */
+function styleRuleVerdict(rule: CSSRule): Verdict | typeof NESTED | undefined {
+  const style = (rule as CSSStyleRule).style;
+  const selector = (rule as CSSStyleRule).selectorText;
+  if (typeof selector !== "string" || !style) return undefined;
+  const nested = (rule as CSSStyleRule).cssRules;
+  if (nested && nested.length > 0) return NESTED;
+  const declarations = style.length;
+  const known = VERDICTS.get(rule);
+  if (known && known.declarations === declarations && known.selector === selector) return known.verdict;
+  const verdict = PROPS.test(style.cssText) ? selector : null;
+  VERDICTS.set(rule, { selector, declarations, verdict });
+  return verdict;
+}
 
 function buildRules(root: Document | ShadowRoot): RootRules {
   const rules: RootRules = { exact: false, candidates: new Set(), host: false, slotted: false };
@@ -136,15 +230,13 @@ function buildRules(root: Document | ShadowRoot): RootRules {
   const sheets: CSSStyleSheet[] = [...Array.from(root.styleSheets), ...(root.adoptedStyleSheets ?? [])];
   const collect = (list: CSSRuleList): boolean => {
     for (const rule of Array.from(list)) {
-      const style = (rule as CSSStyleRule).style;
-      const selector = (rule as CSSStyleRule).selectorText;
-      if (typeof selector === "string" && style) {
-        const nested = (rule as CSSStyleRule).cssRules;
-        if (nested && nested.length > 0) return false;
-        if (!PROPS.test(style.cssText)) continue;
-        if (selector.includes(":host")) rules.host = true;
-        if (selector.includes("::slotted")) rules.slotted = true;
-        selectors.push(selector);
+      const verdict = styleRuleVerdict(rule);
+      if (verdict !== undefined) {
+        if (verdict === NESTED) return false;
+        if (verdict === null) continue;
+        if (verdict.includes(":host")) rules.host = true;
+        if (verdict.includes("::slotted")) rules.slotted = true;
+        selectors.push(verdict);
         continue;
       }
       const imported = (rule as CSSImportRule).styleSheet;

@@ -6,6 +6,28 @@ const PIECES = /'(?:s|t|re|ve|m|ll|d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s
 
 /** Estimated tokens of a text. */
 export function estimateTokens(text: string): number {
+  if (text.length > MEMO_MAX_LENGTH) return estimateUncached(text);
+  let n = MEMO.get(text);
+  if (n === undefined) {
+    n = estimateUncached(text);
+    if (MEMO.size >= MEMO_MAX_ENTRIES) MEMO.clear();
+    MEMO.set(text, n);
+  }
+  return n;
+}
+
+/**
+ * Estimates of the lines met lately. Snapshots of one page repeat most of their lines (a
+ * snapshot after every action, to diff against), and the scan costs a loop per character, which
+ * in the executor's first calls on a page (before the JIT has compiled it) is most of a small
+ * page's budget work; a lookup is one hash of the line. Bounded: cleared when full.
+ */
+const MEMO = new Map<string, number>();
+const MEMO_MAX_ENTRIES = 4096;
+/** Lines are clipped well below this; longer texts (a diff, a header) are not kept. */
+const MEMO_MAX_LENGTH = 512;
+
+function estimateUncached(text: string): number {
   const scanned = estimateBmp(text);
   if (scanned >= 0) return scanned;
   let n = 0;
@@ -103,49 +125,63 @@ function estimateBmp(text: string): number {
       else if (run - i >= 2) end = run - 1; // 6: all but the space before the next word
       else end = i + 1; // 7
     }
-    total += pieceCost(text.slice(i, end));
+    total += rangeCost(text, i, end);
     i = end;
   }
   return total;
 }
 
-function pieceCost(piece: string): number {
-  const ascii = asciiPieceCost(piece);
-  return ascii >= 0 ? ascii : slowPieceCost(piece);
-}
-
 /**
- * The same cost as `slowPieceCost` for a piece of ASCII characters only (nearly every piece of a
- * snapshot), counted in one pass instead of several regular expressions; -1 for other pieces.
+ * `pieceCost(text.slice(start, end))` for a piece of the Basic Multilingual Plane, counted in one
+ * pass over the characters' classes: no copy of the piece and no regular expression, which in a
+ * page's first few snapshots (before the JIT has optimized anything) cost more than the scan.
  */
-function asciiPieceCost(piece: string): number {
+function rangeCost(text: string, start: number, end: number): number {
+  const n = end - start;
+  let asciiLetters = 0;
   let letters = 0;
   let digits = 0;
-  let spaces = 0;
   let newlines = 0;
-  let lead = 0;
-  let trail = 0;
-  const n = piece.length;
-  for (let i = 0; i < n; i++) {
-    const c = piece.charCodeAt(i);
-    if (c > 127) return -1;
-    if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) letters++;
-    else if (c >= 48 && c <= 57) digits++;
-    else if (c === 10 || c === 13) newlines++;
-    else if (c === 32 || c === 9 || c === 11 || c === 12) spaces++;
+  let blanks = 0;
+  let nonAscii = 0;
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c > 127) nonAscii++;
+    const k = classOf(c);
+    if (k === LETTER) {
+      letters++;
+      if (c < 128) asciiLetters++;
+    } else if (k === DIGIT) digits++;
+    else if (k === NEWLINE) {
+      newlines++;
+      blanks++;
+    } else if (k === SPACE) blanks++;
   }
-  if (letters > 0) return letters <= 6 ? 1 : Math.ceil(letters / 4);
+  // Letters: common short words are one token; long or rare ones split every few characters;
+  // non-Latin scripts cost about a token a character.
+  if (letters > 0) {
+    if (nonAscii > 0) return Math.max(1, nonAscii + Math.ceil((n - nonAscii) / 4));
+    return asciiLetters <= 6 ? 1 : Math.ceil(asciiLetters / 4);
+  }
   if (digits > 0) return 1;
-  const blank = spaces + newlines;
-  if (blank === n) return Math.max(1, Math.ceil(spaces / 8));
-  // Punctuation: its length without the whitespace at either end.
-  while (lead < n && isAsciiSpace(piece.charCodeAt(lead))) lead++;
-  while (trail < n - lead && isAsciiSpace(piece.charCodeAt(n - 1 - trail))) trail++;
-  return Math.max(1, Math.ceil((n - lead - trail) / 2));
+  if (blanks === n) return Math.max(1, Math.ceil((n - newlines) / 8));
+  // Punctuation runs: pairs such as ` [`, `"]`, `…` mostly merge. Whitespace at either end does
+  // not count.
+  let lead = start;
+  while (lead < end && isBlank(text.charCodeAt(lead))) lead++;
+  let trail = end;
+  while (trail > lead && isBlank(text.charCodeAt(trail - 1))) trail--;
+  return Math.max(1, Math.ceil((trail - lead - nonAscii) / 2) + nonAscii);
 }
 
-function isAsciiSpace(c: number): boolean {
-  return c === 32 || (c >= 9 && c <= 13);
+function isBlank(c: number): boolean {
+  const k = classOf(c);
+  return k === SPACE || k === NEWLINE;
+}
+
+/** The cost of a piece that may hold surrogate pairs (the fallback of `estimateTokens`). */
+function pieceCost(piece: string): number {
+  return /[\ud800-\udfff]/.test(piece) ? slowPieceCost(piece) : rangeCost(piece, 0, piece.length);
 }
 
 function slowPieceCost(piece: string): number {

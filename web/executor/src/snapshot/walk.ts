@@ -159,6 +159,9 @@ class TextNode implements SnapNode {
   readonly children: SnapNode[] = [];
   readonly isText = true;
   cost?: SnapNode["cost"];
+  lines = 1;
+  interactive = 0;
+  order = 0;
   readonly el: Element | null;
   constructor(
     private parts: string[] | null,
@@ -257,9 +260,13 @@ const WALK_ATTRS = new Set(["hidden", "inert", "aria-hidden", "role", "tabindex"
  * nothing else (no line, no ref, no boundary, nothing hidden or skipped).
  */
 function plainChildren(parent: Element, state: WalkState, inFlexOrGrid: boolean, cursor: string | null): boolean {
+  // Tags first: a child that is not phrasing (a link in a paragraph) settles it before any style
+  // is read for the children ahead of it, which the walk would then read again.
+  for (let el = parent.firstElementChild; el; el = el.nextElementSibling) {
+    if (!PHRASING.has(el.tagName)) return false;
+  }
   for (let el = parent.firstElementChild; el; el = el.nextElementSibling) {
     const tag = el.tagName;
-    if (!PHRASING.has(tag)) return false;
     if (el.hasAttributes() && el.getAttributeNames().some((n) => WALK_ATTRS.has(n))) return false;
     if (SHADOW_HOSTS.has(tag) && el.shadowRoot) return false;
     const style = state.oracle.facts(el, tag, false, null, state.rules, state.force, inFlexOrGrid);
@@ -349,7 +356,7 @@ function classify(el: Element, role: string, interactive: boolean, hidden: boole
   // Inside an element named by its content only actionable things get lines of their own.
   if (textConsumed) return "transparent";
   if (role === "heading") return "named";
-  if (role === "img") return accessibleName(el) ? "leaf" : "transparent";
+  if (role === "img") return accessibleName(el, role) ? "leaf" : "transparent";
   if (STRUCTURE_ROLES.has(role)) return "container";
   return "transparent";
 }
@@ -408,11 +415,15 @@ class ElementNode implements SnapNode {
   children: SnapNode[] = [];
   readonly isText = false;
   cost?: SnapNode["cost"];
+  lines = 1;
+  interactive = 0;
+  order = 0;
   constructor(
     readonly el: Element,
     private readonly role: string,
     private readonly kind: Kind,
-    private readonly interactive: boolean,
+    /** Something to act on (it has a ref). */
+    private readonly actionable: boolean,
     readonly ref: string | null,
     private readonly probe: ViewportProbe,
   ) {}
@@ -431,8 +442,8 @@ class ElementNode implements SnapNode {
   }
 
   private build(): string {
-    const { el, role, kind, interactive, ref } = this;
-    let name = accessibleName(el);
+    const { el, role, kind, actionable: interactive, ref } = this;
+    let name = accessibleName(el, role);
     if (kind === "container" && NAME_FROM_CONTENT.has(role)) name = "";
     if (kind === "container" && !el.hasAttribute("aria-label") && !el.hasAttribute("aria-labelledby") && !["FIELDSET", "TABLE", "FIGURE"].includes(el.tagName)) name = "";
     if (!name && interactive && (role === "" || !NAME_FROM_CONTENT.has(role)) && !isFormField(el, role)) {
