@@ -873,7 +873,8 @@ fn executor_snapshot_follows_style_sheet_edits_between_snapshots() {
     for path in ["/edited.html", "/edited-exact.html"] {
         let tab = open(&mut h, &site.url(path));
         let before = snapshot(&mut h, tab, None);
-        for shown in ["\"Tinted\"", "\"Moved\"", "\"Kept\"", "Tinted paragraph", "Plain paragraph"] {
+        for shown in ["\"Tinted\"", "\"Moved\"", "\"Kept\"", "Tinted paragraph", "Plain paragraph"]
+        {
             assert!(before.text.contains(shown), "{shown}:\n{}", before.text);
         }
         h.eval_in_tab(tab, EDIT).expect("edit the style sheet");
