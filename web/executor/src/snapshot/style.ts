@@ -33,6 +33,8 @@ export interface RootRules {
   host: boolean;
   /** A shadow root's `::slotted` rules set one of them: read the slotted elements. */
   slotted: boolean;
+  /** The user-agent display by tag in this root's document (see UA_DISPLAY). */
+  uaDisplay: Map<string, string>;
 }
 
 /** Declarations the walk depends on (`all` resets display and position, and may serialize as itself). */
@@ -55,6 +57,16 @@ const MAX_SELECTORS = 3000;
  */
 const UA_DISPLAY = new WeakMap<Document, Map<string, string>>();
 
+/** The user-agent display cache of a document, made (and seeded) the first time. */
+function uaDisplayOf(doc: Document): Map<string, string> {
+  let byTag = UA_DISPLAY.get(doc);
+  if (!byTag) {
+    byTag = doc.compatMode === "CSS1Compat" ? new Map(HTML_DISPLAY) : new Map();
+    UA_DISPLAY.set(doc, byTag);
+  }
+  return byTag;
+}
+
 /** Per walk: the rules of each root met, and the user-agent display of each tag. */
 export class StyleOracle {
   private readonly roots = new Map<Node, RootRules>();
@@ -64,7 +76,7 @@ export class StyleOracle {
   rulesFor(root: Node): RootRules {
     let rules = this.roots.get(root);
     if (!rules) {
-      rules = buildRules(root as Document | ShadowRoot);
+      rules = buildRules(root as Document | ShadowRoot, uaDisplayOf(root.ownerDocument ?? (root as Document)));
       this.roots.set(root, rules);
     }
     return rules;
@@ -89,7 +101,7 @@ export class StyleOracle {
     // No author rule touches this element: its display is the default of its tag (blockified in
     // a flex or grid container, where the default is taken from an element of the tag outside
     // one, or read when the tag has not been met there yet).
-    const byTag = this.uaDisplay(el.ownerDocument);
+    const byTag = rules.uaDisplay;
     let display = byTag.get(tag);
     if (inFlexOrGrid) {
       const blockified = display === undefined ? undefined : BLOCKIFIED.get(display);
@@ -107,23 +119,6 @@ export class StyleOracle {
     out.cursor = null;
     out.position = "static";
     return out;
-  }
-
-  /** The display cache of the document met last (nearly always the only one). */
-  private lastDoc: Document | null = null;
-  private lastByTag = new Map<string, string>();
-
-  private uaDisplay(doc: Document): Map<string, string> {
-    if (doc !== this.lastDoc) {
-      let byTag = UA_DISPLAY.get(doc);
-      if (!byTag) {
-        byTag = doc.compatMode === "CSS1Compat" ? new Map(HTML_DISPLAY) : new Map();
-        UA_DISPLAY.set(doc, byTag);
-      }
-      this.lastDoc = doc;
-      this.lastByTag = byTag;
-    }
-    return this.lastByTag;
   }
 
   private readonly out: StyleFacts = { display: "", visibility: "visible", cursor: null, position: "static" };
@@ -224,8 +219,8 @@ function styleRuleVerdict(rule: CSSRule): Verdict | typeof NESTED | undefined {
   return verdict;
 }
 
-function buildRules(root: Document | ShadowRoot): RootRules {
-  const rules: RootRules = { exact: false, candidates: new Set(), host: false, slotted: false };
+function buildRules(root: Document | ShadowRoot, uaDisplay: Map<string, string>): RootRules {
+  const rules: RootRules = { exact: false, candidates: new Set(), host: false, slotted: false, uaDisplay };
   const selectors: string[] = [];
   const sheets: CSSStyleSheet[] = [...Array.from(root.styleSheets), ...(root.adoptedStyleSheets ?? [])];
   const collect = (list: CSSRuleList): boolean => {

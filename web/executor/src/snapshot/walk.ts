@@ -25,6 +25,11 @@ const SHADOW_HOSTS = new Set(
   ["article", "aside", "blockquote", "body", "div", "footer", "h1", "h2", "h3", "h4", "h5", "h6", "header", "main", "nav", "p", "section", "span"].flatMap((t) => [t, t.toUpperCase()]),
 );
 const NO_NAMES: readonly string[] = [];
+/**
+ * The children of every node without any (text lines, leaves), shared: an empty array per node
+ * was a tenth of a large page's allocation. Frozen: a node's children are replaced, never pushed.
+ */
+const NO_CHILDREN: SnapNode[] = Object.freeze([]) as unknown as SnapNode[];
 const MAX_TEXT = 300;
 const SVG_NS = "http://www.w3.org/2000/svg";
 
@@ -156,7 +161,7 @@ const MEANINGFUL = /[^\s\p{P}|]/u;
 class TextNode implements SnapNode {
   private text: string | null = null;
   readonly ref = null;
-  readonly children: SnapNode[] = [];
+  readonly children: SnapNode[] = NO_CHILDREN;
   readonly isText = true;
   cost?: SnapNode["cost"];
   lines = 1;
@@ -192,7 +197,9 @@ class TextNode implements SnapNode {
 function visitChildren(parent: Element, tag: string, shadow: ShadowRoot | null, state: WalkState, collector: TextCollector, cursor: string | null, flexOrGrid: boolean, view: ViewportProbe, vertical: boolean, link: boolean): void {
   if (tag === "SELECT" || tag === "IFRAME" || tag === "FRAME") return;
   const text = !state.hidden && !state.textConsumed;
-  if (shadow === null && tag !== "SLOT" && parent.childElementCount === 0) {
+  const firstElement = shadow === null ? parent.firstElementChild : null;
+  const light = shadow === null && tag !== "SLOT";
+  if (light && firstElement === null) {
     // Only text inside (the common leaf: a link, a code span, a cell): take it in one read
     // instead of a wrapper and three reads per text node, or not at all when it is consumed.
     if (text) {
@@ -201,7 +208,7 @@ function visitChildren(parent: Element, tag: string, shadow: ShadowRoot | null, 
     }
     return;
   }
-  if (text && shadow === null && tag !== "SLOT" && tag !== "DETAILS" && plainChildren(parent, state, flexOrGrid, cursor)) {
+  if (text && light && firstElement !== null && tag !== "DETAILS" && plainChildren(parent, firstElement, state, flexOrGrid, cursor)) {
     // Inline formatting only (a code block of highlighted spans, emphasis in a paragraph): the
     // walk would add their text and nothing else, so take it in one read too.
     const data = parent.textContent;
@@ -231,7 +238,7 @@ function visitChildren(parent: Element, tag: string, shadow: ShadowRoot | null, 
   const inner = shadow ? { ...state, rules: state.oracle.rulesFor(shadow), force: false } : state;
   if (!text) {
     // No text to take: step over the text nodes (each one a wrapper in this world).
-    for (let child = (shadow ?? parent).firstElementChild; child; child = child.nextElementSibling) {
+    for (let child = shadow ? shadow.firstElementChild : firstElement; child; child = child.nextElementSibling) {
       if (closedDetails && child.tagName !== "SUMMARY") continue;
       visitElement(child, parent, inner, collector, flow, cursor, flexOrGrid, view);
     }
@@ -254,26 +261,30 @@ const PHRASING = new Set(["SPAN", "CODE", "EM", "STRONG", "B", "I", "U", "S", "S
 /** Attributes that may change what the walk makes of an element. */
 const WALK_ATTRS = new Set(["hidden", "inert", "aria-hidden", "role", "tabindex", "contenteditable", "onclick", "popover"]);
 
+/** Whether any of the names is in WALK_ATTRS (a loop, not a closure per element). */
+function hasWalkAttr(names: string[]): boolean {
+  for (let i = 0; i < names.length; i++) if (WALK_ATTRS.has(names[i] as string)) return true;
+  return false;
+}
+
 /**
  * Whether every element child of `parent` (its cursor `cursor`, null when not read) is, with its
  * whole subtree, plain inline text: elements the walk would step through adding their text and
- * nothing else (no line, no ref, no boundary, nothing hidden or skipped).
+ * nothing else (no line, no ref, no boundary, nothing hidden or skipped). `first`: its first
+ * element child, which the caller has read.
  */
-function plainChildren(parent: Element, state: WalkState, inFlexOrGrid: boolean, cursor: string | null): boolean {
-  // Tags first: a child that is not phrasing (a link in a paragraph) settles it before any style
-  // is read for the children ahead of it, which the walk would then read again.
-  for (let el = parent.firstElementChild; el; el = el.nextElementSibling) {
-    if (!PHRASING.has(el.tagName)) return false;
-  }
-  for (let el = parent.firstElementChild; el; el = el.nextElementSibling) {
+function plainChildren(parent: Element, first: Element, state: WalkState, inFlexOrGrid: boolean, cursor: string | null): boolean {
+  for (let el: Element | null = first; el; el = el.nextElementSibling) {
     const tag = el.tagName;
-    if (el.hasAttributes() && el.getAttributeNames().some((n) => WALK_ATTRS.has(n))) return false;
+    if (!PHRASING.has(tag)) return false;
+    if (el.hasAttributes() && hasWalkAttr(el.getAttributeNames())) return false;
     if (SHADOW_HOSTS.has(tag) && el.shadowRoot) return false;
     const style = state.oracle.facts(el, tag, false, null, state.rules, state.force, inFlexOrGrid);
     if (style.display !== "inline" || style.visibility !== "visible" || (style.position !== "static" && style.position !== "relative")) return false;
     const own = style.cursor;
     if (isInteractive(el, false, "", own, parent, cursor)) return false;
-    if (el.childElementCount > 0 && !plainChildren(el, state, false, own)) return false;
+    const inner = el.firstElementChild;
+    if (inner !== null && !plainChildren(el, inner, state, false, own)) return false;
   }
   return true;
 }
@@ -305,7 +316,7 @@ function visitElement(el: Element, parent: Element | null, state: WalkState, col
   const childrenInFlexOrGrid = display === "contents" ? inFlexOrGrid : BLOCKIFYING.has(display);
   const positioned = position === "fixed" || position === "absolute" || position === "sticky" || position === "float";
   const view = inline && !positioned ? parentView : positioned ? new ViewportProbe(el, null, null) : new ViewportProbe(el, flow, parentView);
-  const kind = classify(el, role, interactive, hidden, state.textConsumed);
+  const kind = classify(el, tag, role, interactive, hidden, state.textConsumed);
   const block = !(display === "inline" || display === "contents" || display === "");
   // How the children's flow relates to this element's (see FlowRun).
   const vertical = VERTICAL.has(display);
@@ -345,11 +356,10 @@ function visitElement(el: Element, parent: Element | null, state: WalkState, col
 
 type Kind = "transparent" | "named" | "leaf" | "container" | "iframe";
 
-function classify(el: Element, role: string, interactive: boolean, hidden: boolean, textConsumed: boolean): Kind {
+function classify(el: Element, tag: string, role: string, interactive: boolean, hidden: boolean, textConsumed: boolean): Kind {
   if (hidden) return interactive && isFocusable(el) ? "named" : "transparent";
   if (role === "iframe") return "iframe";
   if (interactive) {
-    const tag = el.tagName;
     if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || role === "textbox" || role === "searchbox") return "leaf";
     return "named";
   }
@@ -412,7 +422,7 @@ function makeNode(el: Element, role: string, kind: Kind, interactive: boolean, s
 /** An element's line, built (name, states) only when the budget looks at it. */
 class ElementNode implements SnapNode {
   private text: string | null = null;
-  children: SnapNode[] = [];
+  children: SnapNode[] = NO_CHILDREN;
   readonly isText = false;
   cost?: SnapNode["cost"];
   lines = 1;
