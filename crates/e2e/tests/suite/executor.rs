@@ -775,12 +775,13 @@ const STYLED_PAGE: &str = r#"<!doctype html><html><head><meta charset="utf-8"><t
 <style>
 .row { display: flex; gap: 4px } .grid { display: grid } .hide { display: none } .ghost { visibility: hidden }
 .clickable { cursor: pointer } li.inline { display: inline } span.block { display: block }
-@media (min-width: 1px) { .narrow-hidden { display: none } }
+@media (min-width: 1px) { .narrow-hidden { display: none } } mark { display: none }
 .far { position: absolute; top: 3000px } .contents { display: contents }
 </style>EXTRA</head><body>
 <div class="row"><span>Alpha</span><span>Beta</span><em>Gamma</em></div>
 <div class="grid"><span>One</span> <b>Two</b></div>
 <p>Plain <span>inline</span> text <span class="block">block span</span> after.</p>
+<p>Marked <mark>Hidden by tag</mark> and <span style="display:none">Hidden by its style</span> text.</p>
 <div class="hide"><button>Hidden by class</button></div>
 <div class="ghost"><a href="/ghost">Invisible link</a></div>
 <div class="narrow-hidden"><button>Hidden by media</button></div>
@@ -846,14 +847,15 @@ const EDITED_PAGE: &str = r#"<!doctype html><html><head><meta charset="utf-8"><t
 <div class="row"><span class="tint">Tinted</span><span class="moved">Moved</span><span>Kept</span></div>
 <p class="tint">Tinted paragraph <a href="/a">with a link</a></p>
 <p>Plain paragraph <a href="/b">and its link</a></p>
+<p id="later">Tinted later</p>
 </body></html>"#;
 
 #[test]
 fn executor_snapshot_follows_style_sheet_edits_between_snapshots() {
     // The walk remembers, per document, what each style rule means for it and the default display
     // of each tag. Edits a page makes to its sheet between two snapshots (a declaration added to a
-    // rule in place, a selector rewritten, a rule inserted) must show in the next one, the same as
-    // on a page whose sheets make the walk read every element.
+    // rule in place, a selector rewritten, a rule inserted, a class added to an element) must show
+    // in the next one, the same as on a page whose sheets make the walk read every element.
     let site = site();
     site.add_page("/edited.html", EDITED_PAGE.replace("EXTRA", ""));
     site.add_page(
@@ -866,6 +868,7 @@ fn executor_snapshot_follows_style_sheet_edits_between_snapshots() {
         rule(".tint").style.setProperty("display", "none");
         rule(".unused").selectorText = ".moved";
         sheet.insertRule(".row span:last-child { visibility: hidden }", sheet.cssRules.length);
+        document.getElementById("later").classList.add("tint");
         return true;
     "#;
     let mut h = ExecutorHarness::launch().expect("launch Chromium with the test build");
@@ -873,8 +876,7 @@ fn executor_snapshot_follows_style_sheet_edits_between_snapshots() {
     for path in ["/edited.html", "/edited-exact.html"] {
         let tab = open(&mut h, &site.url(path));
         let before = snapshot(&mut h, tab, None);
-        for shown in ["\"Tinted\"", "\"Moved\"", "\"Kept\"", "Tinted paragraph", "Plain paragraph"]
-        {
+        for shown in ["\"Tinted\"", "\"Moved\"", "\"Kept\"", "Tinted paragraph", "Tinted later"] {
             assert!(before.text.contains(shown), "{shown}:\n{}", before.text);
         }
         h.eval_in_tab(tab, EDIT).expect("edit the style sheet");
@@ -882,7 +884,9 @@ fn executor_snapshot_follows_style_sheet_edits_between_snapshots() {
     }
     let fast = &after[0];
     assert_eq!(without_refs(&fast.text), without_refs(&after[1].text));
-    for hidden in ["\"Tinted\"", "\"Moved\"", "\"Kept\"", "Tinted paragraph", "with a link"] {
+    for hidden in
+        ["\"Tinted\"", "\"Moved\"", "\"Kept\"", "Tinted paragraph", "with a link", "Tinted later"]
+    {
         assert!(!fast.text.contains(hidden), "{hidden}:\n{}", fast.text);
     }
     assert!(fast.text.contains("Plain paragraph"), "{}", fast.text);

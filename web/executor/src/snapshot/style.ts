@@ -83,17 +83,18 @@ export class StyleOracle {
   }
 
   /**
-   * The facts of `el` (whose tagName is `tag`). `popover`: it has a popover attribute.
+   * The facts of `el` (whose tagName is `tag`). `attributed`: it has a style or a popover
+   * attribute (an inline style may set anything; a popover is hidden until shown).
    * `inFlexOrGrid`: its box sits in a flex or grid container, which blockifies its display.
    */
-  facts(el: Element, tag: string, popover: boolean, shadow: ShadowRoot | null, rules: RootRules, force: boolean, inFlexOrGrid: boolean): StyleFacts {
+  facts(el: Element, tag: string, attributed: boolean, shadow: ShadowRoot | null, rules: RootRules, force: boolean, inFlexOrGrid: boolean): StyleFacts {
     if (
       force ||
       rules.exact ||
       rules.candidates.has(el) ||
       ALWAYS_READ.has(tag) ||
       tag.includes("-") ||
-      popover ||
+      attributed ||
       (shadow !== null && this.rulesFor(shadow).host)
     ) {
       return this.read(el);
@@ -265,19 +266,35 @@ function buildRules(root: Document | ShadowRoot, uaDisplay: Map<string, string>)
     rules.exact = true;
     return rules;
   }
-  const add = (found: NodeListOf<Element>): void => {
-    for (const el of Array.from(found)) rules.candidates.add(el);
+  const add = (found: ArrayLike<Element>): void => {
+    for (let i = 0; i < found.length; i++) rules.candidates.add(found[i] as Element);
   };
+  // A lone class or tag is asked of the document's own collections, which it keeps (and keeps up
+  // to date) between snapshots; the rest go to one querySelectorAll, a pass over every element.
+  // Inline styles are not a selector here: the walk sees the attribute (`facts`' `attributed`).
+  const doc = root.nodeType === DOCUMENT_NODE ? (root as Document) : null;
+  const rest: string[] = [];
+  for (const selector of selectors) {
+    const simple = doc ? SIMPLE.exec(selector) : null;
+    if (!doc || !simple) rest.push(selector);
+    else if (simple[1] !== undefined) add(doc.getElementsByClassName(simple[1]));
+    else add(doc.getElementsByTagName(selector));
+  }
+  if (rest.length === 0) return rules;
   try {
-    // One pass over the elements for every selector and inline styles together.
     try {
-      add(root.querySelectorAll([...selectors, "[style]"].join(",")));
+      add(root.querySelectorAll(rest.join(",")));
     } catch {
       // One selector querySelectorAll does not take spoils the list: take them one by one.
-      for (const selector of [...selectors, "[style]"]) add(root.querySelectorAll(selector));
+      for (const selector of rest) add(root.querySelectorAll(selector));
     }
   } catch {
     rules.exact = true;
   }
   return rules;
 }
+
+const DOCUMENT_NODE = 9;
+
+/** `.name` (the class in group 1) or `tag`, with nothing that would need escaping. */
+const SIMPLE = /^(?:\.([A-Za-z_][\w-]*)|[A-Za-z][A-Za-z0-9]*)$/;

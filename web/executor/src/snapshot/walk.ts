@@ -262,7 +262,7 @@ const PHRASING = new Set(["SPAN", "CODE", "EM", "STRONG", "B", "I", "U", "S", "S
 const WALK_ATTRS = new Set(["hidden", "inert", "aria-hidden", "role", "tabindex", "contenteditable", "onclick", "popover"]);
 
 /** Whether any of the names is in WALK_ATTRS (a loop, not a closure per element). */
-function hasWalkAttr(names: string[]): boolean {
+function hasWalkAttr(names: readonly string[]): boolean {
   for (let i = 0; i < names.length; i++) if (WALK_ATTRS.has(names[i] as string)) return true;
   return false;
 }
@@ -277,9 +277,10 @@ function plainChildren(parent: Element, first: Element, state: WalkState, inFlex
   for (let el: Element | null = first; el; el = el.nextElementSibling) {
     const tag = el.tagName;
     if (!PHRASING.has(tag)) return false;
-    if (el.hasAttributes() && hasWalkAttr(el.getAttributeNames())) return false;
+    const names = el.hasAttributes() ? el.getAttributeNames() : NO_NAMES;
+    if (hasWalkAttr(names)) return false;
     if (SHADOW_HOSTS.has(tag) && el.shadowRoot) return false;
-    const style = state.oracle.facts(el, tag, false, null, state.rules, state.force, inFlexOrGrid);
+    const style = state.oracle.facts(el, tag, names.includes("style"), null, state.rules, state.force, inFlexOrGrid);
     if (style.display !== "inline" || style.visibility !== "visible" || (style.position !== "static" && style.position !== "relative")) return false;
     const own = style.cursor;
     if (isInteractive(el, false, "", own, parent, cursor)) return false;
@@ -298,7 +299,7 @@ function visitElement(el: Element, parent: Element | null, state: WalkState, col
   const attrs = names.length > 0;
   if (attrs && tag !== "SLOT" && names.includes("hidden")) return;
   const shadow = SHADOW_HOSTS.has(tag) || tag.includes("-") ? el.shadowRoot : null;
-  const style = state.oracle.facts(el, tag, attrs && names.includes("popover"), shadow, state.rules, state.force, inFlexOrGrid);
+  const style = state.oracle.facts(el, tag, attrs && (names.includes("style") || names.includes("popover")), shadow, state.rules, state.force, inFlexOrGrid);
   const display = style.display;
   if (display === "none") return;
   const visibility = style.visibility;
