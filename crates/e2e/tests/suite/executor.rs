@@ -813,15 +813,11 @@ fn executor_snapshot_reads_styles_only_where_rules_apply() {
     // stylesheet it cannot work out (nested CSS) makes it read every element: both snapshots must
     // be the same.
     let site = site();
-    site.add_page("/styled.html", STYLED_PAGE.replace("EXTRA", ""));
-    site.add_page(
-        "/styled-exact.html",
-        STYLED_PAGE.replace("EXTRA", "<style>.never { & .inner { color: red } }</style>"),
-    );
+    let [fast_url, exact_url] = with_exact_twin(&site, "styled", STYLED_PAGE);
     let mut h = ExecutorHarness::launch().expect("launch Chromium with the test build");
-    let tab = open(&mut h, &site.url("/styled.html"));
+    let tab = open(&mut h, &fast_url);
     let fast = snapshot(&mut h, tab, None);
-    let tab = open(&mut h, &site.url("/styled-exact.html"));
+    let tab = open(&mut h, &exact_url);
     let exact = snapshot(&mut h, tab, None);
     assert_eq!(without_refs(&fast.text), without_refs(&exact.text));
     for hidden in ["Hidden by", "Invisible link", "closed dialog", "In a popover", "secret"] {
@@ -841,6 +837,20 @@ fn executor_snapshot_reads_styles_only_where_rules_apply() {
     parse_yaml(&fast.text);
 }
 
+/// Serves `page` (its `EXTRA` removed) as `/<name>.html` and, as `/<name>-exact.html`, with a
+/// nested rule the walk cannot work out, which makes it read every element's style: the two
+/// snapshots must be the same. Returns both URLs.
+fn with_exact_twin(site: &FixtureSite, name: &str, page: &str) -> [String; 2] {
+    let fast = format!("/{name}.html");
+    let exact = format!("/{name}-exact.html");
+    site.add_page(&fast, page.replace("EXTRA", ""));
+    site.add_page(
+        &exact,
+        page.replace("EXTRA", "<style>.never { & .inner { color: red } }</style>"),
+    );
+    [site.url(&fast), site.url(&exact)]
+}
+
 /// A page whose sheet the test edits: rules that at first set nothing the walk reads.
 const EDITED_PAGE: &str = r#"<!doctype html><html><head><meta charset="utf-8"><title>Edited</title>
 <style>.tint { color: gray } .unused { display: none } .row { display: flex }</style>EXTRA</head><body>
@@ -857,11 +867,7 @@ fn executor_snapshot_follows_style_sheet_edits_between_snapshots() {
     // rule in place, a selector rewritten, a rule inserted, a class added to an element) must show
     // in the next one, the same as on a page whose sheets make the walk read every element.
     let site = site();
-    site.add_page("/edited.html", EDITED_PAGE.replace("EXTRA", ""));
-    site.add_page(
-        "/edited-exact.html",
-        EDITED_PAGE.replace("EXTRA", "<style>.never { & .inner { color: red } }</style>"),
-    );
+    let urls = with_exact_twin(&site, "edited", EDITED_PAGE);
     const EDIT: &str = r#"
         const sheet = document.styleSheets[0];
         const rule = (selector) => Array.from(sheet.cssRules).find((r) => r.selectorText === selector);
@@ -873,8 +879,8 @@ fn executor_snapshot_follows_style_sheet_edits_between_snapshots() {
     "#;
     let mut h = ExecutorHarness::launch().expect("launch Chromium with the test build");
     let mut after = Vec::new();
-    for path in ["/edited.html", "/edited-exact.html"] {
-        let tab = open(&mut h, &site.url(path));
+    for url in &urls {
+        let tab = open(&mut h, url);
         let before = snapshot(&mut h, tab, None);
         for shown in ["\"Tinted\"", "\"Moved\"", "\"Kept\"", "Tinted paragraph", "Tinted later"] {
             assert!(before.text.contains(shown), "{shown}:\n{}", before.text);
