@@ -74,6 +74,12 @@ impl ExecutorHarness {
         Ok(Tab(id))
     }
 
+    /// Closes a tab (its window, when it was the window's only one).
+    pub fn close_tab(&mut self, tab: Tab) -> anyhow::Result<()> {
+        self.eval(&format!("chrome.tabs.remove({}).then(() => null)", tab.0))?;
+        Ok(())
+    }
+
     /// Opens any address in a new window and waits until it has loaded, wherever it redirected
     /// to (for pages off the fixture site).
     pub fn open_url(&mut self, url: &str) -> anyhow::Result<Tab> {
