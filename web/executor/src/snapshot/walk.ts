@@ -454,9 +454,7 @@ class ElementNode implements SnapNode {
 
   private build(): string {
     const { el, role, kind, actionable: interactive, ref } = this;
-    let name = accessibleName(el, role);
-    if (kind === "container" && NAME_FROM_CONTENT.has(role)) name = "";
-    if (kind === "container" && !el.hasAttribute("aria-label") && !el.hasAttribute("aria-labelledby") && !["FIELDSET", "TABLE", "FIGURE"].includes(el.tagName)) name = "";
+    let name = kind === "container" && !containerNamed(el, role) ? "" : accessibleName(el, role);
     if (!name && interactive && (role === "" || !NAME_FROM_CONTENT.has(role)) && !isFormField(el, role)) {
       name = subtreeText(el).slice(0, 80);
     }
@@ -468,6 +466,19 @@ class ElementNode implements SnapNode {
     return parts.join(" ");
   }
 }
+
+/**
+ * Whether a container's line shows its name: only an author's label (aria-label,
+ * aria-labelledby) or a native one (a fieldset's legend, a table's caption, a figure's
+ * figcaption), never its content, which its children show. Asked before the name is computed,
+ * which for a row would read its whole subtree.
+ */
+function containerNamed(el: Element, role: string): boolean {
+  if (NAME_FROM_CONTENT.has(role)) return false;
+  return el.hasAttribute("aria-label") || el.hasAttribute("aria-labelledby") || NAMED_CONTAINERS.has(el.tagName);
+}
+
+const NAMED_CONTAINERS = new Set(["FIELDSET", "TABLE", "FIGURE"]);
 
 /** `h1`…`h6` (or deeper, from aria-level): `h2 "Intro"` costs four tokens less than `heading "Intro" [level=2]`. */
 function headingRole(el: Element): string {
