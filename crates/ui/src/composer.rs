@@ -164,6 +164,24 @@ pub fn default_model_label(lang: Lang, preset: Option<&ModelPreset>) -> String {
     }
 }
 
+/// The label of the permission selector's "no mode for this turn" option: the mode the turn
+/// then gets, in the engine's order (the chat's own, its preset's, the settings'), and where it
+/// comes from. The plain "Default permissions" while the settings are not known yet.
+pub fn default_policy_label(
+    lang: Lang,
+    thread: Option<PermissionPolicy>,
+    preset: Option<&ModelPreset>,
+    settings: Option<PermissionPolicy>,
+) -> String {
+    let (mode, from) = match (thread, preset.and_then(|p| p.permission_policy), settings) {
+        (Some(mode), _, _) => (mode, Msg::PolicyOfThread),
+        (None, Some(mode), _) => (mode, Msg::PolicyOfPreset),
+        (None, None, Some(mode)) => (mode, Msg::PolicyOfSettings),
+        (None, None, None) => return i18n::text(lang, Msg::ThreadPolicy).to_owned(),
+    };
+    i18n::format(lang, from, &[("mode", i18n::text(lang, policy_label(mode)))])
+}
+
 /// What the composer can attach from the current tab.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Attach {

@@ -115,3 +115,40 @@ fn the_default_model_option_names_the_presets_model() {
     assert_eq!(default_model_label(Lang::En, Some(&preset)), "fast-model (preset)");
     assert_eq!(POLICIES.map(|p| parse_policy_value(policy_value(Some(p)))), POLICIES.map(Some));
 }
+
+#[test]
+fn the_default_policy_option_names_the_mode_a_turn_gets_and_its_source() {
+    use crate::i18n::Lang;
+    let preset = |policy: Option<&str>| -> ModelPreset {
+        serde_json::from_value(serde_json::json!({"name": "Careful",
+            "model": {"connectionId": "c1", "modelId": "m"}, "systemPrompt": null,
+            "permissionPolicy": policy, "enabledToolLevels": null, "params": {}}))
+        .unwrap()
+    };
+    let careful = preset(Some("always"));
+    let plain = preset(None);
+    let auto = Some(PermissionPolicy::Auto);
+    let untrusted = Some(PermissionPolicy::Untrusted);
+    assert_eq!(default_policy_label(Lang::En, None, None, None), "Default permissions");
+    assert_eq!(
+        default_policy_label(Lang::En, None, None, auto),
+        "Act without asking (sensitive sites and data still ask) (default)"
+    );
+    // The order the engine weighs them in: the chat's own, its preset's, the settings'.
+    assert_eq!(
+        default_policy_label(Lang::En, None, Some(&careful), auto),
+        "Ask before every action (preset)"
+    );
+    assert_eq!(
+        default_policy_label(Lang::En, None, Some(&plain), untrusted),
+        "Ask before actions that change things (default)"
+    );
+    assert_eq!(
+        default_policy_label(Lang::En, untrusted, Some(&careful), auto),
+        "Ask before actions that change things (this chat)"
+    );
+    assert_eq!(
+        default_policy_label(Lang::ZhCn, None, Some(&careful), auto),
+        "每个操作前都询问（预设）"
+    );
+}

@@ -360,6 +360,12 @@ catalog! {
     NoPreset => "No preset", "不使用预设";
     /// Composer: the model of the thread's preset, used while no model is chosen for the turn.
     PresetsModel => "{model} (preset)", "{model}（预设）";
+    /// Composer: the permission mode a turn gets when none is chosen for it, set on the chat.
+    PolicyOfThread => "{mode} (this chat)", "{mode}（本对话）";
+    /// Composer: the same, from the chat's preset.
+    PolicyOfPreset => "{mode} (preset)", "{mode}（预设）";
+    /// Composer: the same, from the settings.
+    PolicyOfSettings => "{mode} (default)", "{mode}（默认）";
 }
 
 /// The text of `msg` in `lang`.

@@ -351,6 +351,7 @@ fn a_preset_made_in_the_options_page_gives_a_chat_thread_its_model_and_instructi
         (".preset-form [name=name]", "French", "input"),
         (".preset-form [name=model]", model.as_str(), "change"),
         (".preset-form [name=instructions]", "Always answer in French.", "input"),
+        (".preset-form [name=policy]", "always", "change"),
     ] {
         let set = browser.cdp.evaluate(&options, &choose(selector, value, event)).expect("fill");
         assert_eq!(set, value, "{selector}");
@@ -443,6 +444,12 @@ fn a_preset_made_in_the_options_page_gives_a_chat_thread_its_model_and_instructi
             )
             .expect("press Enter");
     };
+    // Without a preset a turn gets the settings' permission mode, and the composer says so.
+    wait(
+        &mut browser,
+        &chat,
+        "document.querySelector('.turn-policy option').textContent.endsWith('(default)')",
+    );
     send(&mut browser, "Hello");
     wait(&mut browser, &chat, "document.querySelectorAll('.msg.assistant').length === 1");
     // The thread takes the preset: the composer's default model is now the preset's.
@@ -458,7 +465,7 @@ fn a_preset_made_in_the_options_page_gives_a_chat_thread_its_model_and_instructi
     wait(
         &mut browser,
         &chat,
-        "document.querySelector('.turn-model option').textContent === 'preset-model (preset)'",
+        "document.querySelector('.turn-model option').textContent === 'preset-model (preset)' && document.querySelector('.turn-policy option').textContent === 'Ask before every action (preset)'",
     );
     send(&mut browser, "How are you?");
     wait(&mut browser, &chat, "document.querySelectorAll('.msg.assistant').length === 2");

@@ -25,6 +25,7 @@ use crate::composer::POLICIES;
 use crate::composer::PageRead;
 use crate::composer::TurnActivity;
 use crate::composer::default_model_label;
+use crate::composer::default_policy_label;
 use crate::composer::key_action;
 use crate::composer::model_value;
 use crate::composer::parse_model_value;
@@ -292,6 +293,21 @@ fn TurnChoices(state: AppState) -> impl IntoView {
             )
         })
     };
+    let default_policy = move || {
+        let id = preset_id();
+        let lang = state.lang.get();
+        let thread = state
+            .thread
+            .with(|v| v.as_ref().and_then(|v| v.meta.as_ref()).and_then(|m| m.permission_policy));
+        state.settings.with(|s| {
+            default_policy_label(
+                lang,
+                thread,
+                s.as_ref().and_then(|s| preset_named(&s.presets, id.as_ref())),
+                s.as_ref().map(|s| s.permission_policy),
+            )
+        })
+    };
     let models = move || {
         state
             .settings
@@ -317,7 +333,7 @@ fn TurnChoices(state: AppState) -> impl IntoView {
         </select>
         <select class="turn-policy" aria-label=move || t(Msg::PolicyForTurn)
             on:change=move |ev| state.turn_policy.set(parse_policy_value(&event_target_value(&ev)))>
-            <option value="" selected=move || state.turn_policy.with(Option::is_none)>{move || t(Msg::ThreadPolicy)}</option>
+            <option value="" selected=move || state.turn_policy.with(Option::is_none)>{default_policy}</option>
             {POLICIES.map(|p| view! {
                 <option value=policy_value(Some(p)) selected=move || state.turn_policy.get() == Some(p)>{move || t(policy_label(p))}</option>
             })}
