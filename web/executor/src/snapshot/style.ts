@@ -4,12 +4,12 @@
 // (display, visibility, cursor, position): on a 50,000-element page that was most of the
 // snapshot's time. Yet an element no author rule touches has its user-agent defaults: display by
 // tag, inherited visibility and cursor, static position. So the walk asks, per document or shadow
-// root, which elements any rule (or inline style) could give one of those properties (one
-// querySelectorAll over the selectors of the rules that set them) and reads the computed style of
-// those only. The candidate set may be too large (a rule inside a media query that does not
-// apply, an overridden declaration), never too small; when it cannot be known (a cross-origin
-// stylesheet, nested CSS, a selector querySelectorAll refuses) every element of that root is read
-// as before.
+// root, which elements any rule could give one of those properties (the document's collections
+// for a lone class or tag, one querySelectorAll over the other selectors of the rules that set
+// them) and reads the computed style of those only, and of elements with a style attribute. The
+// candidate set may be too large (a rule inside a media query that does not apply, an overridden
+// declaration), never too small; when it cannot be known (a cross-origin stylesheet, nested CSS,
+// a selector querySelectorAll refuses) every element of that root is read as before.
 
 import { styleOf } from "../dom";
 
@@ -269,16 +269,16 @@ function buildRules(root: Document | ShadowRoot, uaDisplay: Map<string, string>)
   const add = (found: ArrayLike<Element>): void => {
     for (let i = 0; i < found.length; i++) rules.candidates.add(found[i] as Element);
   };
-  // A lone class or tag is asked of the document's own collections, which it keeps (and keeps up
-  // to date) between snapshots; the rest go to one querySelectorAll, a pass over every element.
-  // Inline styles are not a selector here: the walk sees the attribute (`facts`' `attributed`).
+  // A lone class or tag is asked of a live collection of the document, kept between snapshots:
+  // the document keeps it up to date as the page changes, and re-reads it only then. The rest go
+  // to one querySelectorAll, a pass over every element. Inline styles are not a selector here:
+  // the walk sees the attribute (`facts`' `attributed`).
   const doc = root.nodeType === DOCUMENT_NODE ? (root as Document) : null;
   const rest: string[] = [];
   for (const selector of selectors) {
     const simple = doc ? SIMPLE.exec(selector) : null;
-    if (!doc || !simple) rest.push(selector);
-    else if (simple[1] !== undefined) add(doc.getElementsByClassName(simple[1]));
-    else add(doc.getElementsByTagName(selector));
+    if (doc && simple) add(collection(doc, selector, simple[1]));
+    else rest.push(selector);
   }
   if (rest.length === 0) return rules;
   try {
@@ -295,6 +295,24 @@ function buildRules(root: Document | ShadowRoot, uaDisplay: Map<string, string>)
 }
 
 const DOCUMENT_NODE = 9;
+
+/** The live collections of lone class and tag selectors, per document (see `buildRules`). */
+const COLLECTIONS = new WeakMap<Document, Map<string, HTMLCollectionOf<Element>>>();
+
+/** The live collection for `selector`: of class `className` when it has one, else of its tag. */
+function collection(doc: Document, selector: string, className: string | undefined): HTMLCollectionOf<Element> {
+  let bySelector = COLLECTIONS.get(doc);
+  if (!bySelector) {
+    bySelector = new Map();
+    COLLECTIONS.set(doc, bySelector);
+  }
+  let found = bySelector.get(selector);
+  if (!found) {
+    found = className !== undefined ? doc.getElementsByClassName(className) : doc.getElementsByTagName(selector);
+    bySelector.set(selector, found);
+  }
+  return found;
+}
 
 /** `.name` (the class in group 1) or `tag`, with nothing that would need escaping. */
 const SIMPLE = /^(?:\.([A-Za-z_][\w-]*)|[A-Za-z][A-Za-z0-9]*)$/;
