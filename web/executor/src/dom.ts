@@ -42,3 +42,13 @@ export function collapseSpace(text: string): string {
   // (no copy): most names and lines.
   return text.replace(/\s\s+|[^\S ]/g, " ").trim();
 }
+
+const NO_NAMES: readonly string[] = [];
+
+/**
+ * The element's attribute names, one DOM call (two with none): most elements have no attribute
+ * or only a class, so "has it" is then answered from this list instead of a call per attribute.
+ */
+export function attributeNames(el: Element): readonly string[] {
+  return el.hasAttributes() ? el.getAttributeNames() : NO_NAMES;
+}

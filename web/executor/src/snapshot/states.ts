@@ -1,6 +1,6 @@
 // State attributes of a snapshot line and the quoting of names.
 
-import { collapseSpace } from "../dom";
+import { attributeNames, collapseSpace } from "../dom";
 
 const MAX_NAME = 100;
 const MAX_VALUE = 60;
@@ -26,9 +26,8 @@ export function stateAttrs(el: Element, role: string, name: string): string[] {
   const attrs: string[] = [];
   const tag = el.tagName;
   const input = el as HTMLInputElement;
-  // Most elements carry none of the attributes below: their names, read once, spare a DOM call
-  // per attribute.
-  const names = el.hasAttributes() ? el.getAttributeNames() : NO_NAMES;
+  // Most elements carry none of the attributes below.
+  const names = attributeNames(el);
   const attr = (attrName: string): string | null => (names.includes(attrName) ? el.getAttribute(attrName) : null);
   const ariaChecked = attr("aria-checked");
   const isCheckable = role === "checkbox" || role === "radio" || role === "switch" || role === "menuitemcheckbox" || role === "menuitemradio";
@@ -57,8 +56,6 @@ export function stateAttrs(el: Element, role: string, name: string): string[] {
   if (value !== null && value !== `[value=${JSON.stringify(name)}]`) attrs.push(value);
   return attrs;
 }
-
-const NO_NAMES: readonly string[] = [];
 
 /**
  * The elements `:disabled` and `:user-invalid` can match (form controls and form-associated

@@ -5,7 +5,7 @@
 // to depth 4 and cross-origin iframes marked as such.
 
 import { accessibleName, resetNameCache, subtreeText } from "../accname";
-import { collapseSpace, inViewport, styleOf, topRect } from "../dom";
+import { attributeNames, collapseSpace, inViewport, styleOf, topRect } from "../dom";
 import { BLOCKIFYING, StyleOracle, type RootRules } from "./style";
 import type { RefRegistry } from "../refs";
 import { INTERACTIVE_ROLES, NAME_FROM_CONTENT, STRUCTURE_ROLES, headingLevel, isContentEditableRoot, roleOf } from "../roles";
@@ -24,7 +24,6 @@ const SVG_SHAPES = new Set(["svg", "path", "circle", "rect", "ellipse", "polygon
 const SHADOW_HOSTS = new Set(
   ["article", "aside", "blockquote", "body", "div", "footer", "h1", "h2", "h3", "h4", "h5", "h6", "header", "main", "nav", "p", "section", "span"].flatMap((t) => [t, t.toUpperCase()]),
 );
-const NO_NAMES: readonly string[] = [];
 /**
  * The children of every node without any (text lines, leaves), shared: an empty array per node
  * was a tenth of a large page's allocation. Frozen: a node's children are replaced, never pushed.
@@ -277,7 +276,7 @@ function plainChildren(parent: Element, first: Element, state: WalkState, inFlex
   for (let el: Element | null = first; el; el = el.nextElementSibling) {
     const tag = el.tagName;
     if (!PHRASING.has(tag)) return false;
-    const names = el.hasAttributes() ? el.getAttributeNames() : NO_NAMES;
+    const names = attributeNames(el);
     if (hasWalkAttr(names)) return false;
     if (SHADOW_HOSTS.has(tag) && el.shadowRoot) return false;
     const style = state.oracle.facts(el, tag, names.includes("style"), null, state.rules, state.force, inFlexOrGrid);
@@ -295,7 +294,7 @@ function visitElement(el: Element, parent: Element | null, state: WalkState, col
   if (SKIP_TAGS.has(tag)) return;
   // Most elements have no attribute at all, and most others only a class, an id or an href: the
   // names, read once, answer every "has it" below (a DOM call each otherwise).
-  const names = el.hasAttributes() ? el.getAttributeNames() : NO_NAMES;
+  const names = attributeNames(el);
   const attrs = names.length > 0;
   if (attrs && tag !== "SLOT" && names.includes("hidden")) return;
   const shadow = SHADOW_HOSTS.has(tag) || tag.includes("-") ? el.shadowRoot : null;
