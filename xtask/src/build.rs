@@ -31,8 +31,8 @@ pub(crate) enum Flavor {
 impl Flavor {
     fn dir(self) -> &'static str {
         match self {
-            Flavor::Product => "dist/extension",
-            Flavor::Test => "dist/extension-test",
+            Flavor::Product => "extension",
+            Flavor::Test => "extension-test",
         }
     }
 
@@ -54,13 +54,13 @@ pub(crate) fn build(root: &Path, flavor: Flavor) -> anyhow::Result<PathBuf> {
     let sh = Shell::new()?;
     tools::ensure_wasm_target(&sh)?;
     let wasm_bindgen = tools::ensure_wasm_bindgen(&sh, root)?;
-    let dist = root.join(flavor.dir());
+    let dist = dist_root(root).join(flavor.dir());
     if dist.exists() {
         std::fs::remove_dir_all(&dist).with_context(|| format!("cleaning {}", dist.display()))?;
     }
     std::fs::create_dir_all(dist.join("wasm"))?;
 
-    step(&format!("building the engine and UI wasm for {} (profile wasm-release)", flavor.dir()));
+    step(&format!("building the engine and UI wasm for {} (profile wasm-release)", dist.display()));
     let target = tools::WASM_TARGET;
     let features = flavor.cargo_features();
     cmd!(
@@ -102,6 +102,15 @@ pub(crate) fn build(root: &Path, flavor: Flavor) -> anyhow::Result<PathBuf> {
     .run()?;
     step(&format!("built {}", dist.display()));
     Ok(dist)
+}
+
+/// Where the flavors are written: `$PANELOT_DIST_DIR` when set (so that two checkouts or two
+/// people building at once do not delete each other's extension), else `dist/` in the checkout.
+fn dist_root(root: &Path) -> PathBuf {
+    match std::env::var_os("PANELOT_DIST_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => root.join("dist"),
+    }
 }
 
 fn target_dir(sh: &Shell, root: &Path) -> anyhow::Result<PathBuf> {
