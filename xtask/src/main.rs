@@ -10,6 +10,8 @@
 //! cargo xtask protocol [--write]    check (or rewrite) schema hashes and generated TypeScript
 //! cargo xtask fuzz [--seconds N] [--target NAME]   run the cargo-fuzz targets on nightly
 //! cargo xtask sim [--seeds N | --seed S]            the engine simulation: N seeds, or replay S
+//! cargo xtask tidy [--report]       docs, citations, no import cycles in crates/core (--report:
+//!                                   print everything, never fail)
 //! ```
 //!
 //! Every command installs what it is missing (the wasm target, the pinned wasm-bindgen, npm
@@ -23,6 +25,7 @@ mod run;
 mod sim;
 mod snapshot;
 mod test;
+mod tidy;
 mod tools;
 
 use std::path::PathBuf;
@@ -45,6 +48,7 @@ fn main() -> anyhow::Result<()> {
         "protocol" => protocol::protocol(&root, flag(&rest, "--write")),
         "fuzz" => fuzz::fuzz(&root, option(&rest, "--seconds")?, option(&rest, "--target")?),
         "sim" => sim::sim(&root, option(&rest, "--seeds")?, option(&rest, "--seed")?),
+        "tidy" => tidy::tidy(&root, flag(&rest, "--report")),
         "snapshot" => match (option(&rest, "--url")?, option(&rest, "--budget")?) {
             (Some(url), budget) => {
                 let budget = budget.map(|b| b.parse::<u32>()).transpose().context("--budget N")?;
@@ -60,7 +64,7 @@ fn main() -> anyhow::Result<()> {
     }
 }
 
-const HELP: &str = "usage: cargo xtask <build [--test]|run|test|bench|protocol [--write]|fuzz [--seconds N] [--target NAME]|sim [--seeds N|--seed S]|snapshot --url URL [--budget N]>";
+const HELP: &str = "usage: cargo xtask <build [--test]|run|test|bench|protocol [--write]|fuzz [--seconds N] [--target NAME]|sim [--seeds N|--seed S]|tidy [--report]|snapshot --url URL [--budget N]>";
 
 fn workspace_root() -> anyhow::Result<PathBuf> {
     let manifest_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
