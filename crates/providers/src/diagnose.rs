@@ -36,8 +36,9 @@ pub struct HttpFailure<'a> {
     pub secrets: &'a [&'a str],
 }
 
-/// Classifies a failed HTTP call (reference order: 401; 403; 402 or quota; 404 endpoint or
-/// model; 429; 503/529; context length; model not found; other 4xx; other 5xx).
+/// Classifies a failed HTTP call, checking in this order and taking the first that matches: 401;
+/// 403; 402 or quota; 404 endpoint or model; 429; 503/529; context length; model not found; other
+/// 4xx; other 5xx.
 pub fn classify_http_error(failure: &HttpFailure<'_>) -> ProviderError {
     let upstream = parse_body(failure.body);
     let request_id = header(failure.headers, "x-request-id")

@@ -1,3 +1,7 @@
+//! Tests of the SQLite store: the store conformance suite, data surviving a reopened file, a
+//! database from a newer build refused, migrations run once and in order, and the thread-shape
+//! query served from its covering index.
+
 use panelot_core::store::conformance;
 use panelot_core::store::conformance::block_on;
 use panelot_core::store::conformance::meta;
