@@ -167,7 +167,11 @@ fn paths_resolve_to_the_deepest_module_they_name() {
 #[test]
 fn test_only_modules_are_left_out() {
     let graph = graph(&[
-        ("src/lib.rs", "mod a;\nmod b;\n#[cfg(test)]\nmod sim;\n"),
+        (
+            "src/lib.rs",
+            "mod a;\nmod b;\n#[cfg(test)]\nmod sim;\n#[cfg(any(test, feature = \"x\"))]\nmod kit;\n",
+        ),
+        ("src/kit.rs", "use crate::a::f;\n"),
         ("src/a.rs", "pub fn f() {}\n#[cfg(test)]\n#[path = \"a_tests.rs\"]\nmod tests;\n"),
         ("src/a_tests.rs", "use crate::b::g;\n"),
         (
@@ -177,7 +181,8 @@ fn test_only_modules_are_left_out() {
         ),
         ("src/b_extra.rs", "fn f() { crate::a::f(); }\n"),
     ]);
-    assert_eq!(graph.names(), ["crate", "a", "b", "b::extra"]);
+    assert_eq!(graph.names(), ["crate", "a", "b", "b::extra", "kit"]);
+    assert!(graph.has_edge("kit", "a"), "a module built for tests and a feature is kept");
     assert!(graph.has_edge("b", "a"));
     assert!(graph.has_edge("b::extra", "a"), "a #[path] module that is not a test");
     assert!(!graph.has_edge("a", "b"), "the test file's use");

@@ -304,8 +304,9 @@ fn scan(t: &[Token]) -> Scan {
                 let attr = &t[(open + 1).min(close)..close];
                 match attr.first().map(|a| &a.tok) {
                     Some(Tok::Ident(name)) if name == "cfg" && open == i + 1 => {
-                        let has = |word: &str| attr.iter().any(|a| a.tok == ident(word));
-                        test |= has("test") && !has("not");
+                        // Only a plain `cfg(test)`: `any(test, feature = …)` is built for others.
+                        let words = [ident("cfg"), Tok::Punct('('), ident("test"), Tok::Punct(')')];
+                        test |= attr.iter().map(|a| &a.tok).eq(words.iter());
                     }
                     Some(Tok::Ident(name)) if name == "path" => {
                         if let Some(Token { tok: Tok::Str(path), .. }) = attr.get(2) {
