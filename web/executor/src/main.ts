@@ -14,6 +14,7 @@ import {
   type RequestId,
 } from "./generated/protocol";
 import { toFailure, ExecutorError } from "./failure";
+import { randomId } from "./ids";
 import { RequestQueue } from "./queue";
 import { RefRegistry } from "./refs";
 import { Snapshotter } from "./snapshot";
@@ -43,7 +44,7 @@ function carriesRef(call: ExecutorCall): boolean {
 
 function install(): void {
   if (globalThis.__panelotExecutor) return;
-  const documentId = crypto.randomUUID();
+  const documentId = randomId();
   globalThis.__panelotExecutor = { documentId };
   const registry = new RefRegistry();
   const executor: Executor = { registry, snapshots: new Snapshotter(registry, documentId) };
