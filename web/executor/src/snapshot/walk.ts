@@ -453,17 +453,33 @@ class ElementNode implements SnapNode {
 
   private build(): string {
     const { el, role, kind, actionable: interactive, ref } = this;
-    let name = kind === "container" && !containerNamed(el, role) ? "" : accessibleName(el, role);
-    if (!name && interactive && (role === "" || !NAME_FROM_CONTENT.has(role)) && !isFormField(el, role)) {
-      name = subtreeText(el).slice(0, 80);
-    }
-    const shownRole = role === "heading" ? headingRole(el) : role || (el.hasAttribute("onclick") || styleOf(el).cursor === "pointer" ? "clickable" : "focusable");
-    const parts = [shownRole];
+    const name = kind === "container" ? (containerNamed(el, role) ? accessibleName(el, role) : "") : interactive ? actionableName(el, role) : accessibleName(el, role);
+    const parts = [shownRole(el, role)];
     if (name) parts.push(quoteName(clipName(name)));
     parts.push(...stateAttrs(el, role, name));
     if (ref) parts.push(`[${ref}]`);
     return parts.join(" ");
   }
+}
+
+/**
+ * The name an actionable element's line shows: its accessible name, else, for a role that does
+ * not take its name from its content (a clickable div, a focusable span), the start of its text.
+ */
+export function actionableName(el: Element, role: string): string {
+  const name = accessibleName(el, role);
+  if (name || (role !== "" && NAME_FROM_CONTENT.has(role)) || isFormField(el, role)) return name;
+  return subtreeText(el).slice(0, 80);
+}
+
+/**
+ * The role a line shows: `h2` for a heading of level 2, and for an element without a role
+ * `clickable` (an onclick or a pointer cursor) or `focusable`.
+ */
+export function shownRole(el: Element, role: string): string {
+  if (role === "heading") return headingRole(el);
+  if (role) return role;
+  return el.hasAttribute("onclick") || styleOf(el).cursor === "pointer" ? "clickable" : "focusable";
 }
 
 /**
