@@ -11,9 +11,11 @@ use ts_rs::TS;
 
 use crate::ids::RequestId;
 
+mod target;
 mod tools;
 mod typescript;
 
+pub use target::*;
 pub use tools::*;
 pub use typescript::TYPESCRIPT_PATH;
 pub use typescript::executor_typescript;
@@ -38,6 +40,10 @@ pub struct ContentRequest {
     /// them). A call with refs sent to another document fails with `stale_ref`: refs are only
     /// unique within a document. `None` skips the check.
     pub ref_document_id: Option<String>,
+    /// The document and origin the call was judged for: checked before anything else (the
+    /// ref-document check included); elsewhere the call fails with `target_changed`. `None`
+    /// skips the check.
+    pub expected: Option<ExpectedTarget>,
     /// What to do.
     pub op: ContentOp,
 }
@@ -152,6 +158,10 @@ pub enum ActionFailureCode {
     Aborted,
     /// The parameters are invalid for this page (no match, empty walk).
     InvalidTarget,
+    /// The call was judged for another document or origin than the tab holds now (it navigated
+    /// while the call waited for approval, or the tab moved between read and act). Not run;
+    /// details `{documentId, origin, url}` name what is there now.
+    TargetChanged,
     /// Something else failed.
     Unknown,
 }

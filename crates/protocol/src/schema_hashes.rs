@@ -2,7 +2,7 @@
 
 /// Hash of the engine protocol (`panelot/engine-v1`) schema.
 pub const ENGINE_SCHEMA_HASH: &str =
-    "0e95ddc1f342e39a68dbc7605695f1589a7c252f4545cebe20510adfe55c1de9";
+    "5a2a6e469f177465a277a6c2fe1521359dfaa5521ea76c61f20766f310863ca4";
 /// Hash of the page-executor protocol (`panelot/content-v1`) schema.
 pub const CONTENT_SCHEMA_HASH: &str =
-    "8afd7fdde53b0d80815ea02ce03fd821194909811d64588eb3c560d99387eb13";
+    "b384dca6d524e7928b0d1c683b713d9d593246f70ebf0ae9e665e71cc4d9d2ad";

@@ -18,6 +18,7 @@ import { randomId } from "./ids";
 import { RequestQueue } from "./queue";
 import { RefRegistry } from "./refs";
 import { Snapshotter } from "./snapshot";
+import { checkExpected } from "./target";
 import { runCall, type Executor } from "./tools";
 
 declare global {
@@ -35,10 +36,11 @@ function isRequest(message: unknown): message is ContentRequest {
   return typeof m.requestId === "string" && typeof m.op === "object" && m.op !== null && typeof m.deadlineAtMs === "number";
 }
 
-/** Whether a call names an element by ref (its own, a scope, or one in a batch). */
+/** Whether a call names an element by ref (its own, a scope, one in a batch or a describe). */
 function carriesRef(call: ExecutorCall): boolean {
   const params = call.params as Record<string, unknown>;
   if (typeof params.ref === "string" || typeof params.scopeRef === "string") return true;
+  if (call.tool === "describe_target") return call.params.targets.length > 0;
   return call.tool === "batch_actions" && call.params.actions.length > 0;
 }
 
@@ -47,7 +49,7 @@ function install(): void {
   const documentId = randomId();
   globalThis.__panelotExecutor = { documentId };
   const registry = new RefRegistry();
-  const executor: Executor = { registry, snapshots: new Snapshotter(registry, documentId) };
+  const executor: Executor = { documentId, registry, snapshots: new Snapshotter(registry, documentId) };
   const queue = new RequestQueue();
 
   chrome.runtime.onMessage.addListener((message: unknown, _sender, sendResponse) => {
@@ -67,6 +69,16 @@ function install(): void {
         reply({ status: "cancelled" });
         return false;
       case "execute":
+        // The document and origin the call was judged for come first: a call meant for another
+        // page is refused as such, not as a stale ref.
+        if (message.expected != null) {
+          try {
+            checkExpected(message.expected, documentId);
+          } catch (err) {
+            reply({ status: "failed", failure: toFailure(err, "resolve") });
+            return false;
+          }
+        }
         if (message.refDocumentId != null && message.refDocumentId !== documentId && carriesRef(op.call)) {
           const stale = new ExecutorError("stale_ref", "resolve", "the refs are from an earlier page: the tab has navigated since that snapshot, take a new one");
           reply({ status: "failed", failure: toFailure(stale) });

@@ -1,7 +1,7 @@
 // One executor call to its implementation, and the shape of its result.
 
 import type { ActionEvidence, BatchActionsParams, BatchResult, ExecutorCall, ExecutorResult } from "./generated/protocol";
-import { BATCH_MAX_ACTIONS } from "./generated/protocol";
+import { BATCH_MAX_ACTIONS, HIGHLIGHT_LABEL_MAX_CHARS } from "./generated/protocol";
 import { ExecutorError } from "./failure";
 import type { RefRegistry } from "./refs";
 import type { Snapshotter } from "./snapshot";
@@ -11,9 +11,12 @@ import { SETTLE_BATCH_STEP, SETTLE_WRITE } from "./actions/settle";
 import { click, hover, pressKey, selectOption, typeText } from "./actions/write";
 import { focusElement } from "./actions/events";
 import { ensureActionable } from "./actions/actionability";
+import { clearHighlight, showHighlight } from "./actions/highlight";
+import { describeTarget } from "./target";
 
 /** What a call needs from the executor. */
 export interface Executor {
+  documentId: string;
   registry: RefRegistry;
   snapshots: Snapshotter;
 }
@@ -55,6 +58,17 @@ export async function runCall(ex: Executor, call: ExecutorCall, signal: AbortSig
       const el = ex.registry.resolve(call.params.ref);
       await ensureActionable(el, "any", signal);
       return action(await focusAction(el));
+    }
+    case "describe_target":
+      return { shape: "target", data: describeTarget(ex.registry, call.params, ex.documentId) };
+    case "highlight": {
+      if (call.params.ref === null) {
+        clearHighlight();
+        return { shape: "highlight", data: { shown: false, inViewport: false } };
+      }
+      const el = ex.registry.resolve(call.params.ref);
+      const label = call.params.label === null ? null : Array.from(call.params.label).slice(0, HIGHLIGHT_LABEL_MAX_CHARS).join("");
+      return { shape: "highlight", data: showHighlight(el, label) };
     }
   }
 }

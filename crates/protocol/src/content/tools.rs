@@ -5,6 +5,12 @@ use serde::Deserialize;
 use serde::Serialize;
 use ts_rs::TS;
 
+use super::DescribeTargetParams;
+use super::HighlightParams;
+use super::HighlightResult;
+use super::TargetDescription;
+use super::target::check_describe;
+use super::target::check_highlight;
 use crate::ids::ElementRef;
 use crate::ids::SnapshotId;
 
@@ -51,6 +57,11 @@ pub enum ExecutorCall {
     ValidateRef(RefParams),
     /// Focus an element.
     Focus(RefParams),
+    /// Describe the document and elements by ref: what a call would act on and where it leads
+    /// (a read: no focus, no scroll, no events).
+    DescribeTarget(DescribeTargetParams),
+    /// Show (or with no ref, remove) the persistent highlight of one element.
+    Highlight(HighlightParams),
 }
 
 /// No parameters.
@@ -259,6 +270,10 @@ pub enum ExecutorResult {
     Rect(RectResult),
     /// Ref validity.
     RefStatus(RefStatusResult),
+    /// The document and the elements described.
+    Target(TargetDescription),
+    /// What a highlight did.
+    Highlight(HighlightResult),
 }
 
 /// An accessibility snapshot.
@@ -419,7 +434,7 @@ pub struct RangeError {
     pub problem: String,
 }
 
-fn range_error(path: &str, problem: impl Into<String>) -> RangeError {
+pub(super) fn range_error(path: &str, problem: impl Into<String>) -> RangeError {
     RangeError { path: path.to_owned(), problem: problem.into() }
 }
 
@@ -440,6 +455,8 @@ impl ExecutorCall {
                 Err(range_error("params.query", "is empty"))
             }
             ExecutorCall::BatchActions(p) => check_batch(p),
+            ExecutorCall::DescribeTarget(p) => check_describe(p),
+            ExecutorCall::Highlight(p) => check_highlight(p),
             ExecutorCall::Click(_)
             | ExecutorCall::Hover(_)
             | ExecutorCall::Type(_)

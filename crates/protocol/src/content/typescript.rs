@@ -37,6 +37,8 @@ fn declared_types() -> Vec<(String, String, Vec<String>)> {
         WaitForParams, ExtractParams, FindInPageParams, BatchActionsParams, BatchAction,
         ExecutorResult, SnapshotResult, ActionResult, ActionEvidence, EffectState, ExtractResult,
         FindResult, FindHit, SelectionResult, BatchResult, RectResult, RefStatusResult,
+        ExpectedTarget, DescribeTargetParams, DescribeItem, TargetDescription, ElementDescription,
+        Destination, DestinationKind, FormMethod, HighlightParams, HighlightResult,
     ]
 }
 
@@ -52,6 +54,11 @@ pub fn executor_typescript() -> String {
     out.push_str(&format!("export const SNAPSHOT_MAX_TOKENS = {SNAPSHOT_MAX_TOKENS};\n"));
     out.push_str(&format!("export const BATCH_MAX_ACTIONS = {BATCH_MAX_ACTIONS};\n"));
     out.push_str(&format!("export const WAIT_FOR_MAX_MS = {WAIT_FOR_MAX_MS};\n"));
+    out.push_str(&format!("export const TARGET_TEXT_MAX_CHARS = {TARGET_TEXT_MAX_CHARS};\n"));
+    out.push_str(&format!("export const TARGET_URL_MAX_CHARS = {TARGET_URL_MAX_CHARS};\n"));
+    out.push_str(&format!(
+        "export const HIGHLIGHT_LABEL_MAX_CHARS = {HIGHLIGHT_LABEL_MAX_CHARS};\n"
+    ));
     for (_, decl, _) in declared_types() {
         out.push_str("\nexport ");
         out.push_str(&decl);

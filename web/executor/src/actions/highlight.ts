@@ -1,19 +1,36 @@
-// A brief highlight of an action's target: a box in a closed shadow root, 700 ms, then a fade.
-// It ignores pointer events, so it never occludes the page, and the walk skips it.
+// Highlights, drawn in closed shadow roots of `<panelot-overlay>` hosts on the document element:
+// outside the body the walk starts from (and skipped by it anyway), ignoring pointer events so
+// they never occlude the page, and left out of settling's mutation count.
+//
+// * The brief highlight of an action's target: a box, 700 ms, then a fade.
+// * The persistent highlight (`highlight` call): a box and a label chip around one element while
+//   the user is asked about it. It follows the element (one rectangle read per frame, drawn only
+//   when it moved), comes back if the page removes it, and goes when cleared, when another
+//   replaces it, or when its element leaves the document. Nothing here ever throws into a call.
 
-import { topRect } from "../dom";
+import type { HighlightResult } from "../generated/protocol";
+import { inViewport, topRect } from "../dom";
 
 export const OVERLAY_TAG = "panelot-overlay";
 
-/** Shows the highlight around `el` and removes it later (not awaited). */
+const ACCENT = "#7c3aed";
+/** Inline and important: a page's style sheet cannot hide or move the host. */
+const HOST_STYLE = "all:initial!important;position:fixed!important;inset:0!important;pointer-events:none!important;z-index:2147483647!important;display:block!important;";
+
+function overlayHost(): { host: HTMLElement; root: ShadowRoot } {
+  const host = document.createElement(OVERLAY_TAG);
+  host.style.cssText = HOST_STYLE;
+  const root = host.attachShadow({ mode: "closed" });
+  return { host, root };
+}
+
+/** Shows the brief highlight around `el` and removes it later (not awaited). */
 export function highlight(el: Element): void {
   try {
     const rect = topRect(el);
-    const host = document.createElement(OVERLAY_TAG);
-    host.style.cssText = "position:fixed;inset:0;pointer-events:none;z-index:2147483647;";
-    const root = host.attachShadow({ mode: "closed" });
+    const { host, root } = overlayHost();
     const box = document.createElement("div");
-    box.style.cssText = `position:fixed;left:${rect.left - 2}px;top:${rect.top - 2}px;width:${rect.width + 4}px;height:${rect.height + 4}px;border:2px solid #7c3aed;border-radius:4px;background:rgba(124,58,237,0.12);pointer-events:none;transition:opacity 400ms;`;
+    box.style.cssText = `position:fixed;left:${rect.left - 2}px;top:${rect.top - 2}px;width:${rect.width + 4}px;height:${rect.height + 4}px;border:2px solid ${ACCENT};border-radius:4px;background:rgba(124,58,237,0.12);pointer-events:none;transition:opacity 400ms;`;
     root.appendChild(box);
     document.documentElement.appendChild(host);
     setTimeout(() => {
@@ -23,4 +40,98 @@ export function highlight(el: Element): void {
   } catch {
     // A highlight is a courtesy; never fail an action over it.
   }
+}
+
+/** The persistent highlight of this document, if one is up. */
+let persistent: Persistent | null = null;
+
+interface Persistent {
+  el: Element;
+  host: HTMLElement;
+  box: HTMLElement;
+  chip: HTMLElement | null;
+  /** The rectangle drawn last (`left,top,width,height`), to draw only when it moved. */
+  drawn: string;
+  frame: number;
+}
+
+/**
+ * Shows the persistent highlight around `el` with `label` (if any) in a chip above it, replacing
+ * any other.
+ */
+export function showHighlight(el: Element, label: string | null): HighlightResult {
+  clearHighlight();
+  try {
+    const { host, root } = overlayHost();
+    const box = document.createElement("div");
+    box.style.cssText = `position:fixed;box-sizing:border-box;border:2px solid ${ACCENT};border-radius:4px;background:rgba(124,58,237,0.10);pointer-events:none;`;
+    root.appendChild(box);
+    let chip: HTMLElement | null = null;
+    if (label) {
+      chip = document.createElement("div");
+      chip.style.cssText = `position:fixed;max-width:min(360px,90vw);overflow:hidden;white-space:nowrap;text-overflow:ellipsis;padding:2px 8px;border-radius:4px;background:${ACCENT};color:#fff;font:600 12px/18px system-ui,sans-serif;pointer-events:none;`;
+      chip.textContent = label;
+      root.appendChild(chip);
+    }
+    document.documentElement.appendChild(host);
+    const state: Persistent = { el, host, box, chip, drawn: "", frame: 0 };
+    persistent = state;
+    const rect = follow(state);
+    return { shown: rect !== null, inViewport: rect !== null && inViewport(rect) };
+  } catch {
+    clearHighlight();
+    return { shown: false, inViewport: false };
+  }
+}
+
+/** Removes the persistent highlight, if any. */
+export function clearHighlight(): void {
+  const state = persistent;
+  persistent = null;
+  if (!state) return;
+  cancelAnimationFrame(state.frame);
+  try {
+    state.host.remove();
+  } catch {
+    // Already gone with its document.
+  }
+}
+
+/** Draws the highlight where its element is and schedules the next frame; null once it is gone. */
+function follow(state: Persistent): DOMRect | null {
+  if (persistent !== state) return null;
+  try {
+    if (!state.el.isConnected) {
+      clearHighlight();
+      return null;
+    }
+    if (!state.host.isConnected) document.documentElement.appendChild(state.host);
+    const rect = topRect(state.el);
+    const key = `${rect.left},${rect.top},${rect.width},${rect.height}`;
+    if (key !== state.drawn) {
+      state.drawn = key;
+      draw(state, rect);
+    }
+    state.frame = requestAnimationFrame(() => follow(state));
+    return rect;
+  } catch {
+    clearHighlight();
+    return null;
+  }
+}
+
+function draw(state: Persistent, rect: DOMRect): void {
+  const pad = 3;
+  const { box, chip } = state;
+  box.style.left = `${rect.left - pad}px`;
+  box.style.top = `${rect.top - pad}px`;
+  box.style.width = `${rect.width + 2 * pad}px`;
+  box.style.height = `${rect.height + 2 * pad}px`;
+  box.style.display = rect.width + rect.height > 0 ? "block" : "none";
+  if (!chip) return;
+  // Above the box when there is room, else below it.
+  const chipHeight = 22;
+  const above = rect.top - pad - chipHeight - 2;
+  chip.style.left = `${Math.max(4, rect.left - pad)}px`;
+  chip.style.top = `${above >= 0 ? above : Math.max(0, rect.bottom + pad + 2)}px`;
 }

@@ -2,11 +2,14 @@
 // Do not edit by hand.
 
 export const CONTENT_PROTOCOL = "panelot/content-v1";
-export const CONTENT_SCHEMA_HASH = "8afd7fdde53b0d80815ea02ce03fd821194909811d64588eb3c560d99387eb13";
+export const CONTENT_SCHEMA_HASH = "b384dca6d524e7928b0d1c683b713d9d593246f70ebf0ae9e665e71cc4d9d2ad";
 export const SNAPSHOT_DEFAULT_TOKENS = 3000;
 export const SNAPSHOT_MAX_TOKENS = 6000;
 export const BATCH_MAX_ACTIONS = 6;
 export const WAIT_FOR_MAX_MS = 30000;
+export const TARGET_TEXT_MAX_CHARS = 200;
+export const TARGET_URL_MAX_CHARS = 4096;
+export const HIGHLIGHT_LABEL_MAX_CHARS = 200;
 
 export type RequestId = string;
 
@@ -37,6 +40,12 @@ deadlineAtMs: number,
  * unique within a document. `None` skips the check.
  */
 refDocumentId: string | null, 
+/**
+ * The document and origin the call was judged for: checked before anything else (the
+ * ref-document check included); elsewhere the call fails with `target_changed`. `None`
+ * skips the check.
+ */
+expected: ExpectedTarget | null, 
 /**
  * What to do.
  */
@@ -108,11 +117,11 @@ retryable: boolean,
  */
 details: unknown, };
 
-export type ActionFailureCode = "stale_ref" | "detached" | "not_visible" | "not_stable" | "disabled" | "not_editable" | "occluded" | "ambiguous_target" | "unsupported_frame" | "l1_not_effective" | "navigation_uncertain" | "safety_boundary_unavailable" | "timeout" | "aborted" | "invalid_target" | "unknown";
+export type ActionFailureCode = "stale_ref" | "detached" | "not_visible" | "not_stable" | "disabled" | "not_editable" | "occluded" | "ambiguous_target" | "unsupported_frame" | "l1_not_effective" | "navigation_uncertain" | "safety_boundary_unavailable" | "timeout" | "aborted" | "invalid_target" | "target_changed" | "unknown";
 
 export type ActionPhase = "resolve" | "precheck" | "execute" | "settle" | "verify" | "recover";
 
-export type ExecutorCall = { "tool": "snapshot", "params": SnapshotParams } | { "tool": "click", "params": ClickParams } | { "tool": "hover", "params": RefParams } | { "tool": "type", "params": TypeParams } | { "tool": "select_option", "params": SelectOptionParams } | { "tool": "press_key", "params": PressKeyParams } | { "tool": "scroll", "params": ScrollParams } | { "tool": "wait_for", "params": WaitForParams } | { "tool": "extract", "params": ExtractParams } | { "tool": "find_in_page", "params": FindInPageParams } | { "tool": "get_selection", "params": EmptyParams } | { "tool": "batch_actions", "params": BatchActionsParams } | { "tool": "get_rect", "params": RefParams } | { "tool": "validate_ref", "params": RefParams } | { "tool": "focus", "params": RefParams };
+export type ExecutorCall = { "tool": "snapshot", "params": SnapshotParams } | { "tool": "click", "params": ClickParams } | { "tool": "hover", "params": RefParams } | { "tool": "type", "params": TypeParams } | { "tool": "select_option", "params": SelectOptionParams } | { "tool": "press_key", "params": PressKeyParams } | { "tool": "scroll", "params": ScrollParams } | { "tool": "wait_for", "params": WaitForParams } | { "tool": "extract", "params": ExtractParams } | { "tool": "find_in_page", "params": FindInPageParams } | { "tool": "get_selection", "params": EmptyParams } | { "tool": "batch_actions", "params": BatchActionsParams } | { "tool": "get_rect", "params": RefParams } | { "tool": "validate_ref", "params": RefParams } | { "tool": "focus", "params": RefParams } | { "tool": "describe_target", "params": DescribeTargetParams } | { "tool": "highlight", "params": HighlightParams };
 
 export type EmptyParams = Record<symbol, never>;
 
@@ -252,7 +261,7 @@ actions: Array<BatchAction>, };
 
 export type BatchAction = { "kind": "click", "params": ClickParams } | { "kind": "type", "params": TypeParams } | { "kind": "select_option", "params": SelectOptionParams };
 
-export type ExecutorResult = { "shape": "snapshot", "data": SnapshotResult } | { "shape": "action", "data": ActionResult } | { "shape": "extract", "data": ExtractResult } | { "shape": "find", "data": FindResult } | { "shape": "selection", "data": SelectionResult } | { "shape": "batch", "data": BatchResult } | { "shape": "rect", "data": RectResult } | { "shape": "ref_status", "data": RefStatusResult };
+export type ExecutorResult = { "shape": "snapshot", "data": SnapshotResult } | { "shape": "action", "data": ActionResult } | { "shape": "extract", "data": ExtractResult } | { "shape": "find", "data": FindResult } | { "shape": "selection", "data": SelectionResult } | { "shape": "batch", "data": BatchResult } | { "shape": "rect", "data": RectResult } | { "shape": "ref_status", "data": RefStatusResult } | { "shape": "target", "data": TargetDescription } | { "shape": "highlight", "data": HighlightResult };
 
 export type SnapshotResult = { 
 /**
@@ -424,3 +433,127 @@ export type RefStatusResult = {
  * True when the ref is current.
  */
 valid: boolean, };
+
+export type ExpectedTarget = { 
+/**
+ * The document's id, as the executor reported it (`pong`, a snapshot, `describe_target`).
+ */
+documentId: string, 
+/**
+ * The document's origin as the executor reports it in [`TargetDescription::origin`].
+ */
+origin: string, };
+
+export type DescribeTargetParams = { 
+/**
+ * Elements to describe, at most [`BATCH_MAX_ACTIONS`]; none describes the document only.
+ */
+targets: Array<DescribeItem>, };
+
+export type DescribeItem = { 
+/**
+ * The element.
+ */
+ref: ElementRef, 
+/**
+ * The call submits the element's form (`type` with `submit`, `press_key` Enter): report
+ * that submission as the destination when the element is in a form.
+ */
+submits: boolean, };
+
+export type TargetDescription = { 
+/**
+ * Identity of the document (the `documentId` of its snapshots).
+ */
+documentId: string, 
+/**
+ * The document's URL.
+ */
+url: string, 
+/**
+ * The document's origin (see the module documentation for its spelling).
+ */
+origin: string, 
+/**
+ * The document's title.
+ */
+title: string, 
+/**
+ * One per requested ref, in the order asked.
+ */
+elements: Array<ElementDescription>, };
+
+export type ElementDescription = { 
+/**
+ * The ref asked about.
+ */
+ref: ElementRef, 
+/**
+ * The role as the element's snapshot line shows it (`button`, `link`, `textbox`, `h2`;
+ * `clickable` or `focusable` for an element without one).
+ */
+role: string, 
+/**
+ * The accessible name as the snapshot line shows it (may be empty).
+ */
+name: string, 
+/**
+ * The tag name, lowercase (`button`, `input`, `a`, `div`).
+ */
+tag: string, 
+/**
+ * The `type` of an `<input>` as the browser reads it (`text` when missing or unknown);
+ * `None` for other elements.
+ */
+inputType: string | null, 
+/**
+ * A password field: `<input type=password>`, or an input or textarea whose `autocomplete`
+ * names a password (`current-password`, `new-password`).
+ */
+password: boolean, 
+/**
+ * Where acting on it leads; `None` when it is neither a link nor a form submission.
+ */
+destination: Destination | null, };
+
+export type Destination = { 
+/**
+ * A link or a form submission.
+ */
+kind: DestinationKind, 
+/**
+ * Absolute URL: a link's `href`, or a submission's action (`formaction` overrides `action`;
+ * an empty action is the document's URL), resolved against the document's base URL and
+ * without the form data. Other schemes are reported as they are (`javascript:…`, `data:…`);
+ * a URL the browser cannot parse is reported as written.
+ */
+url: string, 
+/**
+ * The submission's method (`formmethod` overrides `method`); `None` for a link.
+ */
+method: FormMethod | null, };
+
+export type DestinationKind = "link" | "form_submit";
+
+export type FormMethod = "get" | "post";
+
+export type HighlightParams = { 
+/**
+ * The element to highlight, replacing any highlight shown; `None` removes it.
+ */
+ref: ElementRef | null, 
+/**
+ * Text of a label chip next to the element (`Panelot wants to click this`), at most
+ * [`HIGHLIGHT_LABEL_MAX_CHARS`]; no chip when `None`.
+ */
+label: string | null, };
+
+export type HighlightResult = { 
+/**
+ * A highlight is up now (false after removing it, or when it could not be drawn).
+ */
+shown: boolean, 
+/**
+ * The element's box is in the viewport now (the user can see it without scrolling).
+ */
+inViewport: boolean, };
