@@ -64,12 +64,18 @@ impl Browser {
 
     /// Launches headless Chromium with a flavor of the extension on a fresh profile.
     pub fn launch_flavor(flavor: Flavor) -> anyhow::Result<Self> {
-        let extension_dir = extension_dir(flavor)?;
+        Self::launch_from(extension_dir(flavor)?, Vec::new())
+    }
+
+    /// Launches headless Chromium with the extension built into `extension_dir` and more
+    /// Chromium flags.
+    pub fn launch_from(extension_dir: PathBuf, extra_args: Vec<String>) -> anyhow::Result<Self> {
         let id = extension_id(&extension_dir)?;
         let chromium = Chromium::launch(&LaunchOptions {
             binary: find_chromium()?,
             extension_dir: Some(extension_dir),
             display: Display::Headless,
+            extra_args,
         })?;
         let cdp = chromium.connect()?;
         Ok(Browser { cdp, extension_origin: format!("chrome-extension://{id}"), chromium })

@@ -36,6 +36,8 @@ pub struct LaunchOptions {
     pub extension_dir: Option<PathBuf>,
     /// Headless or windowed.
     pub display: Display,
+    /// More command-line flags (`--host-resolver-rules=MAP *.test 127.0.0.1`).
+    pub extra_args: Vec<String>,
 }
 
 /// A running Chromium on a throwaway profile, killed and cleaned up on drop.
@@ -94,6 +96,7 @@ impl Chromium {
             "--disable-sync",
             "--remote-debugging-port=0",
         ]);
+        command.args(&options.extra_args);
         command.arg(format!("--user-data-dir={}", profile.display()));
         if let Some(dir) = &options.extension_dir {
             command.arg(format!("--load-extension={}", dir.display()));
