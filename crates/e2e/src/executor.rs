@@ -2,6 +2,10 @@
 //! build, `chrome.scripting.executeScript` puts `executor.js` into a fixture tab and
 //! `chrome.tabs.sendMessage` carries real `panelot/content-v1` requests to it.
 
+use std::path::Path;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicU32;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -11,6 +15,7 @@ use panelot_protocol::content::CONTENT_PROTOCOL;
 use panelot_protocol::content::ContentOutcome;
 use panelot_protocol::content::ContentResponse;
 use panelot_protocol::content::ExecutorResult;
+use panelot_protocol::content::ExpectedTarget;
 use panelot_protocol::content::SnapshotResult;
 use panelot_protocol::decode_content_response;
 use panelot_testkit::cdp::Page;
@@ -31,6 +36,61 @@ pub struct ExecutorHarness {
     /// The extension page that calls `chrome.*`.
     pub page: Page,
     next_request: u64,
+    /// The patched copy of the extension the browser loaded, removed with the harness (after
+    /// the browser, which is dropped first).
+    _copy: Option<ExtensionCopy>,
+}
+
+/// Hosts the copy made by [`ExecutorHarness::launch_with_test_hosts`] grants.
+const TEST_HOSTS: &[&str] = &["http://*.test/*"];
+
+/// A copy of a built extension whose manifest grants more hosts; removed on drop.
+#[derive(Debug)]
+struct ExtensionCopy {
+    dir: PathBuf,
+}
+
+static COPIES: AtomicU32 = AtomicU32::new(0);
+
+impl ExtensionCopy {
+    fn with_hosts(built: &Path, hosts: &[&str]) -> anyhow::Result<Self> {
+        let dir = std::env::temp_dir().join(format!(
+            "panelot-extension-{}-{}",
+            std::process::id(),
+            COPIES.fetch_add(1, Ordering::Relaxed)
+        ));
+        let copy = ExtensionCopy { dir };
+        copy_dir(built, &copy.dir)?;
+        let path = copy.dir.join("manifest.json");
+        let mut manifest: Value = serde_json::from_str(&std::fs::read_to_string(&path)?)?;
+        let granted = manifest["host_permissions"]
+            .as_array_mut()
+            .context("the manifest has no host_permissions list")?;
+        granted.extend(hosts.iter().map(|host| json!(host)));
+        std::fs::write(&path, serde_json::to_string_pretty(&manifest)?)?;
+        Ok(copy)
+    }
+}
+
+impl Drop for ExtensionCopy {
+    fn drop(&mut self) {
+        // A copy left behind in the temp dir is harmless.
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
+        let entry = entry?;
+        let dest = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_dir(&entry.path(), &dest)?;
+        } else {
+            std::fs::copy(entry.path(), &dest)?;
+        }
+    }
+    Ok(())
 }
 
 /// A tab opened for a fixture page (in a window of its own, so it is visible and its timers run
@@ -41,9 +101,25 @@ pub struct Tab(pub i64);
 impl ExecutorHarness {
     /// Launches Chromium with the test build and opens an extension page.
     pub fn launch() -> anyhow::Result<Self> {
-        let mut browser = Browser::launch_flavor(Flavor::Test)?;
+        let browser = Browser::launch_flavor(Flavor::Test)?;
+        Self::with_browser(browser, None)
+    }
+
+    /// Launches Chromium with the test build where every `*.test` name is `127.0.0.1`, so that
+    /// the fixture site also answers at `http://<name>.test:<port>`: an origin of its own per
+    /// name, and no secure context (unlike `127.0.0.1` and `localhost`). The extension may read
+    /// those pages: it is loaded from a copy of the test build whose manifest grants
+    /// `http://*.test/*` (granting an optional host at run time takes a prompt).
+    pub fn launch_with_test_hosts() -> anyhow::Result<Self> {
+        let copy = ExtensionCopy::with_hosts(&crate::extension_dir(Flavor::Test)?, TEST_HOSTS)?;
+        let rules = "--host-resolver-rules=MAP *.test 127.0.0.1".to_owned();
+        let browser = Browser::launch_from(copy.dir.clone(), vec![rules])?;
+        Self::with_browser(browser, Some(copy))
+    }
+
+    fn with_browser(mut browser: Browser, copy: Option<ExtensionCopy>) -> anyhow::Result<Self> {
         let page = browser.open_extension_page("options.html")?;
-        Ok(ExecutorHarness { browser, page, next_request: 1 })
+        Ok(ExecutorHarness { browser, page, next_request: 1, _copy: copy })
     }
 
     /// Evaluates script in the extension page.
@@ -196,6 +272,7 @@ impl ExecutorHarness {
             "requestId": request_id,
             "deadlineAtMs": deadline_at_ms,
             "refDocumentId": null,
+            "expected": null,
             "op": op,
         });
         (request_id, message)
@@ -214,8 +291,21 @@ impl ExecutorHarness {
         call: Value,
         ref_document_id: Option<&str>,
     ) -> anyhow::Result<ContentOutcome> {
+        self.call_judged(tab, call, ref_document_id, None)
+    }
+
+    /// Runs one executor call as the engine sends a judged one: with the document its refs
+    /// came from and the document and origin it was judged for (`expected`).
+    pub fn call_judged(
+        &mut self,
+        tab: Tab,
+        call: Value,
+        ref_document_id: Option<&str>,
+        expected: Option<&ExpectedTarget>,
+    ) -> anyhow::Result<ContentOutcome> {
         let (request_id, mut message) = self.request(json!({ "kind": "execute", "call": call }));
         message["refDocumentId"] = json!(ref_document_id);
+        message["expected"] = serde_json::to_value(expected)?;
         let raw = self.send_raw(tab, &message)?;
         let response: ContentResponse = decode_content_response(raw.clone())
             .with_context(|| format!("executor answered {raw}"))?;

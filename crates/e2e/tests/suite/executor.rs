@@ -24,6 +24,8 @@ use serde_json::Value;
 use serde_json::json;
 use tiktoken_rs::CoreBPE;
 
+mod targets;
+
 fn site() -> FixtureSite {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures");
     FixtureSite::start(root).expect("start the fixture site")
