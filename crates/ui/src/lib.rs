@@ -1,56 +1,35 @@
-//! Panelot's UI pages (side panel, chat, options): a Leptos client-side app in wasm.
+//! Panelot's UI pages (side panel, full-page chat, options): a Leptos client-side app in wasm.
 //!
-//! Logic lives in plain-Rust modules that build and test natively:
+//! Each page's `boot.js` loads the module and calls [`start`] with the page's entry name. The
+//! crate is in four layers; only the first builds natively, the rest is wasm only:
 //!
-//! * [`EngineClient`]: the port protocol as a sans-IO state machine (handshake, outbox resent
-//!   after reconnect, heartbeat, backoff, reload-required);
-//! * [`ThreadView`] and [`ThreadList`]: view models fed by engine events;
-//! * [`markdown`]: model text to safe HTML;
-//! * [`composer`], [`settings`] and [`i18n`]: key bindings, the settings form, the catalog.
-//!
-//! Only `app` (Leptos components) and `host` (the port, timers and `chrome.storage.session`)
-//! touch the browser, and they compile for wasm only. Each page's `boot.js` loads the module and
-//! calls `start` with the page's entry name.
+//! | module       | what it holds                                                             |
+//! |--------------|---------------------------------------------------------------------------|
+//! | [`state`]    | plain-Rust logic, unit tested natively: the engine client (a sans-IO state machine of the port protocol), the thread list and thread view models, the composer's keys and per-turn choices, attachments, the options page's forms |
+//! | [`i18n`], [`markdown`] | the message catalog (English, Simplified Chinese); model text to safe HTML |
+//! | `host`       | the browser under the app: the `chrome.runtime` port driving the engine client, timers, `chrome.storage`, and the `chrome.*` calls the views make (permissions, tabs, scripting, side panel). It takes callbacks and knows nothing of the app's state |
+//! | `contexts`   | the app's reactive state, split by concern and provided through Leptos context (`provide_*` / `use_*`): page, engine, thread list, open thread, composer, settings, notices; the turn commands; the router of engine events |
+//! | `views`      | the Leptos components, one concern per file: page shell, thread list, thread pane, message stream, cards, composer, options page sections |
+//! | `boot`       | mounts a page: provides the contexts, starts the host with the router |
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
-mod client;
-pub mod composer;
 pub mod i18n;
 pub mod markdown;
-pub mod settings;
-mod thread_list;
-mod thread_view;
+pub mod state;
 
 #[cfg(target_arch = "wasm32")]
-mod app;
+mod boot;
+#[cfg(target_arch = "wasm32")]
+mod contexts;
 #[cfg(target_arch = "wasm32")]
 mod host;
-
-pub use client::ClientError;
-pub use client::Connection;
-pub use client::Effect;
-pub use client::EngineClient;
-pub use client::PING_INTERVAL_MS;
-pub use client::RECONNECT_INITIAL_MS;
-pub use client::RECONNECT_MAX_MS;
-pub use client::reconnect_delay_ms;
-pub use thread_list::Group;
-pub use thread_list::ThreadList;
-pub use thread_list::apply_patch;
-pub use thread_list::group_of;
-pub use thread_view::ActiveTurnView;
-pub use thread_view::Applied;
-pub use thread_view::Delivery;
-pub use thread_view::Entry;
-pub use thread_view::EntryBody;
-pub use thread_view::EntryKey;
-pub use thread_view::ThreadView;
-pub use thread_view::summarize_params;
+#[cfg(target_arch = "wasm32")]
+mod views;
 
 /// Mounts the page `entry` (`sidepanel`, `chat` or `options`) and connects to the engine.
 #[cfg(target_arch = "wasm32")]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn start(entry: &str) -> Result<(), wasm_bindgen::JsValue> {
-    app::start(entry)
+    boot::start(entry)
 }

@@ -1,19 +1,16 @@
-//! The thread list (sidebar on the chat page, drawer in the side panel) and the thread pane.
+//! The thread list (the chat page's sidebar, the side panel's drawer): threads grouped pinned /
+//! today / yesterday / last 7 days / older, with rename, pin, delete and activity badges.
 
 use leptos::prelude::*;
-use panelot_protocol::Op;
 use panelot_protocol::ThreadId;
-use panelot_protocol::engine::ThreadDeleteParams;
 use panelot_protocol::engine::ThreadMetaPatch;
-use panelot_protocol::engine::ThreadUpdateParams;
 
-use super::AppState;
-use super::composer::Composer;
-use super::stream::MessageStream;
-use crate::Group;
-use crate::host;
-use crate::i18n;
+use crate::contexts::use_open_thread;
+use crate::contexts::use_page;
+use crate::contexts::use_threads;
+use crate::contexts::use_turns;
 use crate::i18n::Msg;
+use crate::state::thread_list::Group;
 
 fn group_label(group: Group) -> Msg {
     match group {
@@ -65,26 +62,18 @@ fn local_now() -> (u64, i32) {
     (now.get_time() as u64, -(now.get_timezone_offset() as i32))
 }
 
-/// Sends `thread.update` with `patch` (no revision check: the last change wins).
-pub(super) fn update(thread_id: ThreadId, patch: ThreadMetaPatch) {
-    let _ = host::send(|submission_id| {
-        Op::ThreadUpdate(ThreadUpdateParams {
-            submission_id,
-            thread_id,
-            patch,
-            expected_revision: None,
-        })
-    });
-}
-
 /// Threads grouped pinned / today / yesterday / last 7 days / older, with rename, pin, delete
 /// and activity badges.
 #[component]
-pub(super) fn ThreadListPanel(state: AppState) -> impl IntoView {
+pub(crate) fn ThreadListPanel() -> impl IntoView {
+    let page = use_page();
+    let threads = use_threads();
+    let open = use_open_thread();
+    let turns = use_turns();
     let rows = Memo::new(move |_| {
         let (now_ms, offset) = local_now();
-        let untitled = i18n::text(state.lang.get(), Msg::Untitled);
-        state.threads.with(|list| {
+        let untitled = page.text(Msg::Untitled);
+        threads.list.with(|list| {
             let mut rows = Vec::new();
             for (group, members) in list.groups(now_ms, offset) {
                 rows.push(Row {
@@ -116,21 +105,21 @@ pub(super) fn ThreadListPanel(state: AppState) -> impl IntoView {
             rows
         })
     });
-    let open_id = move || state.thread.with(|v| v.as_ref().map(|v| v.thread_id().clone()));
+    let open_id = move || open.tracked_thread_id();
     // One row at a time is renamed or asked about, inline (no `prompt`/`confirm` dialogs).
     let mode = RwSignal::new(RowMode::Browsing);
     let title_draft = RwSignal::new(String::new());
     view! {
-        <section class="thread-list" aria-label=state.t(Msg::Threads)>
-            <button class="new-thread" on:click=move |_| state.new_draft()>{state.t(Msg::NewThread)}</button>
+        <section class="thread-list" aria-label=page.t(Msg::Threads)>
+            <button class="new-thread" on:click=move |_| turns.new_draft()>{page.t(Msg::NewThread)}</button>
             <ul>
                 <For each=move || rows.get() key=|row| row.clone() let:row>
                     {match (row.group, row.thread_id.clone()) {
-                        (Some(group), _) => view! { <li class="group" data-group=group_name(group)>{state.t(group_label(group))}</li> }.into_any(),
+                        (Some(group), _) => view! { <li class="group" data-group=group_name(group)>{page.t(group_label(group))}</li> }.into_any(),
                         (None, Some(thread_id)) => {
                             let current = thread_id.clone();
                             let selected = move || open_id().as_ref() == Some(&current);
-                            let open = thread_id.clone();
+                            let to_open = thread_id.clone();
                             let rename = thread_id.clone();
                             let old_title = row.title.clone();
                             let pin = thread_id.clone();
@@ -139,19 +128,19 @@ pub(super) fn ThreadListPanel(state: AppState) -> impl IntoView {
                             let title = row.title.clone();
                             view! {
                                 <li class="thread" class:selected=selected>
-                                    <button class="open" on:click=move |_| state.open_thread(open.clone())>
+                                    <button class="open" on:click=move |_| open.open(to_open.clone())>
                                         {row.title.clone()}
-                                        {row.running.then(|| view! { <span class="badge running" title=state.t(Msg::BadgeRunning)>"●"</span> })}
-                                        {(row.approvals > 0).then(|| view! { <span class="badge approval" title=state.t(Msg::BadgeApproval)>"!"</span> })}
+                                        {row.running.then(|| view! { <span class="badge running" title=page.t(Msg::BadgeRunning)>"●"</span> })}
+                                        {(row.approvals > 0).then(|| view! { <span class="badge approval" title=page.t(Msg::BadgeApproval)>"!"</span> })}
                                     </button>
-                                    <button class="icon rename" title=state.t(Msg::Rename) on:click={
+                                    <button class="icon rename" title=page.t(Msg::Rename) on:click={
                                         let id = rename.clone();
                                         move |_| { title_draft.set(old_title.clone()); mode.set(RowMode::Renaming(id.clone())); }
                                     }>"✎"</button>
-                                    <button class="icon pin" title=state.t(if pinned { Msg::Unpin } else { Msg::Pin }) on:click=move |_| {
-                                        update(pin.clone(), ThreadMetaPatch { pinned: Some(!pinned), ..ThreadMetaPatch::default() });
+                                    <button class="icon pin" title=page.t(if pinned { Msg::Unpin } else { Msg::Pin }) on:click=move |_| {
+                                        threads.update(pin.clone(), ThreadMetaPatch { pinned: Some(!pinned), ..ThreadMetaPatch::default() });
                                     }>{if pinned { "★" } else { "☆" }}</button>
-                                    <button class="icon delete" title=state.t(Msg::Delete) on:click={
+                                    <button class="icon delete" title=page.t(Msg::Delete) on:click={
                                         let id = delete.clone();
                                         move |_| mode.set(RowMode::ConfirmingDelete(id.clone()))
                                     }>"🗑"</button>
@@ -163,12 +152,12 @@ pub(super) fn ThreadListPanel(state: AppState) -> impl IntoView {
                                             let save = move || {
                                                 let title = title_draft.get_untracked();
                                                 if !title.trim().is_empty() {
-                                                    update(save_to.clone(), ThreadMetaPatch { title: Some(title.trim().to_owned()), ..ThreadMetaPatch::default() });
+                                                    threads.update(save_to.clone(), ThreadMetaPatch { title: Some(title.trim().to_owned()), ..ThreadMetaPatch::default() });
                                                 }
                                                 mode.set(RowMode::Browsing);
                                             };
                                             view! {
-                                                <input type="text" class="rename-box" aria-label=state.t(Msg::RenameTo) autofocus=true
+                                                <input type="text" class="rename-box" aria-label=page.t(Msg::RenameTo) autofocus=true
                                                     prop:value=move || title_draft.get()
                                                     on:input=move |ev| title_draft.set(event_target_value(&ev))
                                                     on:keydown=move |ev: web_sys::KeyboardEvent| match ev.key().as_str() {
@@ -184,16 +173,16 @@ pub(super) fn ThreadListPanel(state: AppState) -> impl IntoView {
                                         let doomed = delete;
                                         move || (mode.get() == RowMode::ConfirmingDelete(confirming.clone())).then(|| {
                                             let doomed = doomed.clone();
-                                            let question = i18n::format(state.lang.get_untracked(), Msg::ConfirmDelete, &[("title", &title)]);
+                                            let question = page.format(Msg::ConfirmDelete, &[("title", &title)]);
                                             view! {
                                                 <span class="confirm" role="alertdialog">
                                                     <span>{question}</span>
                                                     <button class="confirm-delete" on:click=move |_| {
                                                         let thread_id = doomed.clone();
-                                                        let _ = host::send(|submission_id| Op::ThreadDelete(ThreadDeleteParams { submission_id, thread_id }));
+                                                        threads.delete(thread_id);
                                                         mode.set(RowMode::Browsing);
-                                                    }>{state.t(Msg::ConfirmDeleteYes)}</button>
-                                                    <button class="cancel-delete" on:click=move |_| mode.set(RowMode::Browsing)>{state.t(Msg::Cancel)}</button>
+                                                    }>{page.t(Msg::ConfirmDeleteYes)}</button>
+                                                    <button class="cancel-delete" on:click=move |_| mode.set(RowMode::Browsing)>{page.t(Msg::Cancel)}</button>
                                                 </span>
                                             }
                                         })
@@ -205,26 +194,6 @@ pub(super) fn ThreadListPanel(state: AppState) -> impl IntoView {
                     }}
                 </For>
             </ul>
-        </section>
-    }
-}
-
-/// The open thread: the message stream, cards the engine asks for, and the composer.
-#[component]
-pub(super) fn ThreadPane(state: AppState) -> impl IntoView {
-    let awaiting_approval =
-        move || state.thread.with(|v| v.as_ref().is_some_and(|v| !v.approvals.is_empty()));
-    view! {
-        <section class="thread-pane">
-            <h2 class="thread-title">
-                {move || state.thread.with(|v| v.as_ref().and_then(|v| v.meta.as_ref().map(|m| m.title.clone())))}
-            </h2>
-            <MessageStream state=state/>
-            // A pending approval takes the composer's place, so its Y/S/A/N/Esc keys are never
-            // typed into the text box.
-            <Show when=move || !awaiting_approval()>
-                <Composer state=state/>
-            </Show>
         </section>
     }
 }

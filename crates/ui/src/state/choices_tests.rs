@@ -1,46 +1,8 @@
-//! Tests of the composer module.
+//! Tests of the choices module.
 
 use pretty_assertions::assert_eq;
 
 use super::*;
-
-const NONE: Modifiers = Modifiers { shift: false, alt: false, ctrl_or_meta: false };
-const SHIFT: Modifiers = Modifiers { shift: true, alt: false, ctrl_or_meta: false };
-const SHIFT_ALT: Modifiers = Modifiers { shift: true, alt: true, ctrl_or_meta: false };
-
-#[test]
-fn keys_map_to_actions() {
-    use ComposerAction::*;
-    use TurnActivity::*;
-    let cases = [
-        ("Enter", NONE, Idle, Submit),
-        ("Enter", NONE, Steerable, Steer),
-        ("Enter", NONE, NotSteerable, Submit),
-        ("Enter", SHIFT, Steerable, Default),
-        ("Enter", SHIFT_ALT, Steerable, Enqueue),
-        ("Enter", SHIFT_ALT, Idle, Enqueue),
-        ("Escape", NONE, Steerable, Interrupt),
-        ("Escape", NONE, Idle, Default),
-        ("a", NONE, Steerable, Default),
-    ];
-    for (key, modifiers, activity, expected) in cases {
-        assert_eq!(
-            key_action(key, modifiers, activity, false),
-            expected,
-            "{key} {modifiers:?} {activity:?}"
-        );
-    }
-}
-
-#[test]
-fn enter_while_composing_never_sends() {
-    assert_eq!(key_action("Enter", NONE, TurnActivity::Idle, true), ComposerAction::Default);
-}
-
-#[test]
-fn blank_text_is_not_sendable() {
-    assert_eq!([" \n", "", "x"].map(sendable), [false, false, true]);
-}
 
 #[test]
 fn a_turn_without_choices_carries_no_overrides() {
@@ -68,40 +30,6 @@ fn selector_values_round_trip() {
         assert_eq!(parse_policy_value(policy_value(policy)), policy);
     }
     assert_eq!(parse_policy_value("untrusted"), Some(PermissionPolicy::Untrusted));
-}
-
-#[test]
-fn a_page_is_attached_as_untrusted_page_content_and_an_empty_selection_is_not() {
-    let read = PageRead::from_json(&serde_json::json!({"url": "https://a.example/x?q=1",
-        "title": "A page", "selection": "  ", "text": " Body text "}));
-    assert_eq!(context_block(Attach::Selection, &read, None), None);
-    let block = context_block(Attach::Page, &read, None).unwrap();
-    assert_eq!(block.kind, ContextKind::Page);
-    assert_eq!(block.label, "A page");
-    assert_eq!(block.origin.as_deref(), Some("https://a.example"));
-    assert_eq!((block.trust, block.provenance), (Trust::Untrusted, Provenance::Page));
-    assert_eq!(block.content, ContextContent::Text { text: "Body text".to_owned() });
-    assert_eq!(block.approx_tokens, Some(3));
-    // A page of a known tab is read by the engine (a snapshot with refs), so no text is sent.
-    let tab = TabRef { tab_id: 4, window_id: None, url: read.url.clone(), title: "A page".into() };
-    let live = context_block(Attach::Page, &read, Some(tab.clone())).unwrap();
-    assert_eq!((live.content, live.tab), (ContextContent::Empty, Some(tab)));
-    let read = PageRead { selection: "chosen words".to_owned(), ..read };
-    let block = context_block(Attach::Selection, &read, None).unwrap();
-    assert_eq!(
-        (block.kind, block.label.as_str()),
-        (ContextKind::Selection, "“chosen words” · A page")
-    );
-}
-
-#[test]
-fn ctrl_or_cmd_e_alone_toggles_the_view() {
-    let ctrl = Modifiers { ctrl_or_meta: true, ..NONE };
-    assert!(is_toggle_view("e", ctrl));
-    assert!(is_toggle_view("E", ctrl));
-    assert!(!is_toggle_view("e", NONE));
-    assert!(!is_toggle_view("e", Modifiers { shift: true, ..ctrl }));
-    assert!(!is_toggle_view("r", ctrl));
 }
 
 #[test]

@@ -404,7 +404,7 @@ impl ThreadView {
             }
             AgentEvent::ThreadUpdated(event) => {
                 let Some(meta) = &mut self.meta else { return Applied::Ignored };
-                crate::thread_list::apply_patch(meta, event.revision, &event.patch);
+                crate::state::thread_list::apply_patch(meta, event.revision, &event.patch);
             }
             AgentEvent::ThreadDeleted(_) => self.deleted = true,
             AgentEvent::InteractionRequest(event) => {

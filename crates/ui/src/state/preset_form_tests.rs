@@ -1,114 +1,15 @@
-//! Tests of the settings module.
+//! Tests of the preset form module.
 
 use pretty_assertions::assert_eq;
 
 use super::*;
+use crate::state::choices::parse_policy_value;
+use crate::state::choices::preset_named;
 use panelot_protocol::PresetId;
 use panelot_protocol::engine::PermissionPolicy;
 use panelot_protocol::engine::PresetParams;
 use panelot_protocol::engine::ReasoningEffort;
 use panelot_protocol::engine::ToolLevel;
-
-#[test]
-fn no_model_means_the_connection_form_first() {
-    assert_eq!(first_screen(0), SettingsScreen::ConnectionForm);
-    assert_eq!(first_screen(2), SettingsScreen::Overview);
-}
-
-#[test]
-fn an_empty_form_lists_every_missing_field() {
-    let form = ConnectionForm {
-        base_url: String::new(),
-        ..ConnectionForm::new(ConnectionKind::Anthropic)
-    };
-    assert_eq!(
-        form.validate(),
-        Err(vec![
-            (Field::Name, FieldProblem::Required),
-            (Field::BaseUrl, FieldProblem::Required),
-            (Field::DefaultModel, FieldProblem::Required),
-        ])
-    );
-}
-
-#[test]
-fn a_filled_form_is_trimmed() {
-    let form = ConnectionForm {
-        name: " Mine ".to_owned(),
-        api_key: " sk-1 ".to_owned(),
-        default_model: "gpt-x".to_owned(),
-        base_url: "http://localhost:11434/v1/".to_owned(),
-        ..ConnectionForm::new(ConnectionKind::OpenAiCompatible)
-    };
-    assert_eq!(
-        form.validate(),
-        Ok(ConnectionDraft {
-            kind: ConnectionKind::OpenAiCompatible,
-            name: "Mine".to_owned(),
-            base_url: "http://localhost:11434/v1".to_owned(),
-            api_key: "sk-1".to_owned(),
-            default_model: "gpt-x".to_owned(),
-            headers: Vec::new(),
-            quirks: Vec::new(),
-        })
-    );
-}
-
-#[test]
-fn headers_are_one_per_line_and_a_bad_line_is_reported() {
-    assert_eq!(
-        parse_headers("X-Org: acme \n\n  HTTP-Referer:https://a.example"),
-        Some(vec![
-            ("X-Org".to_owned(), "acme".to_owned()),
-            ("HTTP-Referer".to_owned(), "https://a.example".to_owned()),
-        ])
-    );
-    assert_eq!(parse_headers(""), Some(Vec::new()));
-    assert_eq!(parse_headers("no colon"), None);
-    assert_eq!(parse_headers("Bad Name: x"), None);
-    let form = ConnectionForm {
-        name: "M".to_owned(),
-        default_model: "m".to_owned(),
-        headers: "oops".to_owned(),
-        ..ConnectionForm::new(ConnectionKind::OpenAiCompatible)
-    };
-    assert_eq!(form.validate(), Err(vec![(Field::Headers, FieldProblem::BadHeader)]));
-    let form = ConnectionForm {
-        headers: "X-A: 1".to_owned(),
-        quirks: vec!["no_stream_usage".to_owned()],
-        ..form
-    };
-    let input = form.validate().unwrap().to_input();
-    assert_eq!(input.custom_headers.map(|h| h.len()), Some(1));
-    assert_eq!(input.quirks, ["no_stream_usage"]);
-}
-
-#[test]
-fn keys_never_go_over_plain_http_to_another_host() {
-    assert_eq!(
-        ["https://api.x", "http://api.x", "http://localhost:8080", "ftp://x", "https://"]
-            .map(acceptable_url),
-        [true, false, true, false, false]
-    );
-}
-
-#[test]
-fn kinds_round_trip_through_select_values() {
-    for kind in ConnectionKind::ALL {
-        assert_eq!(ConnectionKind::from_value(kind.value()), Some(kind));
-    }
-}
-
-#[test]
-fn a_connection_needs_access_to_its_origin_only() {
-    use crate::settings::origin_of;
-    assert_eq!(
-        origin_of("https://API.example.com/v1/").as_deref(),
-        Some("https://api.example.com")
-    );
-    assert_eq!(origin_of("http://127.0.0.1:11434/v1").as_deref(), Some("http://127.0.0.1:11434"));
-    assert_eq!(origin_of("not a url"), None);
-}
 
 fn connection(id: &str, name: &str, models: &[&str]) -> ConnectionView {
     serde_json::from_value(serde_json::json!({"id": id, "name": name, "kind": "openai",
@@ -185,7 +86,7 @@ fn a_filled_preset_form_is_trimmed_and_leaves_blank_settings_unset() {
 #[test]
 fn controls_set_the_form_and_a_stored_preset_round_trips() {
     let mut form = filled();
-    form.policy = crate::composer::parse_policy_value("auto");
+    form.policy = parse_policy_value("auto");
     form.temperature = " 0.7 ".to_owned();
     form.max_tokens = "512".to_owned();
     form.reasoning_effort = parse_effort_value("high");

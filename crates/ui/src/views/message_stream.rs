@@ -1,7 +1,6 @@
 //! The message stream: user, assistant (Markdown), reasoning (collapsible), tool cards, notes and
-//! errors in arrival order, with the ‹n/m› branch switcher, approval and recovery cards.
-
-mod cards;
+//! errors in arrival order, with the ‹n/m› branch switcher, then the approval, question and
+//! recovery cards.
 
 use leptos::prelude::*;
 use panelot_protocol::NodeId;
@@ -9,32 +8,36 @@ use panelot_protocol::Op;
 use panelot_protocol::engine::BranchPosition;
 use panelot_protocol::engine::StopReason;
 use panelot_protocol::engine::ThreadSelectBranchParams;
-use panelot_protocol::engine::TurnForkParams;
-use panelot_protocol::engine::UserInput;
 
-use super::AppState;
-use crate::Delivery;
-use crate::Entry;
-use crate::EntryBody;
-use crate::EntryKey;
-use crate::composer::sendable;
-use crate::host;
+use super::cards::ApprovalCard;
+use super::cards::InteractionCard;
+use super::cards::RecoveryCards;
+use crate::contexts::Turns;
+use crate::contexts::use_engine;
+use crate::contexts::use_open_thread;
+use crate::contexts::use_page;
+use crate::contexts::use_turns;
 use crate::i18n;
+use crate::i18n::Lang;
 use crate::i18n::Msg;
 use crate::markdown;
 use crate::markdown::Completeness;
-use cards::ApprovalCard;
-use cards::InteractionCard;
-use cards::RecoveryCards;
+use crate::state::keys::sendable;
+use crate::state::thread_view::Delivery;
+use crate::state::thread_view::Entry;
+use crate::state::thread_view::EntryBody;
+use crate::state::thread_view::EntryKey;
 
 /// Distance from the bottom, in CSS pixels, within which the stream follows new output.
 const FOLLOW_THRESHOLD_PX: i32 = 40;
 
 /// The stream of the open thread.
 #[component]
-pub(super) fn MessageStream(state: AppState) -> impl IntoView {
+pub(crate) fn MessageStream() -> impl IntoView {
+    let page = use_page();
+    let open = use_open_thread();
     let keys = Memo::new(move |_| {
-        state.thread.with(|v| {
+        open.view.with(|v| {
             v.as_ref()
                 .map(|v| v.entries().iter().map(|e| e.key.clone()).collect::<Vec<_>>())
                 .unwrap_or_default()
@@ -52,7 +55,7 @@ pub(super) fn MessageStream(state: AppState) -> impl IntoView {
         }
     };
     Effect::new(move |_| {
-        state.thread.track();
+        open.view.track();
         if follow.get_untracked()
             && let Some(el) = stream_ref.get_untracked()
         {
@@ -62,14 +65,14 @@ pub(super) fn MessageStream(state: AppState) -> impl IntoView {
     view! {
         <div class="stream" role="log" aria-live="polite" node_ref=stream_ref on:scroll=on_scroll>
             <Show when=empty>
-                <p class="empty">{move || i18n::text(state.lang.get(), Msg::EmptyThread)}</p>
+                <p class="empty">{move || page.text(Msg::EmptyThread)}</p>
             </Show>
             <For each=move || keys.get() key=|key| key.clone() let:key>
-                <EntryRow state=state entry_key=key/>
+                <EntryRow entry_key=key/>
             </For>
-            <RecoveryCards state=state/>
-            <ApprovalCard state=state/>
-            <InteractionCard state=state/>
+            <RecoveryCards/>
+            <ApprovalCard/>
+            <InteractionCard/>
         </div>
     }
 }
@@ -77,59 +80,25 @@ pub(super) fn MessageStream(state: AppState) -> impl IntoView {
 /// One entry; re-renders only when that entry changes (a streaming answer does not redraw the
 /// rest of the stream).
 #[component]
-fn EntryRow(state: AppState, entry_key: EntryKey) -> impl IntoView {
+fn EntryRow(entry_key: EntryKey) -> impl IntoView {
+    let page = use_page();
+    let open = use_open_thread();
+    let turns = use_turns();
     let entry = Memo::new(move |_| {
-        state.thread.with(|v| v.as_ref().and_then(|v| v.entry(&entry_key).cloned()))
+        open.view.with(|v| v.as_ref().and_then(|v| v.entry(&entry_key).cloned()))
     });
-    let idle = Memo::new(move |_| {
-        state.thread.with(|v| v.as_ref().is_some_and(|v| v.active_turn.is_none()))
-    });
-    move || entry.get().map(|entry| render_entry(state, entry, idle))
+    let idle =
+        Memo::new(move |_| open.view.with(|v| v.as_ref().is_some_and(|v| v.active_turn.is_none())));
+    move || entry.get().map(|entry| render_entry(page.lang.get_untracked(), turns, entry, idle))
 }
 
-/// Sends `text` as a new sibling of the user message `sibling_of` (edit and resend, regenerate,
-/// retry); the view shows the new branch at once.
-fn fork(state: AppState, sibling_of: NodeId, text: String) {
-    let Some(thread_id) =
-        state.thread.with_untracked(|v| v.as_ref().map(|v| v.thread_id().clone()))
-    else {
-        return;
-    };
-    let input = UserInput { text: text.clone(), ..UserInput::default() };
-    let overrides = state.overrides();
-    let sibling_of_node_id = sibling_of.clone();
-    let sent = host::send(|submission_id| {
-        Op::TurnFork(TurnForkParams {
-            submission_id,
-            thread_id,
-            sibling_of_node_id,
-            input,
-            overrides,
-        })
-    });
-    if let Ok(submission_id) = sent {
-        state.thread.update(|v| {
-            if let Some(v) = v {
-                v.fork(&sibling_of, submission_id, &text);
-            }
-        });
-    }
-}
-
-/// Regenerates (or retries) the answer at `key` by sending its turn's message again as a sibling.
-fn resend(state: AppState, key: &EntryKey) {
-    let source = state.thread.with_untracked(|v| v.as_ref().and_then(|v| v.resend_source(key)));
-    if let Some((node_id, text)) = source {
-        fork(state, node_id, text);
-    }
-}
-
-fn render_entry(state: AppState, entry: Entry, idle: Memo<bool>) -> AnyView {
-    let lang = state.lang.get_untracked();
+/// The view of one entry in `lang`; `idle` is whether the thread runs no turn (editing and
+/// regenerating wait for it).
+fn render_entry(lang: Lang, turns: Turns, entry: Entry, idle: Memo<bool>) -> AnyView {
     let t = move |msg| i18n::text(lang, msg);
     let key = entry.key.clone();
     let branch =
-        entry.branch.filter(|b| b.count > 1).map(|b| view! { <BranchSwitcher state position=b/> });
+        entry.branch.filter(|b| b.count > 1).map(|b| view! { <BranchSwitcher position=b/> });
     match entry.body {
         EntryBody::User { text, steered, delivery } => {
             let editing = RwSignal::new(false);
@@ -142,7 +111,7 @@ fn render_entry(state: AppState, entry: Entry, idle: Memo<bool>) -> AnyView {
                     && sendable(&edited)
                 {
                     editing.set(false);
-                    fork(state, node_id, edited);
+                    turns.fork(node_id, edited);
                 }
             };
             let send_on_click = send_edit.clone();
@@ -204,7 +173,7 @@ fn render_entry(state: AppState, entry: Entry, idle: Memo<bool>) -> AnyView {
                     {usage.map(|u| view! { <footer class="usage">{u}</footer> })}
                     <footer class="msg-actions">
                         {regenerable.then(|| view! {
-                            <button class="regenerate" disabled=move || !idle.get() on:click=move |_| resend(state, &key)>{t(Msg::Regenerate)}</button>
+                            <button class="regenerate" disabled=move || !idle.get() on:click=move |_| turns.resend(&key)>{t(Msg::Regenerate)}</button>
                         })}
                         {branch}
                     </footer>
@@ -279,7 +248,7 @@ fn render_entry(state: AppState, entry: Entry, idle: Memo<bool>) -> AnyView {
                     {diagnosis.map(|d| view! { <p class="diagnosis">{d}</p> })}
                     <p class="next-step">
                         <a href="options.html" target="_blank">{t(Msg::OpenSettings)}</a>
-                        <button class="retry" class:suggested=retryable disabled=move || !idle.get() on:click=move |_| resend(state, &key)>{t(Msg::Retry)}</button>
+                        <button class="retry" class:suggested=retryable disabled=move || !idle.get() on:click=move |_| turns.resend(&key)>{t(Msg::Retry)}</button>
                     </p>
                 </article>
             }
@@ -292,13 +261,15 @@ fn render_entry(state: AppState, entry: Entry, idle: Memo<bool>) -> AnyView {
 /// reopens the thread: the engine handles a client's commands in order, so the snapshot that
 /// answers the new subscription already shows the new branch.
 #[component]
-fn BranchSwitcher(state: AppState, position: BranchPosition) -> impl IntoView {
+fn BranchSwitcher(position: BranchPosition) -> impl IntoView {
+    let engine = use_engine();
+    let open = use_open_thread();
     let go = move |target: Option<NodeId>| {
-        let thread = state.thread.with_untracked(|v| v.as_ref().map(|v| v.thread_id().clone()));
+        let thread = open.thread_id();
         let (Some(node_id), Some(thread_id)) = (target, thread) else {
             return;
         };
-        let selected = host::send(|submission_id| {
+        let selected = engine.send(|submission_id| {
             Op::ThreadSelectBranch(ThreadSelectBranchParams {
                 submission_id,
                 thread_id: thread_id.clone(),
@@ -306,7 +277,7 @@ fn BranchSwitcher(state: AppState, position: BranchPosition) -> impl IntoView {
             })
         });
         if selected.is_ok() {
-            state.open_thread(thread_id);
+            open.open(thread_id);
         }
     };
     let (previous, next) = (position.previous.clone(), position.next.clone());

@@ -20,7 +20,11 @@ use panelot_protocol::engine::RunState;
 use panelot_protocol::engine::UncertainResolution;
 use wasm_bindgen::JsCast;
 
-use crate::app::AppState;
+use crate::contexts::Engine;
+use crate::contexts::OpenThread;
+use crate::contexts::use_engine;
+use crate::contexts::use_open_thread;
+use crate::contexts::use_page;
 use crate::host;
 use crate::i18n;
 use crate::i18n::Msg;
@@ -28,7 +32,7 @@ use crate::i18n::Msg;
 /// Answers an approval. Accepting one whose target the extension may not reach yet
 /// (`host_permission`) first asks Chrome for that origin, inside this click or key press (the
 /// browser only asks during a user gesture); the answer goes to the engine once Chrome replied.
-fn respond(approval: &PendingApproval, decision: ApprovalDecision) {
+fn respond(engine: Engine, approval: &PendingApproval, decision: ApprovalDecision) {
     let accepts = match &decision {
         ApprovalDecision::Accept
         | ApprovalDecision::AcceptForSession
@@ -37,7 +41,7 @@ fn respond(approval: &PendingApproval, decision: ApprovalDecision) {
     };
     let approval_id = approval.approval_id.clone();
     let send = move || {
-        let _ = host::send(|submission_id| {
+        let _ = engine.send(|submission_id| {
             Op::ApprovalResponse(ApprovalResponseParams { submission_id, approval_id, decision })
         });
     };
@@ -71,9 +75,9 @@ fn flag_name(flag: ApprovalFlag) -> &'static str {
     }
 }
 
-fn answer(interaction: &PendingInteraction, response: InteractionResponse) {
+fn answer(engine: Engine, interaction: &PendingInteraction, response: InteractionResponse) {
     let interaction_id = interaction.interaction_id.clone();
-    let _ = host::send(|submission_id| {
+    let _ = engine.send(|submission_id| {
         Op::InteractionResponse(InteractionResponseParams {
             submission_id,
             interaction_id,
@@ -85,17 +89,20 @@ fn answer(interaction: &PendingInteraction, response: InteractionResponse) {
 /// The oldest question of the model to the user: suggested answers as buttons, a free answer
 /// always possible; or a step the user does themselves, confirmed with "Done".
 #[component]
-pub(super) fn InteractionCard(state: AppState) -> impl IntoView {
+pub(crate) fn InteractionCard() -> impl IntoView {
+    let page = use_page();
+    let engine = use_engine();
+    let open = use_open_thread();
     let current = Memo::new(move |_| {
-        state.thread.with(|v| v.as_ref().and_then(|v| v.interactions.first().cloned()))
+        open.view.with(|v| v.as_ref().and_then(|v| v.interactions.first().cloned()))
     });
     move || {
         current.get().map(|interaction| {
-            let lang = state.lang.get_untracked();
+            let lang = page.lang.get_untracked();
             let t = move |msg| i18n::text(lang, msg);
             let skip = {
                 let interaction = interaction.clone();
-                move |_| answer(&interaction, InteractionResponse::Cancel { note: None })
+                move |_| answer(engine, &interaction, InteractionResponse::Cancel { note: None })
             };
             match interaction.request.clone() {
                 InteractionRequestPayload::AskUser { questions } => {
@@ -119,7 +126,7 @@ pub(super) fn InteractionCard(state: AppState) -> impl IntoView {
                     }).collect_view();
                     let submit = move |_| {
                         let value = serde_json::Value::Object(answers.get_untracked());
-                        answer(&interaction, InteractionResponse::Submit { value });
+                        answer(engine, &interaction, InteractionResponse::Submit { value });
                     };
                     view! {
                         <section class="interaction-card" role="dialog" aria-label=t(Msg::QuestionTitle)>
@@ -135,7 +142,7 @@ pub(super) fn InteractionCard(state: AppState) -> impl IntoView {
                 InteractionRequestPayload::RequestUserAction { instruction, .. } => {
                     let done = move |_| {
                         let value = serde_json::json!({"done": true});
-                        answer(&interaction, InteractionResponse::Submit { value });
+                        answer(engine, &interaction, InteractionResponse::Submit { value });
                     };
                     view! {
                         <section class="interaction-card" role="dialog" aria-label=t(Msg::UserActionTitle)>
@@ -162,12 +169,14 @@ pub(super) fn InteractionCard(state: AppState) -> impl IntoView {
 /// The oldest pending approval with every parameter; Y / S / A / N / Esc answer it from the
 /// keyboard as soon as it shows.
 #[component]
-pub(super) fn ApprovalCard(state: AppState) -> impl IntoView {
+pub(crate) fn ApprovalCard() -> impl IntoView {
+    let page = use_page();
+    let engine = use_engine();
+    let open = use_open_thread();
     let current = Memo::new(move |_| {
-        state.thread.with(|v| v.as_ref().and_then(|v| v.approvals.first().cloned()))
+        open.view.with(|v| v.as_ref().and_then(|v| v.approvals.first().cloned()))
     });
-    let count =
-        Memo::new(move |_| state.thread.with(|v| v.as_ref().map_or(0, |v| v.approvals.len())));
+    let count = Memo::new(move |_| open.view.with(|v| v.as_ref().map_or(0, |v| v.approvals.len())));
     let handle = window_event_listener(ev::keydown, move |event| {
         let Some(approval) = current.get_untracked() else { return };
         // Typing (in the decline note, say) is not an answer.
@@ -187,12 +196,12 @@ pub(super) fn ApprovalCard(state: AppState) -> impl IntoView {
             _ => return,
         };
         event.prevent_default();
-        respond(&approval, decision);
+        respond(engine, &approval, decision);
     });
     on_cleanup(move || handle.remove());
     move || {
         current.get().map(|approval| {
-            let lang = state.lang.get_untracked();
+            let lang = page.lang.get_untracked();
             let t = move |msg| i18n::text(lang, msg);
             let request = approval.request.clone();
             let origin = request.target_origin.clone().unwrap_or_default();
@@ -210,14 +219,14 @@ pub(super) fn ApprovalCard(state: AppState) -> impl IntoView {
                     <pre class="params">{params}</pre>
                     <input type="text" class="decline-note" placeholder="note" on:input=move |ev| decline_note.set(event_target_value(&ev))/>
                     <div class="actions">
-                        <button autofocus=true on:click=move |_| respond(&a1, ApprovalDecision::Accept)>{t(Msg::ApprovalAccept)}</button>
-                        <button on:click=move |_| respond(&a2, ApprovalDecision::AcceptForSession)>{t(Msg::ApprovalSession)}</button>
-                        <button on:click=move |_| respond(&a3, ApprovalDecision::AcceptForSite)>{t(Msg::ApprovalSite)}</button>
+                        <button autofocus=true on:click=move |_| respond(engine, &a1, ApprovalDecision::Accept)>{t(Msg::ApprovalAccept)}</button>
+                        <button on:click=move |_| respond(engine, &a2, ApprovalDecision::AcceptForSession)>{t(Msg::ApprovalSession)}</button>
+                        <button on:click=move |_| respond(engine, &a3, ApprovalDecision::AcceptForSite)>{t(Msg::ApprovalSite)}</button>
                         <button on:click=move |_| {
                             let note = decline_note.get_untracked();
-                            respond(&a4, ApprovalDecision::Decline { note: (!note.trim().is_empty()).then_some(note) });
+                            respond(engine, &a4, ApprovalDecision::Decline { note: (!note.trim().is_empty()).then_some(note) });
                         }>{t(Msg::ApprovalDecline)}</button>
-                        <button on:click=move |_| respond(&a5, ApprovalDecision::Cancel)>{t(Msg::ApprovalCancel)}</button>
+                        <button on:click=move |_| respond(engine, &a5, ApprovalDecision::Cancel)>{t(Msg::ApprovalCancel)}</button>
                     </div>
                 </section>
             }
@@ -225,12 +234,8 @@ pub(super) fn ApprovalCard(state: AppState) -> impl IntoView {
     }
 }
 
-fn recover(state: AppState, run: &RunRecoveryState, option: RecoveryOption) {
-    let Some(thread_id) =
-        state.thread.with_untracked(|v| v.as_ref().map(|v| v.thread_id().clone()))
-    else {
-        return;
-    };
+fn recover(engine: Engine, open: OpenThread, run: &RunRecoveryState, option: RecoveryOption) {
+    let Some(thread_id) = open.thread_id() else { return };
     let run_id = run.run_id.clone();
     let resolution = match option {
         RecoveryOption::Continue => None,
@@ -238,7 +243,7 @@ fn recover(state: AppState, run: &RunRecoveryState, option: RecoveryOption) {
         RecoveryOption::MarkDone => Some(UncertainResolution::MarkDone),
         RecoveryOption::Fail => Some(UncertainResolution::Fail),
     };
-    let _ = host::send(|submission_id| match resolution {
+    let _ = engine.send(|submission_id| match resolution {
         None => Op::RunResume(RunResumeParams { submission_id, thread_id, run_id }),
         Some(resolution) => Op::RunResolveUncertain(RunResolveUncertainParams {
             submission_id,
@@ -251,12 +256,15 @@ fn recover(state: AppState, run: &RunRecoveryState, option: RecoveryOption) {
 
 /// Cards for runs that stopped: paused_uncertain (retry, mark done, fail), interrupted (continue).
 #[component]
-pub(super) fn RecoveryCards(state: AppState) -> impl IntoView {
+pub(crate) fn RecoveryCards() -> impl IntoView {
+    let page = use_page();
+    let engine = use_engine();
+    let open = use_open_thread();
     let runs = Memo::new(move |_| {
-        state.thread.with(|v| v.as_ref().map(|v| v.recovery.clone()).unwrap_or_default())
+        open.view.with(|v| v.as_ref().map(|v| v.recovery.clone()).unwrap_or_default())
     });
     move || {
-        let lang = state.lang.get_untracked();
+        let lang = page.lang.get_untracked();
         runs.get()
             .into_iter()
             .map(|run| {
@@ -284,7 +292,7 @@ pub(super) fn RecoveryCards(state: AppState) -> impl IntoView {
                             RecoveryOption::Fail => Msg::RecoveryFail,
                         };
                         let (run, option) = (run.clone(), *option);
-                        view! { <button on:click=move |_| recover(state, &run, option)>{i18n::text(lang, label)}</button> }
+                        view! { <button on:click=move |_| recover(engine, open, &run, option)>{i18n::text(lang, label)}</button> }
                     })
                     .collect_view();
                 view! {

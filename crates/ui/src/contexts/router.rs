@@ -1,0 +1,132 @@
+//! Routes the engine client's effects to the contexts they concern: status to the engine
+//! context, events to the thread list and the open thread (and the few follow-ups some events
+//! need), answers to the forms and the notice bar.
+
+use leptos::prelude::*;
+use panelot_protocol::AgentEvent;
+use panelot_protocol::Op;
+use panelot_protocol::engine::SettingsGetParams;
+use panelot_protocol::engine::ThreadListParams;
+
+use super::draft::Draft;
+use super::engine::Engine;
+use super::notices::Notices;
+use super::open_thread::OpenThread;
+use super::page::Page;
+use super::page::PageKind;
+use super::settings::Settings;
+use super::threads::Threads;
+use super::turns::Turns;
+use crate::host;
+use crate::i18n::Msg;
+use crate::state::client::Connection;
+use crate::state::client::Effect;
+
+/// Holds every context, to hand each effect to the ones it concerns.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Router {
+    pub(crate) page: Page,
+    pub(crate) engine: Engine,
+    pub(crate) threads: Threads,
+    pub(crate) open: OpenThread,
+    pub(crate) draft: Draft,
+    pub(crate) settings: Settings,
+    pub(crate) notices: Notices,
+    pub(crate) turns: Turns,
+}
+
+impl Router {
+    /// Handles a client effect that concerns the app.
+    pub(crate) fn handle(self, effect: Effect) {
+        match effect {
+            Effect::Status(connection) => self.status(connection),
+            Effect::Deliver(frame) => {
+                self.threads.list.update(|list| {
+                    list.apply(&frame.event);
+                });
+                self.open.update(|view| {
+                    view.apply(&frame);
+                });
+                self.after_event(&frame.event);
+                self.open.refresh_if_wanted();
+            }
+            Effect::Acked { submission_id, .. } => {
+                self.settings.answer_preset_editor(&submission_id, None);
+                self.open.update(|view| view.confirm(&submission_id));
+            }
+            Effect::Rejected { submission_id, message, .. } => {
+                if self.settings.answer_preset_editor(&submission_id, Some(&message)) {
+                    // The form shows the reason next to what was typed.
+                    return;
+                }
+                let mut restored = None;
+                self.open.update(|view| restored = view.roll_back(&submission_id));
+                if let Some(text) = restored {
+                    self.draft.restore(text);
+                }
+                self.open.refresh_if_wanted();
+                self.notices.show(self.page.format(Msg::Rejected, &[("message", &message)]));
+            }
+            Effect::Malformed(detail) => {
+                host::log_error(&detail);
+                self.notices.show(self.page.format(Msg::MalformedEvent, &[("detail", &detail)]));
+            }
+            // The port carries these out itself.
+            Effect::Send(_) | Effect::SaveOutbox(_) | Effect::ReconnectAfter(_) => {}
+        }
+    }
+
+    fn status(self, connection: Connection) {
+        let ready = connection == Connection::Ready;
+        self.engine.connection.set(connection);
+        if !ready {
+            return;
+        }
+        self.engine.sessions.update(|n| *n += 1);
+        // Settings are not replayed after a reconnect: ask again.
+        let _ =
+            self.engine.send(|submission_id| Op::SettingsGet(SettingsGetParams { submission_id }));
+        if self.page.kind != PageKind::Options {
+            // Nor are lists.
+            let _ = self.engine.send(|submission_id| {
+                Op::ThreadList(ThreadListParams { submission_id, include_archived: false })
+            });
+        }
+    }
+
+    /// Follow-ups that need the list and the view updated first. Only a few event types have
+    /// any; the rest are fully handled by the view models.
+    fn after_event(self, event: &AgentEvent) {
+        if let AgentEvent::ThreadCreated(created) = event
+            && let Some(sent) = &created.submission_id
+        {
+            self.turns.thread_created(&created.thread.id, sent);
+        }
+        if let AgentEvent::SettingsState(state) = event {
+            self.settings.view.set(Some(state.settings.clone()));
+        }
+        if let AgentEvent::ConnectionVerified(verified) = event {
+            self.settings
+                .record_check(verified.connection_id.clone(), Some(verified.report.clone()));
+        }
+        if let AgentEvent::ThreadListed(_) = event {
+            // The side panel opens on the most recent thread.
+            let none_open = self.open.view.with_untracked(Option::is_none);
+            let drafting = !self.draft.text.with_untracked(String::is_empty);
+            if none_open && !drafting && self.page.kind == PageKind::SidePanel {
+                let recent = self
+                    .threads
+                    .list
+                    .with_untracked(|l| l.most_recent().map(|t| t.meta.id.clone()));
+                if let Some(thread_id) = recent {
+                    self.open.open(thread_id);
+                }
+            }
+        }
+        if let AgentEvent::ThreadDeleted(deleted) = event
+            && self.open.thread_id().as_ref() == Some(&deleted.thread_id)
+        {
+            self.open.view.set(None);
+        }
+    }
+}

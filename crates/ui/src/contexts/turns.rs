@@ -1,0 +1,182 @@
+//! The commands that start and steer turns: send (a draft's first message creates its thread),
+//! steer, queue, interrupt, fork (edit and resend, regenerate, retry), and starting a new draft.
+//! Sent messages show at once as optimistic entries of the open thread.
+
+use leptos::prelude::*;
+use panelot_protocol::NodeId;
+use panelot_protocol::Op;
+use panelot_protocol::SubmissionId;
+use panelot_protocol::ThreadId;
+use panelot_protocol::engine::ThreadCreateParams;
+use panelot_protocol::engine::TurnEnqueueParams;
+use panelot_protocol::engine::TurnForkParams;
+use panelot_protocol::engine::TurnInterruptParams;
+use panelot_protocol::engine::TurnSteerParams;
+use panelot_protocol::engine::TurnSubmitParams;
+use panelot_protocol::engine::UserInput;
+
+use super::draft::Draft;
+use super::engine::Engine;
+use super::open_thread::OpenThread;
+use crate::state::keys::ComposerAction;
+use crate::state::keys::sendable;
+use crate::state::thread_view::EntryKey;
+
+/// The turn commands of the page.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Turns {
+    engine: Engine,
+    open: OpenThread,
+    draft: Draft,
+}
+
+impl Turns {
+    /// Carries out a composer action with the draft's text.
+    pub(crate) fn act(self, action: ComposerAction) {
+        let thread_id = self.open.thread_id();
+        match action {
+            ComposerAction::Default => return,
+            ComposerAction::Interrupt => {
+                if let Some(thread_id) = thread_id {
+                    let _ = self.engine.send(|submission_id| {
+                        Op::TurnInterrupt(TurnInterruptParams { submission_id, thread_id })
+                    });
+                }
+                return;
+            }
+            ComposerAction::Submit | ComposerAction::Steer | ComposerAction::Enqueue => {}
+        }
+        let text = self.draft.text.get_untracked();
+        if !sendable(&text) {
+            return;
+        }
+        self.draft.text.set(String::new());
+        let Some(thread_id) = thread_id else {
+            self.create_thread_for(text);
+            return;
+        };
+        match (action, self.open.active_turn()) {
+            (ComposerAction::Steer, Some(expected_turn_id)) => {
+                self.steer(thread_id, expected_turn_id, text)
+            }
+            (ComposerAction::Enqueue, _) => self.enqueue(thread_id, text),
+            _ => self.submit(thread_id, text),
+        }
+    }
+
+    /// Sends `text` as a new turn of `thread_id`, shown at once as an optimistic message.
+    pub(crate) fn submit(self, thread_id: ThreadId, text: String) {
+        let input = self.input(&text);
+        let overrides = self.draft.overrides();
+        let sent = self.engine.send(|submission_id| {
+            Op::TurnSubmit(TurnSubmitParams { submission_id, thread_id, input, overrides })
+        });
+        if let Ok(submission_id) = sent {
+            self.open.update(|view| view.add_optimistic(submission_id, &text, false));
+        }
+    }
+
+    /// Adds `text` to the running turn `expected_turn_id`.
+    fn steer(self, thread_id: ThreadId, expected_turn_id: panelot_protocol::TurnId, text: String) {
+        let input = self.input(&text);
+        let sent = self.engine.send(|submission_id| {
+            Op::TurnSteer(TurnSteerParams { submission_id, thread_id, expected_turn_id, input })
+        });
+        if let Ok(submission_id) = sent {
+            self.open.update(|view| view.add_optimistic(submission_id, &text, true));
+        }
+    }
+
+    /// Queues `text` as a later turn. Queued messages show in the queue dock once
+    /// `queue.updated` arrives, not in the stream.
+    fn enqueue(self, thread_id: ThreadId, text: String) {
+        let input = self.input(&text);
+        let overrides = self.draft.overrides();
+        let _ = self.engine.send(|submission_id| {
+            Op::TurnEnqueue(TurnEnqueueParams { submission_id, thread_id, input, overrides })
+        });
+    }
+
+    /// Sends the first message of a draft: the thread is created first (a draft is not stored
+    /// until its first message), and the message follows once `thread.created` arrives
+    /// ([`Turns::thread_created`]).
+    fn create_thread_for(self, text: String) {
+        let preset = self.draft.preset.get_untracked();
+        let sent = self.engine.send(|submission_id| {
+            Op::ThreadCreate(ThreadCreateParams { submission_id, preset, folder_id: None })
+        });
+        if let Ok(submission_id) = sent {
+            self.draft.pending_create.set(Some((submission_id, text)));
+        }
+    }
+
+    /// The engine created `thread_id` for the command `submission_id`: if that was the draft's,
+    /// the thread opens and the draft's first message goes to it.
+    pub(crate) fn thread_created(self, thread_id: &ThreadId, submission_id: &SubmissionId) {
+        let pending = self.draft.pending_create.get_untracked();
+        if let Some((sent, text)) = pending
+            && &sent == submission_id
+        {
+            self.draft.pending_create.set(None);
+            self.open.open(thread_id.clone());
+            self.submit(thread_id.clone(), text);
+        }
+    }
+
+    /// Sends `text` as a new sibling of the user message `sibling_of` (edit and resend,
+    /// regenerate, retry); the view shows the new branch at once.
+    pub(crate) fn fork(self, sibling_of: NodeId, text: String) {
+        let Some(thread_id) = self.open.thread_id() else { return };
+        let input = UserInput { text: text.clone(), ..UserInput::default() };
+        let overrides = self.draft.overrides();
+        let sibling_of_node_id = sibling_of.clone();
+        let sent = self.engine.send(|submission_id| {
+            Op::TurnFork(TurnForkParams {
+                submission_id,
+                thread_id,
+                sibling_of_node_id,
+                input,
+                overrides,
+            })
+        });
+        if let Ok(submission_id) = sent {
+            self.open.update(|view| view.fork(&sibling_of, submission_id, &text));
+        }
+    }
+
+    /// Regenerates (or retries) the answer at `key` by sending its turn's message again as a
+    /// sibling.
+    pub(crate) fn resend(self, key: &EntryKey) {
+        let source =
+            self.open.view.with_untracked(|v| v.as_ref().and_then(|v| v.resend_source(key)));
+        if let Some((node_id, text)) = source {
+            self.fork(node_id, text);
+        }
+    }
+
+    /// Closes the open thread: the composer then starts a draft, on the open thread's preset.
+    pub(crate) fn new_draft(self) {
+        let preset = self.open.view.with_untracked(|v| v.as_ref()?.meta.as_ref()?.preset.clone());
+        self.draft.preset.set(preset);
+        self.open.view.set(None);
+        self.draft.text.set(String::new());
+    }
+
+    /// The message to send for `text`, with the attached context (which it takes).
+    fn input(self, text: &str) -> UserInput {
+        let attached_context = self.draft.take_attached();
+        UserInput { text: text.to_owned(), attached_context, ..UserInput::default() }
+    }
+}
+
+/// Provides the [`Turns`] context.
+pub(crate) fn provide_turns(engine: Engine, open: OpenThread, draft: Draft) -> Turns {
+    let turns = Turns { engine, open, draft };
+    provide_context(turns);
+    turns
+}
+
+/// The [`Turns`] context.
+pub(crate) fn use_turns() -> Turns {
+    expect_context()
+}

@@ -1,0 +1,111 @@
+//! The `chrome.*` calls of the UI that are not the engine port: host and API permissions asked
+//! inside a user gesture, `chrome.storage`, and the JSON and logging helpers the host shares.
+
+use js_sys::JSON;
+use js_sys::Object;
+use js_sys::Promise;
+use js_sys::Reflect;
+use leptos::task::spawn_local;
+use wasm_bindgen::JsValue;
+use wasm_bindgen::prelude::wasm_bindgen;
+use wasm_bindgen_futures::JsFuture;
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = ["chrome", "storage", "session"], js_name = get, catch)]
+    pub(super) fn session_get(key: &str) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "storage", "session"], js_name = set, catch)]
+    pub(super) fn session_set(items: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "storage", "local"], js_name = get, catch)]
+    pub(super) fn local_get(key: &str) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "storage", "local"], js_name = set, catch)]
+    pub(super) fn local_set(items: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "permissions"], js_name = request, catch)]
+    fn permissions_request(permissions: &JsValue) -> Result<Promise, JsValue>;
+}
+
+/// Asks Chrome for `request` (`{origins}` or `{permissions}`) inside the current user gesture,
+/// then runs `then` with whether it was granted. A refusal is not fatal: the engine re-checks
+/// access when a tool runs and reports what is missing itself.
+fn request_permissions_then(request: serde_json::Value, then: impl FnOnce(bool) + 'static) {
+    match json_value(&request).and_then(|r| permissions_request(&r)) {
+        Ok(promise) => spawn_local(async move {
+            let granted = match JsFuture::from(promise).await {
+                Ok(answer) => answer.as_bool().unwrap_or(false),
+                Err(err) => {
+                    log_error(&format!("{request} was not granted: {err:?}"));
+                    false
+                }
+            };
+            then(granted);
+        }),
+        Err(err) => {
+            log_error(&format!("cannot ask for {request}: {err:?}"));
+            then(false);
+        }
+    }
+}
+
+/// Asks for host access to `origin` inside the current user gesture (an approval's accept), then
+/// runs `then` whatever the answer.
+pub(crate) fn request_origin_then(origin: &str, then: impl FnOnce() + 'static) {
+    let request = serde_json::json!({"origins": [format!("{origin}/*")]});
+    request_permissions_then(request, move |_| then());
+}
+
+/// Asks for the optional `debugger` permission that the trusted-input (L2) tools need, inside
+/// the current user gesture; `then` learns whether it was granted.
+pub(crate) fn request_debugger_then(then: impl FnOnce(bool) + 'static) {
+    request_permissions_then(serde_json::json!({"permissions": ["debugger"]}), then);
+}
+
+/// Asks the user to let the engine reach `origin` (the model server of a connection being
+/// saved): without host access the service worker's `fetch` is held to CORS, which most model
+/// APIs refuse. Must run inside the click that saves.
+pub(crate) fn request_host_access(origin: &str) {
+    request_origin_then(origin, || {});
+}
+
+pub(super) fn json_value(value: &serde_json::Value) -> Result<JsValue, JsValue> {
+    JSON::parse(&value.to_string())
+}
+
+pub(super) fn to_json(value: &JsValue) -> serde_json::Value {
+    JSON::stringify(value)
+        .ok()
+        .and_then(|s| s.as_string())
+        .and_then(|s| serde_json::from_str(&s).ok())
+        .unwrap_or_default()
+}
+
+/// Reads one key; `None` when absent or when `chrome.storage` is unavailable.
+pub(super) async fn storage_get(promise: Result<Promise, JsValue>, key: &str) -> Option<JsValue> {
+    let result = JsFuture::from(promise.ok()?).await.ok()?;
+    Reflect::get(&result, &JsValue::from_str(key)).ok().filter(|v| !v.is_undefined())
+}
+
+pub(super) fn storage_set(key: &str, value: &str, set: fn(&JsValue) -> Result<Promise, JsValue>) {
+    let items = Object::new();
+    if Reflect::set(&items, &JsValue::from_str(key), &JsValue::from_str(value)).is_err() {
+        return;
+    }
+    if let Ok(promise) = set(&items) {
+        spawn_local(async move {
+            if let Err(err) = JsFuture::from(promise).await {
+                log_error(&format!("cannot write chrome.storage: {err:?}"));
+            }
+        });
+    }
+}
+
+pub(super) fn random_uuid() -> String {
+    web_sys::window()
+        .and_then(|w| w.crypto().ok())
+        .map(|c| c.random_uuid())
+        .unwrap_or_else(|| format!("ui-{}", js_sys::Date::now() as u64))
+}
+
+/// Logs to the console; the UI shows user-facing problems itself.
+pub(crate) fn log_error(message: &str) {
+    web_sys::console::error_1(&JsValue::from_str(&format!("panelot: {message}")));
+}

@@ -1,0 +1,88 @@
+//! Tabs and windows: the active tab and reading it for an attachment, and opening the side
+//! panel from the chat page.
+
+use js_sys::Promise;
+use leptos::task::spawn_local;
+use wasm_bindgen::JsValue;
+use wasm_bindgen::prelude::wasm_bindgen;
+use wasm_bindgen_futures::JsFuture;
+
+use super::chrome::json_value;
+use super::chrome::log_error;
+use super::chrome::to_json;
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = ["chrome", "tabs"], js_name = query, catch)]
+    fn tabs_query(query: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "scripting"], js_name = executeScript, catch)]
+    fn scripting_execute(injection: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "sidePanel"], js_name = open, catch)]
+    fn side_panel_open(options: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "sidePanel"], js_name = setOptions, catch)]
+    fn side_panel_set_options(options: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "windows"], js_name = getCurrent, catch)]
+    fn windows_get_current() -> Result<Promise, JsValue>;
+}
+
+/// The active tab of the last focused window, as `{id, windowId, url, title}`.
+pub(crate) async fn active_tab() -> Result<serde_json::Value, String> {
+    let query = json_value(&serde_json::json!({"active": true, "lastFocusedWindow": true}))
+        .map_err(|e| format!("{e:?}"))?;
+    let promise = tabs_query(&query).map_err(|e| format!("{e:?}"))?;
+    let tabs = JsFuture::from(promise).await.map_err(|e| format!("{e:?}"))?;
+    let tabs = to_json(&tabs);
+    tabs.get(0).cloned().ok_or_else(|| "no active tab".to_owned())
+}
+
+/// Runs the extension file `file` in the main frame of `tab_id` and returns its completion value.
+/// Needs host access to the tab's origin.
+pub(crate) async fn run_in_tab(tab_id: u64, file: &str) -> Result<serde_json::Value, String> {
+    let injection = json_value(&serde_json::json!({"target": {"tabId": tab_id}, "files": [file]}))
+        .map_err(|e| format!("{e:?}"))?;
+    let promise = scripting_execute(&injection).map_err(|e| format!("{e:?}"))?;
+    let results = JsFuture::from(promise).await.map_err(|e| format!("{e:?}"))?;
+    Ok(to_json(&results).get(0).and_then(|r| r.get("result")).cloned().unwrap_or_default())
+}
+
+/// Opens the side panel of this page's window on `path`, then runs `then` (the chat page closes
+/// itself). `path` stays the panel's default afterwards (resetting it could navigate the panel
+/// just opened), so the toolbar icon reopens the same thread. Must run inside a user gesture: `sidePanel.open` is called before any await, with the
+/// window id learned when the page started ([`remember_window`]).
+pub(crate) fn open_side_panel(path: String, then: impl FnOnce() + 'static) {
+    let Some(window_id) = WINDOW_ID.get() else {
+        log_error("cannot open the side panel: the window is not known yet");
+        return;
+    };
+    if let Ok(options) = json_value(&serde_json::json!({"path": path})) {
+        let _ = side_panel_set_options(&options);
+    }
+    let opened = json_value(&serde_json::json!({"windowId": window_id}))
+        .and_then(|options| side_panel_open(&options));
+    match opened {
+        Ok(promise) => spawn_local(async move {
+            match JsFuture::from(promise).await {
+                Ok(_) => then(),
+                Err(err) => log_error(&format!("cannot open the side panel: {err:?}")),
+            }
+        }),
+        Err(err) => log_error(&format!("cannot open the side panel: {err:?}")),
+    }
+}
+
+thread_local! {
+    /// The window this page is in, for `sidePanel.open` (which must not wait for it).
+    static WINDOW_ID: std::cell::Cell<Option<u32>> = const { std::cell::Cell::new(None) };
+}
+
+/// Learns the page's window id, for [`open_side_panel`].
+pub(crate) fn remember_window() {
+    let Ok(promise) = windows_get_current() else { return };
+    spawn_local(async move {
+        if let Ok(window) = JsFuture::from(promise).await
+            && let Some(id) = to_json(&window)["id"].as_u64().and_then(|id| u32::try_from(id).ok())
+        {
+            WINDOW_ID.set(Some(id));
+        }
+    });
+}

@@ -1,0 +1,21 @@
+//! The UI's logic in plain Rust: it builds natively and is unit tested there (`cargo test -p
+//! panelot-ui`). Nothing here touches the DOM, `chrome.*` or Leptos signals.
+//!
+//! * [`client`]: the engine client, the port protocol as a sans-IO state machine;
+//! * [`thread_list`] and [`thread_view`]: view models fed by engine events;
+//! * [`keys`]: what the composer's keys do;
+//! * [`choices`]: the per-turn model, permission mode and trusted input, and the selector values
+//!   and labels the composer and the options page share;
+//! * [`attach`]: a page or a selection as a context block;
+//! * [`connection_form`] and [`preset_form`]: the options page's forms and their validation;
+//! * [`urls`]: the origin of a URL.
+
+pub mod attach;
+pub mod choices;
+pub mod client;
+pub mod connection_form;
+pub mod keys;
+pub mod preset_form;
+pub mod thread_list;
+pub mod thread_view;
+pub mod urls;

@@ -1,0 +1,43 @@
+//! The Leptos components, one concern per file. They read and change the app's state through
+//! the contexts (`use_*`), never through props carrying it; what they send goes through the
+//! `Engine` and `Turns` contexts.
+//!
+//! * `app`: the page shell (header, status, notices) and each page's layout, Ctrl/Cmd+E;
+//! * `status`: the engine status line and the notice bar;
+//! * `thread_list_panel`: the thread list (sidebar, drawer);
+//! * `thread_pane`: the open thread (title, stream, composer);
+//! * `message_stream`: the stream's entries and the branch switcher;
+//! * `cards`: approval, question and recovery cards;
+//! * `composer`, `queue_dock`, `turn_choices`: the composer, its queue, its per-turn choices;
+//! * `options_page`, `connections_section`, `rules_section`, `presets_section`: the options page.
+
+// `#[component]` makes the props struct and function of a `pub(crate)` component trip
+// `unreachable_pub`, whatever visibility they are given; the lint is a false positive here.
+#[allow(unreachable_pub)]
+mod app;
+#[allow(unreachable_pub)]
+mod cards;
+#[allow(unreachable_pub)]
+mod composer;
+#[allow(unreachable_pub)]
+mod connections_section;
+#[allow(unreachable_pub)]
+mod message_stream;
+#[allow(unreachable_pub)]
+mod options_page;
+#[allow(unreachable_pub)]
+mod presets_section;
+#[allow(unreachable_pub)]
+mod queue_dock;
+#[allow(unreachable_pub)]
+mod rules_section;
+#[allow(unreachable_pub)]
+mod status;
+#[allow(unreachable_pub)]
+mod thread_list_panel;
+#[allow(unreachable_pub)]
+mod thread_pane;
+#[allow(unreachable_pub)]
+mod turn_choices;
+
+pub(crate) use app::App;

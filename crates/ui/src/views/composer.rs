@@ -1,0 +1,137 @@
+//! The composer: Enter sends (steers while a turn runs), Shift+Alt+Enter queues, Esc interrupts,
+//! Shift+Enter is a newline; the queue dock above it, the per-turn choices and the attachments
+//! of the current tab below it.
+
+use leptos::prelude::*;
+use panelot_protocol::engine::TabRef;
+use web_sys::KeyboardEvent;
+
+use super::queue_dock::QueueDock;
+use super::turn_choices::TurnChoices;
+use crate::contexts::Draft;
+use crate::contexts::Notices;
+use crate::contexts::Page;
+use crate::contexts::use_draft;
+use crate::contexts::use_engine;
+use crate::contexts::use_notices;
+use crate::contexts::use_open_thread;
+use crate::contexts::use_page;
+use crate::contexts::use_turns;
+use crate::host;
+use crate::i18n::Msg;
+use crate::state::attach::Attach;
+use crate::state::attach::PageRead;
+use crate::state::attach::context_block;
+use crate::state::keys::ComposerAction;
+use crate::state::keys::Modifiers;
+use crate::state::keys::key_action;
+
+/// The text box with its buttons, or the reload explanation once input is disabled.
+#[component]
+pub(crate) fn Composer() -> impl IntoView {
+    let page = use_page();
+    let engine = use_engine();
+    let open = use_open_thread();
+    let draft = use_draft();
+    let turns = use_turns();
+    let notices = use_notices();
+    let disabled = move || engine.reload_required();
+    let running =
+        Memo::new(move |_| open.view.with(|v| v.as_ref().is_some_and(|v| v.active_turn.is_some())));
+    let on_keydown = move |event: KeyboardEvent| {
+        let modifiers = Modifiers {
+            shift: event.shift_key(),
+            alt: event.alt_key(),
+            ctrl_or_meta: event.ctrl_key() || event.meta_key(),
+        };
+        let action = key_action(&event.key(), modifiers, open.activity(), event.is_composing());
+        if action != ComposerAction::Default {
+            event.prevent_default();
+            turns.act(action);
+        }
+    };
+    let placeholder = move || {
+        let msg =
+            if running.get() { Msg::ComposerPlaceholderRunning } else { Msg::ComposerPlaceholder };
+        page.text(msg)
+    };
+    view! {
+        <QueueDock/>
+        <form class="composer" on:submit=move |ev| { ev.prevent_default(); turns.act(if running.get_untracked() { ComposerAction::Steer } else { ComposerAction::Submit }); }>
+            <Show when=disabled>
+                <p class="disabled-reason" role="alert">{move || page.text(Msg::InputDisabledReload)}</p>
+            </Show>
+            <textarea
+                rows="3"
+                aria-label=placeholder
+                placeholder=placeholder
+                disabled=disabled
+                prop:value=move || draft.text.get()
+                on:input=move |ev| draft.text.set(event_target_value(&ev))
+                on:keydown=on_keydown
+            ></textarea>
+            <AttachedChips/>
+            <div class="composer-actions">
+                <TurnChoices/>
+                <button type="button" class="attach-page" disabled=disabled on:click=move |_| attach(page, draft, notices, Attach::Page)>{move || page.text(Msg::AttachPage)}</button>
+                <button type="button" class="attach-selection" disabled=disabled on:click=move |_| attach(page, draft, notices, Attach::Selection)>{move || page.text(Msg::AttachSelection)}</button>
+                <span class="spacer"></span>
+                <Show when=move || running.get()>
+                    <button type="button" class="stop" on:click=move |_| turns.act(ComposerAction::Interrupt)>{move || page.text(Msg::Stop)}</button>
+                </Show>
+                <button type="submit" disabled=disabled>{move || page.text(Msg::Send)}</button>
+            </div>
+        </form>
+    }
+}
+
+/// Chips of the context attached to the next message, each removable.
+#[component]
+fn AttachedChips() -> impl IntoView {
+    let page = use_page();
+    let draft = use_draft();
+    move || {
+        let lang = page.lang.get();
+        let blocks = draft.attached.get();
+        (!blocks.is_empty()).then(|| {
+            let chips = blocks.into_iter().enumerate().map(|(index, block)| {
+                let tokens = block.approx_tokens.map(|n| format!(" · ~{n} tokens")).unwrap_or_default();
+                view! {
+                    <li class="chip" data-kind=format!("{:?}", block.kind).to_lowercase()>
+                        <span>{block.label}{tokens}</span>
+                        <button type="button" aria-label=crate::i18n::text(lang, Msg::Detach)
+                            on:click=move |_| draft.attached.update(|a| { if index < a.len() { a.remove(index); } })>"×"</button>
+                    </li>
+                }
+            }).collect_view();
+            view! { <ul class="attached">{chips}</ul> }
+        })
+    }
+}
+
+/// Reads the active tab (`read_page.js`) and attaches its text or selection as context. Needs
+/// host access to the tab; a refusal is shown, never retried behind the user's back.
+fn attach(page: Page, draft: Draft, notices: Notices, what: Attach) {
+    leptos::task::spawn_local(async move {
+        let failed = |detail: &str| page.format(Msg::AttachFailed, &[("detail", detail)]);
+        let tab = match host::active_tab().await {
+            Ok(tab) => tab,
+            Err(detail) => return notices.show(failed(&detail)),
+        };
+        let Some(tab_id) = tab["id"].as_u64() else { return };
+        let read = match host::run_in_tab(tab_id, "read_page.js").await {
+            Ok(value) => PageRead::from_json(&value),
+            Err(detail) => return notices.show(failed(&detail)),
+        };
+        let tab_ref = u32::try_from(tab_id).ok().map(|tab_id| TabRef {
+            tab_id,
+            window_id: tab["windowId"].as_u64().and_then(|w| u32::try_from(w).ok()),
+            url: read.url.clone(),
+            title: read.title.clone(),
+        });
+        match context_block(what, &read, tab_ref) {
+            Some(block) => draft.attached.update(|a| a.push(block)),
+            None => notices.show(page.t(Msg::NothingSelected).to_owned()),
+        }
+    });
+}

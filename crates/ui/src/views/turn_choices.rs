@@ -1,0 +1,134 @@
+//! The composer's choices: the thread's preset (`thread.update`; a draft's goes with
+//! `thread.create`), and the model, permission mode and trusted input of the next turns.
+
+use leptos::prelude::*;
+use panelot_protocol::PresetId;
+use panelot_protocol::engine::ThreadMetaPatch;
+
+use crate::contexts::use_draft;
+use crate::contexts::use_open_thread;
+use crate::contexts::use_page;
+use crate::contexts::use_settings;
+use crate::contexts::use_threads;
+use crate::host;
+use crate::i18n::Msg;
+use crate::state::choices::POLICIES;
+use crate::state::choices::default_model_label;
+use crate::state::choices::default_policy_label;
+use crate::state::choices::model_options;
+use crate::state::choices::model_value;
+use crate::state::choices::parse_model_value;
+use crate::state::choices::parse_policy_value;
+use crate::state::choices::policy_label;
+use crate::state::choices::policy_value;
+use crate::state::choices::preset_named;
+
+/// The thread's preset, then the model and permission mode of the next turns (empty: the
+/// thread's own, which is its preset's model when it has one).
+#[component]
+pub(crate) fn TurnChoices() -> impl IntoView {
+    let page = use_page();
+    let open = use_open_thread();
+    let draft = use_draft();
+    let settings = use_settings();
+    let threads = use_threads();
+    let t = move |msg| page.text(msg);
+    // An open thread's preset is in its metadata (`thread.updated` patches it); a draft's is
+    // kept until `thread.create` carries it.
+    let preset_id = move || match open
+        .view
+        .with(|v| v.as_ref().map(|v| v.meta.as_ref().map(|m| m.preset.clone())))
+    {
+        Some(meta) => meta.flatten(),
+        None => draft.preset.get(),
+    };
+    let current_preset = Memo::new(move |_| preset_id().map(|p| p.to_string()).unwrap_or_default());
+    let presets = Memo::new(move |_| {
+        settings.view.with(|s| {
+            s.iter()
+                .flat_map(|s| &s.presets)
+                .map(|p| (p.id.to_string(), p.preset.name.clone()))
+                .collect::<Vec<_>>()
+        })
+    });
+    let pick_preset = move |ev: leptos::ev::Event| {
+        let preset = PresetId::new(event_target_value(&ev)).ok();
+        let Some(thread_id) = open.thread_id() else {
+            draft.preset.set(preset);
+            return;
+        };
+        let patch = ThreadMetaPatch { preset: Some(preset), ..ThreadMetaPatch::default() };
+        threads.update(thread_id, patch);
+    };
+    let default_model = move || {
+        let id = preset_id();
+        let lang = page.lang.get();
+        settings.view.with(|s| {
+            default_model_label(
+                lang,
+                s.as_ref().and_then(|s| preset_named(&s.presets, id.as_ref())),
+            )
+        })
+    };
+    let default_policy = move || {
+        let id = preset_id();
+        let lang = page.lang.get();
+        let thread = open
+            .view
+            .with(|v| v.as_ref().and_then(|v| v.meta.as_ref()).and_then(|m| m.permission_policy));
+        settings.view.with(|s| {
+            default_policy_label(
+                lang,
+                thread,
+                s.as_ref().and_then(|s| preset_named(&s.presets, id.as_ref())),
+                s.as_ref().map(|s| s.permission_policy),
+            )
+        })
+    };
+    let models = move || {
+        settings
+            .view
+            .with(|s| model_options(s.iter().flat_map(|s| &s.connections).filter(|c| c.enabled)))
+    };
+    let current_model =
+        move || draft.turn_model.with(|m| m.as_ref().map(model_value).unwrap_or_default());
+    view! {
+        <select class="thread-preset" aria-label=move || t(Msg::PresetForThread) on:change=pick_preset>
+            <option value="" prop:selected=move || current_preset.with(String::is_empty)>{move || t(Msg::NoPreset)}</option>
+            {move || presets.get().into_iter().map(|(value, label)| {
+                let chosen = value.clone();
+                view! { <option value=value prop:selected=move || current_preset.with(|c| *c == chosen)>{label}</option> }
+            }).collect_view()}
+        </select>
+        <select class="turn-model" aria-label=move || t(Msg::ModelForTurn)
+            on:change=move |ev| draft.turn_model.set(parse_model_value(&event_target_value(&ev)))>
+            <option value="" selected=move || draft.turn_model.with(Option::is_none)>{default_model}</option>
+            {move || models().into_iter().map(|(value, label)| {
+                let selected = value == current_model();
+                view! { <option value=value selected=selected>{label}</option> }
+            }).collect_view()}
+        </select>
+        <select class="turn-policy" aria-label=move || t(Msg::PolicyForTurn)
+            on:change=move |ev| draft.turn_policy.set(parse_policy_value(&event_target_value(&ev)))>
+            <option value="" selected=move || draft.turn_policy.with(Option::is_none)>{default_policy}</option>
+            {POLICIES.map(|p| view! {
+                <option value=policy_value(Some(p)) selected=move || draft.turn_policy.get() == Some(p)>{move || t(policy_label(p))}</option>
+            })}
+        </select>
+        <label class="turn-trusted" title=move || t(Msg::TrustedInputHint)>
+            <input type="checkbox" prop:checked=move || draft.turn_trusted_input.get()
+                on:change=move |ev| {
+                    if !event_target_checked(&ev) {
+                        draft.turn_trusted_input.set(false);
+                        return;
+                    }
+                    // Chrome asks for the debugger permission inside this click; the box stays
+                    // checked only if it was granted.
+                    host::request_debugger_then(move |granted| {
+                        draft.turn_trusted_input.set(granted);
+                    });
+                }/>
+            {move || t(Msg::TrustedInput)}
+        </label>
+    }
+}
