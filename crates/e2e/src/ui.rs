@@ -1,5 +1,6 @@
 //! Driving the UI pages the way a person does: typing into elements and pressing keys through
-//! CDP `Input` (real keyboard events, so the pages' own key handling runs), reading the DOM, and
+//! CDP `Input` (real keyboard events, so the pages' own key handling runs), reading the DOM,
+//! the real side panel of a window, what the engine stored of the messages sent, and
 //! screenshots in light and dark.
 
 use std::path::Path;
@@ -7,10 +8,16 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context;
+use panelot_protocol::AgentEvent;
+use panelot_protocol::decode_event;
+use panelot_protocol::engine::ItemContent;
+use panelot_protocol::engine::UserInput;
 use panelot_testkit::cdp::Page;
+use serde_json::Value;
 use serde_json::json;
 
 use crate::Browser;
+use crate::conversation;
 
 /// How long a UI condition may take to become true.
 pub const DEADLINE: Duration = Duration::from_secs(30);
@@ -105,6 +112,87 @@ impl Browser {
                 .with_context(|| format!("pressing {key}"))?;
         }
         Ok(())
+    }
+
+    /// Opens the side panel of the window `window_id` (`chrome.sidePanel.open`, called from the
+    /// extension page `from` with a user gesture) and attaches to the panel's page, as a person
+    /// clicking the toolbar icon would get it: beside the window's tabs, not in a tab.
+    pub fn open_side_panel(&mut self, from: &Page, window_id: u64) -> anyhow::Result<Page> {
+        let opened = self.cdp.evaluate(
+            from,
+            &format!("chrome.sidePanel.open({{ windowId: {window_id} }}).then(() => true)"),
+        )?;
+        anyhow::ensure!(opened == json!(true), "chrome.sidePanel.open answered {opened}");
+        let panel_url = format!("{}/sidepanel.html", self.extension_origin);
+        let deadline = std::time::Instant::now() + DEADLINE;
+        let target_id = loop {
+            let targets = self.cdp.call("Target.getTargets", json!({}))?;
+            let infos = targets["targetInfos"].as_array().cloned().unwrap_or_default();
+            let panel = infos.iter().find(|t| {
+                t["url"].as_str().is_some_and(|u| u.starts_with(&panel_url))
+                    && t["attached"] != json!(true)
+            });
+            if let Some(id) = panel.and_then(|t| t["targetId"].as_str()) {
+                break id.to_owned();
+            }
+            anyhow::ensure!(
+                std::time::Instant::now() < deadline,
+                "no side panel target among {infos:#?}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        };
+        let attached = self
+            .cdp
+            .call("Target.attachToTarget", json!({ "targetId": target_id, "flatten": true }))?;
+        let session_id =
+            attached["sessionId"].as_str().context("attachToTarget: no sessionId")?.to_owned();
+        Ok(Page { target_id, session_id })
+    }
+
+    /// The messages sent in every thread, as the engine stored them (the inputs of the user
+    /// messages on each thread's selected branch), read through a conversation from `page`.
+    pub fn stored_user_inputs(&mut self, page: &Page) -> anyhow::Result<Vec<UserInput>> {
+        let list = json!([{"send": {"type": "thread.list", "submissionId": "e2e-list",
+            "includeArchived": false}, "until": "thread.listed"}]);
+        let listed = self.run_conversation(page, &list)?;
+        let threads: Vec<String> = listed
+            .iter()
+            .find_map(|event| match event {
+                AgentEvent::ThreadListed(listed) => {
+                    Some(listed.threads.iter().map(|t| t.meta.id.to_string()).collect())
+                }
+                _ => None,
+            })
+            .context("no thread.listed")?;
+        let mut inputs = Vec::new();
+        for thread_id in threads {
+            let subscribe = json!([{"send": {"type": "thread.subscribe",
+                "submissionId": format!("e2e-sub-{thread_id}"), "threadId": thread_id},
+                "until": "thread.snapshot"}]);
+            for event in self.run_conversation(page, &subscribe)? {
+                if let AgentEvent::ThreadSnapshot(snapshot) = event {
+                    inputs.extend(snapshot.snapshot.items.into_iter().filter_map(|item| {
+                        match item.content {
+                            ItemContent::UserMessage { input, .. } => Some(input),
+                            _ => None,
+                        }
+                    }));
+                }
+            }
+        }
+        Ok(inputs)
+    }
+
+    /// Runs a conversation of `steps` from `page` and returns the engine events it got (the
+    /// session's own messages, `initialized` and the like, are not events and are left out).
+    fn run_conversation(&mut self, page: &Page, steps: &Value) -> anyhow::Result<Vec<AgentEvent>> {
+        let result = self.cdp.evaluate(page, &conversation::script("e2e-ui-inputs", steps))?;
+        anyhow::ensure!(result["how"] == "complete", "the conversation ended: {result}");
+        let events = result["events"].as_array().cloned().unwrap_or_default();
+        Ok(events
+            .into_iter()
+            .filter_map(|e| decode_event(e["event"].clone()).ok().map(|frame| frame.event))
+            .collect())
     }
 
     /// Saves a PNG screenshot of `page` in `scheme` to `path`.

@@ -37,6 +37,7 @@ pub(crate) use router::Router;
 pub(crate) use settings::use_settings;
 pub(crate) use threads::use_threads;
 pub(crate) use turns::Turns;
+pub(crate) use turns::tabs_in_view;
 pub(crate) use turns::use_turns;
 
 use panelot_protocol::ThreadId;
@@ -53,6 +54,6 @@ pub(crate) fn provide_all(kind: PageKind, lang: Lang, thread_id: Option<ThreadId
     let draft = draft::provide_draft();
     let settings = settings::provide_settings();
     let notices = notices::provide_notices();
-    let turns = turns::provide_turns(engine, open, draft);
+    let turns = turns::provide_turns(kind, engine, open, draft);
     Router { page, engine, threads, open, draft, settings, notices, turns }
 }

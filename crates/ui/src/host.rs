@@ -4,7 +4,7 @@
 //!
 //! * `port`: the `chrome.runtime` Port under the engine client, its timers and saved outbox;
 //! * `chrome`: permissions asked inside a user gesture, `chrome.storage`, logging;
-//! * `tabs`: the active tab, reading a tab, opening the side panel.
+//! * `tabs`: the tabs and windows a message is about, reading a tab, opening the side panel.
 
 mod chrome;
 mod port;
@@ -17,7 +17,9 @@ pub(crate) use chrome::request_origin_then;
 pub(crate) use port::send;
 pub(crate) use port::start;
 pub(crate) use port::subscribe;
-pub(crate) use tabs::active_tab;
+pub(crate) use tabs::current_window_id;
+pub(crate) use tabs::last_focused_normal_window;
 pub(crate) use tabs::open_side_panel;
+pub(crate) use tabs::query_tabs;
 pub(crate) use tabs::remember_window;
 pub(crate) use tabs::run_in_tab;

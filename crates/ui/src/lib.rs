@@ -5,7 +5,7 @@
 //!
 //! | module       | what it holds                                                             |
 //! |--------------|---------------------------------------------------------------------------|
-//! | [`state`]    | plain-Rust logic, unit tested natively: the engine client (a sans-IO state machine of the port protocol), the thread list and thread view models, the composer's keys and per-turn choices, attachments, the options page's forms |
+//! | [`state`]    | plain-Rust logic, unit tested natively: the engine client (a sans-IO state machine of the port protocol), the thread list and thread view models, the composer's keys and per-turn choices, attachments, the tab a message is about, the options page's forms |
 //! | [`i18n`], [`markdown`] | the message catalog (English, Simplified Chinese); model text to safe HTML |
 //! | `host`       | the browser under the app: the `chrome.runtime` port driving the engine client, timers, `chrome.storage`, and the `chrome.*` calls the views make (permissions, tabs, scripting, side panel). It takes callbacks and knows nothing of the app's state |
 //! | `contexts`   | the app's reactive state, split by concern and provided through Leptos context (`provide_*` / `use_*`): page, engine, thread list, open thread, composer, settings, notices; the turn commands; the router of engine events |

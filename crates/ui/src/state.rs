@@ -7,8 +7,9 @@
 //! * [`choices`]: the per-turn model, permission mode and trusted input, and the selector values
 //!   and labels the composer and the options page share;
 //! * [`attach`]: a page or a selection as a context block;
+//! * [`tab_choice`]: which tab a message is about (its browser context);
 //! * [`connection_form`] and [`preset_form`]: the options page's forms and their validation;
-//! * [`urls`]: the origin of a URL.
+//! * [`urls`]: the origin of a URL, and whether it is a web page.
 
 pub mod attach;
 pub mod choices;
@@ -16,6 +17,7 @@ pub mod client;
 pub mod connection_form;
 pub mod keys;
 pub mod preset_form;
+pub mod tab_choice;
 pub mod thread_list;
 pub mod thread_view;
 pub mod urls;

@@ -2,8 +2,8 @@
 //! pressing keys, against the engine in the service worker and the mock provider. Send → a
 //! streamed answer rendered as Markdown (highlighted code); steer while running; queue
 //! (Shift+Alt+Enter) and edit the queued message; Esc interrupts; edit-and-resend then the ‹n/m›
-//! switcher; an approval answered from the keyboard. Screenshots of the chat page and the side
-//! panel in light and dark are saved as artifacts.
+//! switcher; an approval answered from the keyboard; every message carries its browser context.
+//! Screenshots of the chat page and the side panel in light and dark are saved as artifacts.
 
 use panelot_e2e::Browser;
 use panelot_e2e::ui::Modifier;
@@ -166,6 +166,18 @@ fn ui_turns_from_the_composer_steer_queue_interrupt_branch_and_approve_from_the_
     browser.wait_ui(&page, "!document.querySelector('.approval-card')");
     browser.wait_ui(&page, "!!document.querySelector('.tool-card.ok')");
     assert!(server.violations().is_empty(), "{:?}", server.violations());
+
+    // Sent, steered and queued messages each carried the browser as it was when sent: no web
+    // page is open here, so no default tab (the chat page itself never is one).
+    let inputs = browser.stored_user_inputs(&page).expect("read the stored messages");
+    let texts: Vec<&str> = inputs.iter().map(|i| i.text.as_str()).collect();
+    for sent in ["Say hello", "also this", "queued and edited", "List my tabs"] {
+        assert!(texts.contains(&sent), "{sent:?} not among {texts:?}");
+    }
+    for input in &inputs {
+        let context = input.browser_context.as_ref();
+        assert!(context.is_some_and(|c| c.default_tab.is_none()), "{input:#?}");
+    }
 
     // Screenshots of the chat page and the side panel (as a tab, on the same thread).
     let dir = artifacts_dir();

@@ -1,12 +1,20 @@
 //! The commands that start and steer turns: send (a draft's first message creates its thread),
 //! steer, queue, interrupt, fork (edit and resend, regenerate, retry), and starting a new draft.
 //! Sent messages show at once as optimistic entries of the open thread.
+//!
+//! Every message carries its browser context: the tab it is about, as `chrome.tabs` reports it
+//! at the moment of sending (never remembered from earlier: the user may have switched tabs), so
+//! the engine judges and acts on the tab the user was looking at.
 
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 use panelot_protocol::NodeId;
 use panelot_protocol::Op;
 use panelot_protocol::SubmissionId;
 use panelot_protocol::ThreadId;
+use panelot_protocol::TurnId;
+use panelot_protocol::engine::BrowserContext;
+use panelot_protocol::engine::ContextBlock;
 use panelot_protocol::engine::ThreadCreateParams;
 use panelot_protocol::engine::TurnEnqueueParams;
 use panelot_protocol::engine::TurnForkParams;
@@ -18,13 +26,20 @@ use panelot_protocol::engine::UserInput;
 use super::draft::Draft;
 use super::engine::Engine;
 use super::open_thread::OpenThread;
+use super::page::PageKind;
+use crate::host;
 use crate::state::keys::ComposerAction;
 use crate::state::keys::sendable;
+use crate::state::tab_choice::TabInfo;
+use crate::state::tab_choice::Viewer;
+use crate::state::tab_choice::browser_context;
 use crate::state::thread_view::EntryKey;
 
 /// The turn commands of the page.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Turns {
+    /// The page sending, which decides the tab a message is about.
+    page: PageKind,
     engine: Engine,
     open: OpenThread,
     draft: Draft,
@@ -66,34 +81,43 @@ impl Turns {
 
     /// Sends `text` as a new turn of `thread_id`, shown at once as an optimistic message.
     pub(crate) fn submit(self, thread_id: ThreadId, text: String) {
-        let input = self.input(&text);
+        let attached = self.draft.take_attached();
         let overrides = self.draft.overrides();
-        let sent = self.engine.send(|submission_id| {
-            Op::TurnSubmit(TurnSubmitParams { submission_id, thread_id, input, overrides })
+        spawn_local(async move {
+            let input = self.input(&text, attached).await;
+            let sent = self.engine.send(|submission_id| {
+                Op::TurnSubmit(TurnSubmitParams { submission_id, thread_id, input, overrides })
+            });
+            if let Ok(submission_id) = sent {
+                self.open.update(|view| view.add_optimistic(submission_id, &text, false));
+            }
         });
-        if let Ok(submission_id) = sent {
-            self.open.update(|view| view.add_optimistic(submission_id, &text, false));
-        }
     }
 
     /// Adds `text` to the running turn `expected_turn_id`.
-    fn steer(self, thread_id: ThreadId, expected_turn_id: panelot_protocol::TurnId, text: String) {
-        let input = self.input(&text);
-        let sent = self.engine.send(|submission_id| {
-            Op::TurnSteer(TurnSteerParams { submission_id, thread_id, expected_turn_id, input })
+    fn steer(self, thread_id: ThreadId, expected_turn_id: TurnId, text: String) {
+        let attached = self.draft.take_attached();
+        spawn_local(async move {
+            let input = self.input(&text, attached).await;
+            let sent = self.engine.send(|submission_id| {
+                Op::TurnSteer(TurnSteerParams { submission_id, thread_id, expected_turn_id, input })
+            });
+            if let Ok(submission_id) = sent {
+                self.open.update(|view| view.add_optimistic(submission_id, &text, true));
+            }
         });
-        if let Ok(submission_id) = sent {
-            self.open.update(|view| view.add_optimistic(submission_id, &text, true));
-        }
     }
 
     /// Queues `text` as a later turn. Queued messages show in the queue dock once
     /// `queue.updated` arrives, not in the stream.
     fn enqueue(self, thread_id: ThreadId, text: String) {
-        let input = self.input(&text);
+        let attached = self.draft.take_attached();
         let overrides = self.draft.overrides();
-        let _ = self.engine.send(|submission_id| {
-            Op::TurnEnqueue(TurnEnqueueParams { submission_id, thread_id, input, overrides })
+        spawn_local(async move {
+            let input = self.input(&text, attached).await;
+            let _ = self.engine.send(|submission_id| {
+                Op::TurnEnqueue(TurnEnqueueParams { submission_id, thread_id, input, overrides })
+            });
         });
     }
 
@@ -127,21 +151,24 @@ impl Turns {
     /// regenerate, retry); the view shows the new branch at once.
     pub(crate) fn fork(self, sibling_of: NodeId, text: String) {
         let Some(thread_id) = self.open.thread_id() else { return };
-        let input = UserInput { text: text.clone(), ..UserInput::default() };
         let overrides = self.draft.overrides();
-        let sibling_of_node_id = sibling_of.clone();
-        let sent = self.engine.send(|submission_id| {
-            Op::TurnFork(TurnForkParams {
-                submission_id,
-                thread_id,
-                sibling_of_node_id,
-                input,
-                overrides,
-            })
+        spawn_local(async move {
+            // The composer's attachments stay for the composer's next message.
+            let input = self.input(&text, Vec::new()).await;
+            let sibling_of_node_id = sibling_of.clone();
+            let sent = self.engine.send(|submission_id| {
+                Op::TurnFork(TurnForkParams {
+                    submission_id,
+                    thread_id,
+                    sibling_of_node_id,
+                    input,
+                    overrides,
+                })
+            });
+            if let Ok(submission_id) = sent {
+                self.open.update(|view| view.fork(&sibling_of, submission_id, &text));
+            }
         });
-        if let Ok(submission_id) = sent {
-            self.open.update(|view| view.fork(&sibling_of, submission_id, &text));
-        }
     }
 
     /// Regenerates (or retries) the answer at `key` by sending its turn's message again as a
@@ -162,16 +189,63 @@ impl Turns {
         self.draft.text.set(String::new());
     }
 
-    /// The message to send for `text`, with the attached context (which it takes).
-    fn input(self, text: &str) -> UserInput {
-        let attached_context = self.draft.take_attached();
-        UserInput { text: text.to_owned(), attached_context, ..UserInput::default() }
+    /// The message to send for `text` with `attached` context, and the browser context
+    /// captured now.
+    async fn input(self, text: &str, attached: Vec<ContextBlock>) -> UserInput {
+        let browser_context = capture_browser_context(self.page, &attached).await;
+        UserInput {
+            text: text.to_owned(),
+            attached_context: attached,
+            browser_context,
+            ..UserInput::default()
+        }
     }
 }
 
+/// The browser context of a message sent now from the page `page`; `None` when Chrome could not
+/// say which tabs there are (the message then goes without one rather than not at all).
+async fn capture_browser_context(
+    page: PageKind,
+    attached: &[ContextBlock],
+) -> Option<BrowserContext> {
+    match tabs_in_view(page).await {
+        Ok((viewer, tabs)) => {
+            let now_ms = js_sys::Date::now() as u64;
+            Some(browser_context(viewer, &tabs, now_ms, attached))
+        }
+        Err(err) => {
+            host::log_error(&format!("cannot tell which tab the message is about: {err}"));
+            None
+        }
+    }
+}
+
+/// Where the page `page` is, and the tabs a message sent from it now may be about, as Chrome
+/// reports them ([`default_tab`](crate::state::tab_choice::default_tab) picks the one).
+pub(crate) async fn tabs_in_view(page: PageKind) -> Result<(Viewer, Vec<TabInfo>), String> {
+    let (viewer, query) = match page {
+        PageKind::SidePanel => {
+            let window_id = host::current_window_id().await?;
+            let query = serde_json::json!({"active": true, "windowId": window_id});
+            (Viewer::SidePanel { window_id }, query)
+        }
+        PageKind::Chat | PageKind::Options => {
+            let last_focused_window = host::last_focused_normal_window().await;
+            (Viewer::Tab { last_focused_window }, serde_json::json!({"windowType": "normal"}))
+        }
+    };
+    let tabs = host::query_tabs(&query).await?;
+    Ok((viewer, tabs.iter().filter_map(TabInfo::from_json).collect()))
+}
+
 /// Provides the [`Turns`] context.
-pub(crate) fn provide_turns(engine: Engine, open: OpenThread, draft: Draft) -> Turns {
-    let turns = Turns { engine, open, draft };
+pub(crate) fn provide_turns(
+    page: PageKind,
+    engine: Engine,
+    open: OpenThread,
+    draft: Draft,
+) -> Turns {
+    let turns = Turns { page, engine, open, draft };
     provide_context(turns);
     turns
 }

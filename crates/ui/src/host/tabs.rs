@@ -1,5 +1,5 @@
-//! Tabs and windows: the active tab and reading it for an attachment, and opening the side
-//! panel from the chat page.
+//! Tabs and windows: the tabs and windows a message's browser context is chosen from, reading a
+//! tab for an attachment, and opening the side panel from the chat page.
 
 use js_sys::Promise;
 use leptos::task::spawn_local;
@@ -23,21 +23,47 @@ extern "C" {
     fn side_panel_set_options(options: &JsValue) -> Result<Promise, JsValue>;
     #[wasm_bindgen(js_namespace = ["chrome", "windows"], js_name = getCurrent, catch)]
     fn windows_get_current() -> Result<Promise, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "windows"], js_name = getLastFocused, catch)]
+    fn windows_get_last_focused(query: &JsValue) -> Result<Promise, JsValue>;
 }
 
-/// The active tab of the last focused window, as `{id, windowId, url, title}`.
-pub(crate) async fn active_tab() -> Result<serde_json::Value, String> {
-    let query = json_value(&serde_json::json!({"active": true, "lastFocusedWindow": true}))
-        .map_err(|e| format!("{e:?}"))?;
+/// The tabs `query` (a `chrome.tabs.query` filter) finds, as Chrome reports them.
+pub(crate) async fn query_tabs(
+    query: &serde_json::Value,
+) -> Result<Vec<serde_json::Value>, String> {
+    let query = json_value(query).map_err(|e| format!("{e:?}"))?;
     let promise = tabs_query(&query).map_err(|e| format!("{e:?}"))?;
     let tabs = JsFuture::from(promise).await.map_err(|e| format!("{e:?}"))?;
-    let tabs = to_json(&tabs);
-    tabs.get(0).cloned().ok_or_else(|| "no active tab".to_owned())
+    match to_json(&tabs) {
+        serde_json::Value::Array(tabs) => Ok(tabs),
+        other => Err(format!("chrome.tabs.query answered {other}")),
+    }
+}
+
+/// The id of the window this page is in; a side panel is in the window it is the panel of.
+pub(crate) async fn current_window_id() -> Result<u32, String> {
+    let promise = windows_get_current().map_err(|e| format!("{e:?}"))?;
+    let window = JsFuture::from(promise).await.map_err(|e| format!("{e:?}"))?;
+    window_id(&to_json(&window)).ok_or_else(|| "the current window has no id".to_owned())
+}
+
+/// The id of the last focused window of type `normal` (not a popup, not DevTools); `None` when
+/// there is none.
+pub(crate) async fn last_focused_normal_window() -> Option<u32> {
+    let query = json_value(&serde_json::json!({"windowTypes": ["normal"]})).ok()?;
+    let promise = windows_get_last_focused(&query).ok()?;
+    // Chrome rejects the call when no window matches.
+    let window = JsFuture::from(promise).await.ok()?;
+    window_id(&to_json(&window))
+}
+
+fn window_id(window: &serde_json::Value) -> Option<u32> {
+    window["id"].as_u64().and_then(|id| u32::try_from(id).ok())
 }
 
 /// Runs the extension file `file` in the main frame of `tab_id` and returns its completion value.
 /// Needs host access to the tab's origin.
-pub(crate) async fn run_in_tab(tab_id: u64, file: &str) -> Result<serde_json::Value, String> {
+pub(crate) async fn run_in_tab(tab_id: u32, file: &str) -> Result<serde_json::Value, String> {
     let injection = json_value(&serde_json::json!({"target": {"tabId": tab_id}, "files": [file]}))
         .map_err(|e| format!("{e:?}"))?;
     let promise = scripting_execute(&injection).map_err(|e| format!("{e:?}"))?;
@@ -80,7 +106,7 @@ pub(crate) fn remember_window() {
     let Ok(promise) = windows_get_current() else { return };
     spawn_local(async move {
         if let Ok(window) = JsFuture::from(promise).await
-            && let Some(id) = to_json(&window)["id"].as_u64().and_then(|id| u32::try_from(id).ok())
+            && let Some(id) = window_id(&to_json(&window))
         {
             WINDOW_ID.set(Some(id));
         }

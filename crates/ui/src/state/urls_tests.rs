@@ -14,3 +14,24 @@ fn a_connection_needs_access_to_its_origin_only() {
     assert_eq!(origin_of("not a url"), None);
 }
 
+#[test]
+fn only_http_https_and_file_urls_are_web_pages() {
+    let urls = [
+        "https://a.example/x",
+        "http://127.0.0.1:8080/",
+        "HTTPS://A.EXAMPLE",
+        "file:///home/ada/notes.html",
+        "chrome://extensions/",
+        "chrome-extension://abcdefghijklmnop/chat.html",
+        "edge://settings",
+        "about:blank",
+        "devtools://devtools/bundled/inspector.html",
+        "view-source:https://a.example",
+        "",
+        "https",
+    ];
+    assert_eq!(
+        urls.map(is_web_url),
+        [true, true, true, true, false, false, false, false, false, false, false, false]
+    );
+}

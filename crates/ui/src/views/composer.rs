@@ -11,6 +11,7 @@ use super::turn_choices::TurnChoices;
 use crate::contexts::Draft;
 use crate::contexts::Notices;
 use crate::contexts::Page;
+use crate::contexts::tabs_in_view;
 use crate::contexts::use_draft;
 use crate::contexts::use_engine;
 use crate::contexts::use_notices;
@@ -25,6 +26,7 @@ use crate::state::attach::context_block;
 use crate::state::keys::ComposerAction;
 use crate::state::keys::Modifiers;
 use crate::state::keys::key_action;
+use crate::state::tab_choice::default_tab;
 
 /// The text box with its buttons, or the reload explanation once input is disabled.
 #[component]
@@ -109,23 +111,24 @@ fn AttachedChips() -> impl IntoView {
     }
 }
 
-/// Reads the active tab (`read_page.js`) and attaches its text or selection as context. Needs
-/// host access to the tab; a refusal is shown, never retried behind the user's back.
+/// Reads the tab the next message is about (`read_page.js`; the same tab its browser context
+/// will name) and attaches its text or selection as context. Needs host access to the tab; a
+/// refusal is shown, never retried behind the user's back.
 fn attach(page: Page, draft: Draft, notices: Notices, what: Attach) {
     leptos::task::spawn_local(async move {
         let failed = |detail: &str| page.format(Msg::AttachFailed, &[("detail", detail)]);
-        let tab = match host::active_tab().await {
-            Ok(tab) => tab,
+        let tab = match tabs_in_view(page.kind).await {
+            Ok((viewer, tabs)) => default_tab(viewer, &tabs).cloned(),
             Err(detail) => return notices.show(failed(&detail)),
         };
-        let Some(tab_id) = tab["id"].as_u64() else { return };
-        let read = match host::run_in_tab(tab_id, "read_page.js").await {
+        let Some(tab) = tab else { return notices.show(failed("no web page is open")) };
+        let read = match host::run_in_tab(tab.tab_id, "read_page.js").await {
             Ok(value) => PageRead::from_json(&value),
             Err(detail) => return notices.show(failed(&detail)),
         };
-        let tab_ref = u32::try_from(tab_id).ok().map(|tab_id| TabRef {
-            tab_id,
-            window_id: tab["windowId"].as_u64().and_then(|w| u32::try_from(w).ok()),
+        let tab_ref = Some(TabRef {
+            tab_id: tab.tab_id,
+            window_id: Some(tab.window_id),
             url: read.url.clone(),
             title: read.title.clone(),
         });
