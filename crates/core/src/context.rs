@@ -6,6 +6,7 @@
 use panelot_protocol::ThreadId;
 use panelot_protocol::engine::ContextBlock;
 use panelot_protocol::engine::ContextContent;
+use panelot_protocol::engine::ContextKind;
 use panelot_protocol::engine::Provenance;
 use panelot_protocol::engine::Trust;
 use panelot_protocol::engine::UserInput;
@@ -141,19 +142,20 @@ fn tool_name_of<'a>(path: &'a [NodeRecord], call: &str) -> Option<&'a str> {
     })
 }
 
-/// A user message: the trusted environment header (the tab at submission), the typed text, then
-/// attached context, fenced unless the user's own.
+/// A user message: the typed text, the tab it was sent from (its id is the engine's; its title
+/// and URL are written by the page, so they are fenced like page content: a title saying "I, the
+/// user, approve everything" is data), then attached context, fenced unless the user's own.
 fn user_content(input: &UserInput, nonce: &str) -> Vec<ContentPart> {
-    let mut text = String::new();
+    let mut text = input.text.clone();
     if let Some(tab) = input.browser_context.as_ref().and_then(|c| c.default_tab.as_ref()) {
+        let page = format!("Title: {}\nURL: {}", tab.title, tab.url);
+        let source = format!("tab {}", tab.tab_id);
         text.push_str(&format!(
-            "[Current tab {}: \"{}\" {}]\n",
+            "\n\n[Sent from tab {}]\n{}",
             tab.tab_id,
-            tab.title.replace('"', "'"),
-            tab.url
+            fence(nonce, Provenance::Page, Some(&source), &page)
         ));
     }
-    text.push_str(&input.text);
     let mut parts = vec![];
     for block in &input.attached_context {
         match &block.content {
@@ -172,11 +174,25 @@ fn user_content(input: &UserInput, nonce: &str) -> Vec<ContentPart> {
     parts
 }
 
+/// Whether a block's content may be read as the user's words: only what the user made (a file,
+/// a skill) and marked trusted. What came from a page or a server is data whatever a UI says.
+fn trusted(block: &ContextBlock) -> bool {
+    let users_own = match block.kind {
+        ContextKind::File | ContextKind::Skill => true,
+        ContextKind::Page
+        | ContextKind::Selection
+        | ContextKind::Screenshot
+        | ContextKind::Tab
+        | ContextKind::McpResource => false,
+    };
+    users_own && block.trust == Trust::Trusted
+}
+
 fn context_text(block: &ContextBlock, body: &str, nonce: &str) -> String {
     let labelled = format!("{}:\n{body}", block.label);
-    match block.trust {
-        Trust::Trusted => labelled,
-        Trust::Untrusted => fence(
+    match trusted(block) {
+        true => labelled,
+        false => fence(
             nonce,
             block.provenance,
             block.origin.as_deref().or(block.source_ref.as_deref()),

@@ -1,341 +1,135 @@
-//! The engine: every UI port's session, subscriptions and commands, over a [`Store`].
+//! The engine: the router between its parts. It owns the store and the parts' state, and is the
+//! only code that commits, publishes and starts effects:
 //!
-//! Messages of a port are handled one at a time, each to completion (its writes committed and
-//! its events queued) before the next: so a command's effects are ordered before anything the
-//! same client sends after it, and a subscribe sent right after `thread.selectBranch` sees the
-//! new branch. Events go to the sender ([`Delivery::Reply`]), to the ports subscribed to their
-//! thread, or to every port; thread events carry a stream cursor (epoch, per-thread sequence)
-//! and a snapshot carries the cursor it is current at, so a client never applies a live event
-//! older than its snapshot.
+//! * [`delivery`]: ports, sessions, subscriptions, stream cursors, coalesced deltas;
+//! * [`threads`], [`turns`], [`setup`], [`presets`], [`approvals`], [`interactions`]: commands,
+//!   each decided as one unit of work with its receipt ([`decision::Decision`]);
+//! * [`machine`]: the run machine, pure steps of the agent loop ([`decision::Step`]);
+//! * [`run_table`]: the open runs mirrored from the store, with their live streams;
+//! * [`in_flight`]: the effects the host runs for the engine; [`vault`]: how connections are
+//!   stored; [`reads`]: what parts may read; [`outbox`]: what the host gets back.
+//!
+//! Messages of a port are handled one at a time, each to completion (its writes committed and its
+//! events queued) before the next: so a command's effects are ordered before anything the same
+//! client sends after it, and a subscribe sent right after `thread.selectBranch` sees the new
+//! branch. Parts never call each other: they return follow-ups, which [`Engine`] runs in order
+//! until none is left, so every entry point ends in one drain loop.
 
-mod agent_loop;
 mod approvals;
-mod deltas;
+mod decision;
+mod delivery;
+mod in_flight;
 mod interactions;
-mod op_queue;
+mod machine;
+mod outbox;
 mod presets;
+mod reads;
 mod recover;
-mod settings;
+mod run_table;
+mod setup;
 mod threads;
 mod turns;
+mod vault;
 
-use std::collections::BTreeMap;
+use std::collections::VecDeque;
 use std::rc::Rc;
 
 use panelot_protocol::AgentEvent;
 use panelot_protocol::ClientId;
-use panelot_protocol::ConnectionId;
 use panelot_protocol::EventFrame;
 use panelot_protocol::Op;
+use panelot_protocol::Origin;
+use panelot_protocol::RunId;
 use panelot_protocol::ThreadId;
-use panelot_protocol::engine::CommandAckEvent;
-use panelot_protocol::engine::CommandRejectedEvent;
-use panelot_protocol::engine::Delivery;
+use panelot_protocol::engine::ConnectionCheck;
+use panelot_protocol::engine::ConnectionVerifiedEvent;
+use panelot_protocol::engine::ConnectionVerifyParams;
 use panelot_protocol::engine::ErrorCode;
+use panelot_protocol::engine::ErrorEvent;
+use panelot_protocol::engine::InitializeParams;
 use panelot_protocol::engine::PongEvent;
-use panelot_protocol::engine::StreamCursor;
+use panelot_protocol::engine::RunState;
+use panelot_protocol::engine::SettingsStateEvent;
+use panelot_protocol::engine::StopReason;
+use panelot_protocol::engine::ThreadSnapshotEvent;
+use panelot_protocol::engine::ThreadSubscribeParams;
 
-pub use agent_loop::FAILURE_BREAKER_AT;
-pub use agent_loop::FAILURE_REMINDER_AT;
-pub use agent_loop::NEEDS_HOST_PERMISSION;
 pub use approvals::APPROVAL_TIMEOUT_MS;
-pub use approvals::SETTING_RULES;
-pub use approvals::SETTING_RULES_SEEDED;
-pub use approvals::SETTING_SENSITIVE;
-pub use approvals::StoredRule;
-pub use approvals::seeded_rules;
-pub use deltas::COALESCE_MS;
-use deltas::DeltaBuffer;
+pub use delivery::COALESCE_MS;
 pub use interactions::ASK_USER;
 pub use interactions::REQUEST_USER_ACTION;
-pub use interactions::builtin_tools;
-pub use op_queue::OP_QUEUE_CAPACITY;
-pub use op_queue::OpQueue;
-pub use op_queue::Ticket;
-use panelot_protocol::RunId;
-use panelot_protocol::SubmissionId;
-pub use settings::ConnectionVault;
-pub use settings::SETTING_CONNECTIONS;
-pub use threads::TITLE_PROMPT;
+pub use machine::result::FAILURE_BREAKER_AT;
+pub use machine::result::FAILURE_REMINDER_AT;
+pub use machine::title::TITLE_PROMPT;
+pub use outbox::Effect;
+pub use outbox::EffectId;
+pub use outbox::FailureCause;
+pub use outbox::Outbox;
+pub use outbox::PortId;
+pub use outbox::ToolInvocation;
+pub use outbox::ToolOutcome;
+pub use outbox::ToolStatus;
 pub use turns::RUN_QUEUE_CAPACITY;
-pub use turns::SETTING_DEFAULT_MODEL;
-pub use turns::SETTING_PERMISSION_POLICY;
-pub use turns::SETTING_TURN_TOKEN_BUDGET;
+pub use vault::ConnectionVault;
 
-use crate::effects::Clock;
-use crate::effects::IdSource;
-use crate::model::ModelRequest;
+use decision::Decision;
+use decision::EffectRequest;
+use decision::FollowUp;
+use decision::Step;
+use decision::TitleRequest;
+use decision::answer_is_final;
+use decision::rejection;
+use delivery::Delivery;
+use in_flight::InFlight;
+use in_flight::InFlightTable;
+use machine::chain::ThreadState;
+use machine::dispatch::Judging;
+use machine::end::Ending;
+use reads::Reads;
+use run_table::RunTable;
+
+use crate::env::Clock;
+use crate::env::Env;
+use crate::env::IdSource;
+use crate::handshake::initialized;
+use crate::model::ModelEvent;
+use crate::model::ModelResponse;
+use crate::model::ProviderError;
 use crate::receipts::ReceiptCheck;
 use crate::receipts::check_receipt;
-use crate::session::Session;
 use crate::session::SessionStep;
+use crate::settings;
+use crate::settings::PermissionState;
+use crate::snapshot::LoadError;
+use crate::snapshot::load_thread_view;
 use crate::store::RunRecord;
 use crate::store::Store;
 use crate::store::StoreError;
 use crate::store::UnitOfWork;
 use crate::store::WriteOp;
+use crate::target::ResolvedTarget;
+use crate::target::TargetFailure;
 use crate::tools::ToolRegistry;
-
-/// A port, as numbered by the host.
-pub type PortId = u32;
-
-/// What the host must do after the engine handled something.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Outbox {
-    /// Frames to post, in order, with their port.
-    pub sends: Vec<(PortId, EventFrame)>,
-    /// Ports to close after posting.
-    pub closes: Vec<PortId>,
-    /// Work to start (or stop) outside the engine; results come back through
-    /// [`Engine::on_model_event`], [`Engine::on_model_done`] and [`Engine::on_tool_done`].
-    pub effects: Vec<Effect>,
-    /// When to call [`Engine::on_tick`] next (ms since the Unix epoch), if at all.
-    pub wake_at_ms: Option<u64>,
-}
-
-/// Identity of one effect; never reused by an engine, so a late result of an aborted effect
-/// is recognised and dropped.
-pub type EffectId = u64;
-
-/// Work the engine asks the host to do.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Effect {
-    /// Stream one model call (with a `ModelBackend`), feeding its events and outcome back.
-    CallModel {
-        /// The effect.
-        id: EffectId,
-        /// Connection to use.
-        connection: String,
-        /// The call.
-        request: ModelRequest,
-    },
-    /// Run one tool call, feeding its outcome back.
-    RunTool {
-        /// The effect.
-        id: EffectId,
-        /// The call.
-        call: ToolInvocation,
-    },
-    /// Check a stored connection (list models, stream once, one tool round trip), feeding the
-    /// findings back through [`Engine::on_verify_done`].
-    VerifyConnection {
-        /// The effect.
-        id: EffectId,
-        /// Connection to check.
-        connection: String,
-        /// Model to try; the first listed one when `None`.
-        model: Option<String>,
-    },
-    /// Stop an effect at once (its outcome, if any, is ignored).
-    Abort {
-        /// The effect.
-        id: EffectId,
-    },
-}
-
-/// A tool call to run.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ToolInvocation {
-    /// Its thread.
-    pub thread_id: ThreadId,
-    /// Its run.
-    pub run_id: RunId,
-    /// Provider call id.
-    pub call_id: String,
-    /// Tool name.
-    pub tool: String,
-    /// Validated parameters.
-    pub params: serde_json::Value,
-    /// How many times this call has been dispatched, this time included (above 1 only for a
-    /// replayed read or an explicit retry).
-    pub dispatch: u32,
-    /// The tab the user was on when sending the turn's message: where page tools act when
-    /// the call names no tab and the run has not moved elsewhere.
-    pub default_tab: Option<u32>,
-}
-
-/// Who wrote a tool call's outcome, which decides whether the model reads it as what the tool
-/// returned (fenced when the tool reads untrusted content) or as the engine's own words.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Author {
-    /// The tool (or, for a question, the user answering it).
-    Tool,
-    /// The engine: refusals, denials, a write the user marked done.
-    Engine,
-}
-
-/// How a tool call ended.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ToolOutcome {
-    /// It worked.
-    Success {
-        /// What the model reads.
-        content: String,
-        /// Rich details for the UI (evidence, attachments); never sent to the model.
-        details: Option<serde_json::Value>,
-    },
-    /// It failed; the message goes back to the model.
-    Failure {
-        /// What went wrong, for the model and the card.
-        message: String,
-        /// Rich details for the UI.
-        details: Option<serde_json::Value>,
-    },
-}
-
-impl Outbox {
-    /// Frames for one port, in order.
-    pub fn for_port(&self, port: PortId) -> Vec<&EventFrame> {
-        self.sends.iter().filter(|(p, _)| *p == port).map(|(_, f)| f).collect()
-    }
-}
-
-#[derive(Debug, Default)]
-struct PortState {
-    session: Session,
-    subscription: Option<ThreadId>,
-}
-
-/// What an effect in flight belongs to.
-#[derive(Debug, Clone)]
-enum InFlight {
-    /// The model call of a run.
-    Model(RunId),
-    /// A tool call of a run (index into its tool calls).
-    Tool(RunId, usize),
-    /// The title of a thread, generated beside its first turn.
-    Title { thread: ThreadId, fallback: String },
-    /// A connection check asked for by a port.
-    Verify { port: PortId, submission_id: SubmissionId, connection_id: ConnectionId },
-}
 
 /// The engine.
 pub struct Engine<S: Store> {
     store: S,
-    clock: Rc<dyn Clock>,
-    ids: Rc<dyn IdSource>,
-    epoch: u64,
-    ports: BTreeMap<PortId, PortState>,
-    sequences: BTreeMap<ThreadId, u64>,
+    env: Env,
     tools: ToolRegistry,
-    /// Every open run, mirroring the store (updated only after a commit).
-    runs: BTreeMap<RunId, RunRecord>,
-    /// Streaming state of runs, lost on restart by design.
-    live: BTreeMap<RunId, agent_loop::LiveRun>,
-    in_flight: BTreeMap<EffectId, InFlight>,
-    next_effect: EffectId,
-    next_run_seq: u64,
-    deltas: DeltaBuffer,
-    /// Work queued by steps for after them: steps never call each other, so the loop has no
-    /// recursion however long a turn runs.
-    follow_ups: std::collections::VecDeque<FollowUp>,
     /// Seals connections from the settings form; without one, connections cannot be saved.
     vault: Option<Rc<dyn ConnectionVault>>,
-    /// First turns whose thread gets a generated title once their first model call ended (so
-    /// the title call never competes with the turn's own first call).
-    titles_pending: std::collections::BTreeSet<RunId>,
+    /// The browser session "accept for this session" grants belong to.
+    session: String,
+    delivery: Delivery,
+    runs: RunTable,
+    in_flight: InFlightTable,
+    follow_ups: VecDeque<FollowUp>,
 }
 
 impl<S: Store> std::fmt::Debug for Engine<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Engine")
-            .field("epoch", &self.epoch)
-            .field("ports", &self.ports.len())
-            .finish()
+        f.debug_struct("Engine").field("delivery", &self.delivery).finish_non_exhaustive()
     }
-}
-
-/// The outcome of a domain command: the unit to commit with its receipt, and events.
-pub(crate) struct Decision {
-    unit: UnitOfWork,
-    answer: AgentEvent,
-    events: Vec<AgentEvent>,
-    then: Vec<FollowUp>,
-}
-
-/// Work of a command that runs once its decision is durable and published.
-#[derive(Debug, Clone)]
-pub(crate) enum FollowUp {
-    /// Start the thread's next queued run if it is free.
-    Schedule(ThreadId),
-    /// Make the run's next model call.
-    Continue(RunId),
-    /// Dispatch the run's next tool call.
-    Dispatch(RunId),
-    /// Stop an effect.
-    Abort(EffectId),
-    /// Apply an outcome decided without running the tool (a write the user marked done, a
-    /// declined approval, the answer to a question).
-    Outcome(EffectId, ToolOutcome, Author),
-    /// Ask for the title of a thread, from its first message.
-    Title(Box<TitleRequest>),
-}
-
-/// What a title call needs; taken when it is queued, since the run may end before it runs.
-#[derive(Debug, Clone)]
-pub(crate) struct TitleRequest {
-    thread: ThreadId,
-    model: panelot_protocol::engine::ModelChoice,
-    text: String,
-}
-
-impl Decision {
-    fn rejected(op: &Op, code: ErrorCode, message: impl Into<String>) -> Self {
-        Decision {
-            unit: UnitOfWork::new(),
-            answer: rejection(op, code, message),
-            events: Vec::new(),
-            then: Vec::new(),
-        }
-    }
-}
-
-fn rejection(op: &Op, code: ErrorCode, message: impl Into<String>) -> AgentEvent {
-    AgentEvent::CommandRejected(CommandRejectedEvent {
-        submission_id: op.submission_id().clone(),
-        code,
-        message: message.into(),
-    })
-}
-
-/// Whether an answer is the command's final word, to be replayed for a resend: an ack, or a
-/// refusal that the same state would always give again. A refusal that depends on the moment
-/// (a full queue, a missing capability, an internal failure) is not recorded, so a resend is
-/// judged afresh.
-fn answer_is_final(answer: &AgentEvent) -> bool {
-    let AgentEvent::CommandRejected(rejected) = answer else {
-        return true;
-    };
-    match rejected.code {
-        ErrorCode::ThreadNotFound | ErrorCode::InvalidCommand | ErrorCode::TurnMismatch => true,
-        ErrorCode::ProtocolMismatch
-        | ErrorCode::TurnNotSteerable
-        | ErrorCode::NoActiveTurn
-        | ErrorCode::QueueFull
-        | ErrorCode::Overloaded
-        | ErrorCode::Interrupted
-        | ErrorCode::ProviderError
-        | ErrorCode::NotConfigured
-        | ErrorCode::Internal => false,
-    }
-}
-
-fn ack(op: &Op, thread_id: Option<ThreadId>, revision: Option<u64>) -> AgentEvent {
-    AgentEvent::CommandAck(CommandAckEvent {
-        submission_id: op.submission_id().clone(),
-        thread_id,
-        run_id: None,
-        revision,
-    })
-}
-
-fn run_ack(op: &Op, thread_id: &ThreadId, run_id: &RunId) -> AgentEvent {
-    AgentEvent::CommandAck(CommandAckEvent {
-        submission_id: op.submission_id().clone(),
-        thread_id: Some(thread_id.clone()),
-        run_id: Some(run_id.clone()),
-        revision: None,
-    })
 }
 
 impl<S: Store> Engine<S> {
@@ -344,33 +138,19 @@ impl<S: Store> Engine<S> {
     pub fn new(store: S, clock: Rc<dyn Clock>, ids: Rc<dyn IdSource>, epoch: u64) -> Self {
         Engine {
             store,
-            clock,
-            ids,
-            epoch,
-            ports: BTreeMap::new(),
-            sequences: BTreeMap::new(),
+            env: Env { clock, ids },
             tools: ToolRegistry::new(),
-            runs: BTreeMap::new(),
-            live: BTreeMap::new(),
-            in_flight: BTreeMap::new(),
-            next_effect: 1,
-            next_run_seq: 1,
-            deltas: DeltaBuffer::default(),
-            follow_ups: std::collections::VecDeque::new(),
             vault: None,
-            titles_pending: std::collections::BTreeSet::new(),
+            session: String::new(),
+            delivery: Delivery::new(epoch),
+            runs: RunTable::default(),
+            in_flight: InFlightTable::default(),
+            follow_ups: VecDeque::new(),
         }
     }
 
-    /// Sets the tools the model is offered, besides the engine's own (`ask_user`,
-    /// `request_user_action`), which a host tool of the same name replaces.
-    pub fn with_tools(mut self, mut tools: ToolRegistry) -> Self {
-        for builtin in interactions::builtin_tools() {
-            if tools.get(&builtin.name).is_none() {
-                // The names are valid and free: registering cannot fail.
-                let _ = tools.register(builtin);
-            }
-        }
+    /// Sets the tools the model is offered (build them with [`crate::tools::registry`]).
+    pub fn with_tools(mut self, tools: ToolRegistry) -> Self {
         self.tools = tools;
         self
     }
@@ -381,11 +161,35 @@ impl<S: Store> Engine<S> {
         self
     }
 
+    /// Names the browser session: "accept for this session" grants of another session are not
+    /// in force. A host without sessions leaves it empty (grants last as long as the profile).
+    pub fn with_browser_session(mut self, session: impl Into<String>) -> Self {
+        self.session = session.into();
+        self
+    }
+
+    /// Seeds the default rules once, loads the open runs and recovers them. Call once, before
+    /// the first port connects; the outbox holds the effects to start (resumed model calls,
+    /// replayed reads).
+    pub async fn start(&mut self) -> Result<Outbox, StoreError> {
+        let mut out = Outbox::default();
+        if let Some(unit) = setup::seed_rules(&self.store).await? {
+            self.commit(unit).await?;
+        }
+        let open = self.store.open_runs().await?;
+        let recovery = recover::recover(open, &self.tools, self.env.now_ms());
+        self.runs.load(recovery.runs);
+        for (run, step) in recovery.steps {
+            self.apply(&run, step, &mut out).await;
+        }
+        self.follow_ups.extend(recovery.then);
+        self.drain(&mut out).await;
+        Ok(out)
+    }
+
     /// Open runs, in admission order (for hosts, tests and the simulation's invariants).
     pub fn open_runs(&self) -> Vec<&RunRecord> {
-        let mut runs: Vec<&RunRecord> = self.runs.values().collect();
-        runs.sort_by_key(|r| r.seq);
-        runs
+        self.runs.open()
     }
 
     /// The store.
@@ -393,46 +197,53 @@ impl<S: Store> Engine<S> {
         &self.store
     }
 
+    fn reads(&self) -> Reads<'_, S> {
+        Reads {
+            store: &self.store,
+            env: &self.env,
+            tools: &self.tools,
+            runs: &self.runs,
+            vault: self.vault.as_ref(),
+            session: &self.session,
+        }
+    }
+
     /// A port connected.
     pub fn connect(&mut self, port: PortId) {
-        self.ports.insert(port, PortState::default());
+        self.delivery.connect(port);
     }
 
     /// A port went away.
     pub fn disconnect(&mut self, port: PortId) {
-        self.ports.remove(&port);
+        self.delivery.disconnect(port);
     }
 
     /// Handles one message of a port, to completion.
     pub async fn on_text(&mut self, port: PortId, text: &str) -> Outbox {
         let mut out = Outbox::default();
-        let Some(state) = self.ports.get_mut(&port) else {
-            return out;
-        };
-        match state.session.on_text(text) {
-            SessionStep::Reply(reply) => {
+        match self.delivery.session_step(port, text) {
+            None => return out,
+            Some(SessionStep::Reply(reply)) => {
                 out.sends.extend(reply.frames.into_iter().map(|f| (port, f)));
                 if reply.close {
                     out.closes.push(port);
-                    self.ports.remove(&port);
+                    self.delivery.disconnect(port);
                 }
             }
-            SessionStep::Opened(params) => self.opened(port, params, &mut out).await,
-            SessionStep::Op { client_id, op } => {
-                self.handle_op(port, client_id, op, &mut out).await
+            Some(SessionStep::Opened(params)) => self.opened(port, *params, &mut out).await,
+            Some(SessionStep::Op { client_id, op }) => {
+                self.handle_op(port, client_id, op, &mut out).await;
             }
         }
         self.drain(&mut out).await;
         out
     }
 
-    /// Sends what has waited long enough (coalesced deltas). Call at [`Outbox::wake_at_ms`].
+    /// Sends what has waited long enough (coalesced deltas) and declines expired approvals. Call
+    /// at [`Outbox::wake_at_ms`].
     pub async fn on_tick(&mut self) -> Outbox {
         let mut out = Outbox::default();
-        let now = self.clock.now_ms();
-        for thread in self.deltas.due_threads(now) {
-            self.flush_deltas(&thread, &mut out);
-        }
+        self.delivery.flush_due(self.env.now_ms(), &mut out);
         self.expire_approvals(&mut out).await;
         self.drain(&mut out).await;
         out
@@ -441,69 +252,179 @@ impl<S: Store> Engine<S> {
     /// Sends every buffered delta at once (a host that is about to sleep).
     pub fn flush(&mut self) -> Outbox {
         let mut out = Outbox::default();
-        let threads: Vec<ThreadId> = self.sequences.keys().cloned().collect();
-        for thread in threads {
-            self.flush_deltas(&thread, &mut out);
+        self.delivery.flush_all(&mut out);
+        out
+    }
+
+    /// An event of a model stream.
+    pub async fn on_model_event(&mut self, id: EffectId, event: ModelEvent) -> Outbox {
+        let mut out = Outbox::default();
+        if let Some(InFlight::Model(run_id)) = self.in_flight.owner(id).cloned()
+            && let Some(run) = self.runs.get(&run_id).cloned()
+        {
+            let new_item = machine::chain::new_item_id(&self.env);
+            if let Some(live) = self.runs.live_mut(&run_id) {
+                let events = live.on_event(&run, event, new_item, &self.tools);
+                let now = self.env.now_ms();
+                for event in events {
+                    self.delivery.broadcast(event, now, &mut out);
+                }
+            }
+        }
+        self.drain(&mut out).await;
+        out
+    }
+
+    /// The outcome of a model call.
+    pub async fn on_model_done(
+        &mut self,
+        id: EffectId,
+        result: Result<ModelResponse, ProviderError>,
+    ) -> Outbox {
+        let mut out = Outbox::default();
+        match self.in_flight.finish(id) {
+            Some(InFlight::Model(run_id)) => {
+                // The generated title follows the turn's first answer, whatever it was.
+                if self.runs.take_title(&run_id)
+                    && let Some(run) = self.runs.get(&run_id)
+                {
+                    let request = TitleRequest {
+                        thread: run.thread_id.clone(),
+                        model: run.model.clone(),
+                        text: run.input.text.clone(),
+                    };
+                    self.follow_ups.push_back(FollowUp::Title(Box::new(request)));
+                }
+                match result {
+                    Ok(response) => {
+                        self.follow_ups.push_front(FollowUp::Answered(run_id, Box::new(response)));
+                    }
+                    Err(err) => self.model_failed(&run_id, err, &mut out).await,
+                }
+            }
+            Some(InFlight::Title { thread, fallback }) => {
+                if let Ok(response) = result {
+                    self.title_answered(&thread, &fallback, &response, &mut out).await;
+                }
+            }
+            Some(InFlight::Tool(..) | InFlight::Target(..) | InFlight::Verify { .. }) | None => {}
+        }
+        self.drain(&mut out).await;
+        out
+    }
+
+    /// Where a tool call would act, as the host resolved it.
+    pub async fn on_target_resolved(
+        &mut self,
+        id: EffectId,
+        result: Result<ResolvedTarget, TargetFailure>,
+    ) -> Outbox {
+        let mut out = Outbox::default();
+        if let Some(InFlight::Target(run, index)) = self.in_flight.finish(id) {
+            let follow_up = match result {
+                Ok(target) => FollowUp::Judge(run, index, Box::new(target)),
+                Err(TargetFailure::NoHostAccess { origin }) => {
+                    let outcome = ToolOutcome::failed_because(
+                        format!(
+                            "Panelot has no access to {origin}; the user was asked to allow it"
+                        ),
+                        FailureCause::NoHostAccess { origin },
+                    );
+                    FollowUp::WriteResult {
+                        run,
+                        index,
+                        body: decision::ResultBody::Outcome(outcome),
+                    }
+                }
+                Err(TargetFailure::Unreachable { message }) => FollowUp::WriteResult {
+                    run,
+                    index,
+                    body: decision::ResultBody::Outcome(ToolOutcome::failed(message)),
+                },
+            };
+            self.follow_ups.push_back(follow_up);
+        }
+        self.drain(&mut out).await;
+        out
+    }
+
+    /// The outcome of a tool call.
+    pub async fn on_tool_done(&mut self, id: EffectId, outcome: ToolOutcome) -> Outbox {
+        let mut out = Outbox::default();
+        if let Some(InFlight::Tool(run, index)) = self.in_flight.finish(id) {
+            let body = decision::ResultBody::Outcome(outcome);
+            self.follow_ups.push_back(FollowUp::WriteResult { run, index, body });
+        }
+        self.drain(&mut out).await;
+        out
+    }
+
+    /// The findings of a connection check: sent to the port that asked, if still connected.
+    pub fn on_verify_done(&mut self, id: EffectId, report: ConnectionCheck) -> Outbox {
+        let mut out = Outbox::default();
+        if let Some(InFlight::Verify { port, submission_id, connection_id }) =
+            self.in_flight.finish(id)
+            && self.delivery.has_port(port)
+        {
+            let event = AgentEvent::ConnectionVerified(ConnectionVerifiedEvent {
+                submission_id,
+                connection_id,
+                report,
+            });
+            Delivery::reply(port, EventFrame::new(event), &mut out);
         }
         out
     }
 
-    fn finish(&self, out: &mut Outbox) {
-        out.wake_at_ms = match (self.deltas.deadline(), self.next_approval_deadline()) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-    }
-
-    /// Applies a unit of work, then mirrors its run changes in memory: the in-memory runs never
-    /// run ahead of the store.
-    async fn commit(&mut self, unit: UnitOfWork) -> Result<(), StoreError> {
-        let changes: Vec<WriteOp> = unit
-            .ops
-            .iter()
-            .filter(|op| {
-                matches!(op, WriteOp::PutRun(_) | WriteOp::DeleteRun(_) | WriteOp::DeleteThread(_))
-            })
-            .cloned()
-            .collect();
-        self.store.commit(unit).await?;
-        for change in changes {
-            match change {
-                WriteOp::PutRun(run) if run.is_terminal() => {
-                    self.runs.remove(&run.id);
-                    self.live.remove(&run.id);
-                }
-                WriteOp::PutRun(run) => {
-                    self.runs.insert(run.id.clone(), *run);
-                }
-                WriteOp::DeleteRun(id) => {
-                    self.runs.remove(&id);
-                }
-                WriteOp::DeleteThread(thread) => {
-                    self.runs.retain(|_, run| run.thread_id != thread);
-                }
-                _ => {}
+    /// The user took back the extension's access to `origins` in the browser: the session
+    /// grants on them end.
+    pub async fn on_host_access_removed(&mut self, origins: &[String]) -> Outbox {
+        let mut out = Outbox::default();
+        let origins: Vec<Origin> = origins.iter().filter_map(|o| Origin::parse(o).ok()).collect();
+        let revoked = async {
+            let mut grants =
+                settings::read_or_default(&self.store, settings::SESSION_GRANTS).await?;
+            if !grants.revoke(&origins) {
+                return Ok(());
             }
+            let mut unit = UnitOfWork::new();
+            unit.push(settings::SESSION_GRANTS.write(&grants)?);
+            self.store.commit(unit).await
+        };
+        if let Err(err) = revoked.await {
+            tracing::warn!(%err, "could not drop the grants of a revoked site");
         }
-        Ok(())
-    }
-
-    fn new_effect(&mut self, owner: InFlight) -> EffectId {
-        let id = self.next_effect;
-        self.next_effect += 1;
-        self.in_flight.insert(id, owner);
-        id
+        self.drain(&mut out).await;
+        out
     }
 
     async fn handle_op(&mut self, port: PortId, client: ClientId, op: Op, out: &mut Outbox) {
         let result = match op {
-            Op::ThreadList(params) => self.list_threads(port, &params, out).await,
+            Op::ThreadList(params) => match threads::list(&self.reads(), &params).await {
+                Ok(event) => {
+                    Delivery::reply(port, EventFrame::new(event), out);
+                    Ok(())
+                }
+                Err(err) => Err(err),
+            },
             Op::ThreadSubscribe(params) => self.subscribe(port, &params, out).await,
-            Op::SettingsGet(params) => self.get_settings(port, &params.submission_id, out).await,
+            Op::SettingsGet(params) => {
+                match setup::settings_view(&self.reads(), setup::Overlay::default()).await {
+                    Ok(settings) => {
+                        let event = AgentEvent::SettingsState(SettingsStateEvent {
+                            submission_id: Some(params.submission_id),
+                            settings,
+                        });
+                        Delivery::reply(port, EventFrame::new(event), out);
+                        Ok(())
+                    }
+                    Err(err) => Err(err),
+                }
+            }
             Op::ConnectionVerify(params) => self.verify_connection(port, params, out).await,
             Op::Ping(ping) => {
                 let pong = AgentEvent::Pong(PongEvent { submission_id: ping.submission_id });
-                out.sends.push((port, EventFrame::new(pong)));
+                Delivery::reply(port, EventFrame::new(pong), out);
                 Ok(())
             }
             // The session answers a second `initialize` itself; it never reaches the engine.
@@ -512,8 +433,8 @@ impl<S: Store> Engine<S> {
         };
         if let Err(err) = result {
             tracing::warn!(%err, "store failure while handling a command");
-            out.sends
-                .push((port, EventFrame::new(crate::session::internal_error(&err.to_string()))));
+            let frame = EventFrame::new(crate::session::internal_error(&err.to_string()));
+            Delivery::reply(port, frame, out);
         }
     }
 
@@ -525,23 +446,20 @@ impl<S: Store> Engine<S> {
         op: Op,
         out: &mut Outbox,
     ) -> Result<(), StoreError> {
-        let now = self.clock.now_ms();
+        let now = self.env.now_ms();
         let pending = match check_receipt(&self.store, client, &op, now).await? {
             ReceiptCheck::Replay(frame) => {
-                out.sends.push((port, frame));
+                Delivery::reply(port, frame, out);
                 return Ok(());
             }
             ReceiptCheck::Conflict(message) => {
-                out.sends.push((
-                    port,
-                    EventFrame::new(rejection(&op, ErrorCode::InvalidCommand, message)),
-                ));
+                let frame = EventFrame::new(rejection(&op, ErrorCode::InvalidCommand, message));
+                Delivery::reply(port, frame, out);
                 return Ok(());
             }
             ReceiptCheck::New(pending) => pending,
         };
-        let decision = self.decide(&op).await?;
-        let Decision { mut unit, answer, events, then } = decision;
+        let Decision { mut unit, answer, events, effects, then } = self.decide(&op).await?;
         if answer_is_final(&answer) {
             unit.push(WriteOp::PutReceipt(pending.complete(&answer, now)?));
         }
@@ -549,73 +467,84 @@ impl<S: Store> Engine<S> {
             self.commit(unit).await?;
         }
         for event in events {
-            self.publish(port, event, out);
+            self.delivery.publish(port, event, now, out);
         }
-        self.publish(port, answer, out);
+        self.delivery.publish(port, answer, now, out);
+        for effect in effects {
+            self.start_effect(effect, out).await;
+        }
         self.follow_ups.extend(then);
         Ok(())
     }
 
-    fn later(&mut self, follow_up: FollowUp) {
-        self.follow_ups.push_back(follow_up);
-    }
-
-    /// Runs queued follow-ups until none is left; every entry point ends here.
-    async fn drain(&mut self, out: &mut Outbox) {
-        while let Some(follow_up) = self.follow_ups.pop_front() {
-            self.follow_up(follow_up, out).await;
-        }
-        self.finish(out);
-    }
-
-    async fn follow_up(&mut self, follow_up: FollowUp, out: &mut Outbox) {
-        match follow_up {
-            FollowUp::Schedule(thread) => self.schedule(&thread, out).await,
-            FollowUp::Continue(run) => self.call_model(&run, out).await,
-            FollowUp::Dispatch(run) => self.dispatch_next_tool(&run, out).await,
-            FollowUp::Abort(id) => {
-                self.in_flight.remove(&id);
-                out.effects.push(Effect::Abort { id });
-            }
-            FollowUp::Outcome(id, outcome, author) => {
-                self.tool_done(id, outcome, author, out).await;
-            }
-            FollowUp::Title(request) => self.request_title(*request, out).await,
-        }
-    }
-
     async fn decide(&mut self, op: &Op) -> Result<Decision, StoreError> {
+        let seq = match op {
+            Op::TurnSubmit(_) | Op::TurnEnqueue(_) | Op::TurnFork(_) => self.runs.take_seq(),
+            _ => 0,
+        };
+        let reads = self.reads();
+        let message = |thread, input, overrides: Option<_>, sibling_of| turns::Message {
+            thread,
+            input,
+            overrides,
+            sibling_of,
+        };
         match op {
-            Op::ThreadCreate(params) => self.create_thread(op, params).await,
-            Op::ThreadUpdate(params) => self.update_thread(op, params).await,
-            Op::ThreadDelete(params) => self.delete_thread(op, params).await,
-            Op::ThreadSelectBranch(params) => self.select_branch(op, params).await,
-            Op::ThreadFork(params) => self.fork_thread(op, params).await,
+            Op::ThreadCreate(p) => threads::create(&reads, op, p).await,
+            Op::ThreadUpdate(p) => threads::update(&reads, op, p).await,
+            Op::ThreadDelete(p) => threads::delete(&reads, op, p).await,
+            Op::ThreadSelectBranch(p) => threads::select_branch(&reads, op, p).await,
+            Op::ThreadFork(p) => threads::fork(&reads, op, p).await,
             Op::TurnSubmit(p) => {
-                self.admit(op, &p.thread_id, &p.input, p.overrides.as_ref(), None).await
+                let message = message(&p.thread_id, &p.input, p.overrides.as_ref(), None);
+                turns::admit(&reads, op, message, seq).await
             }
             Op::TurnEnqueue(p) => {
-                self.admit(op, &p.thread_id, &p.input, p.overrides.as_ref(), None).await
+                let message = message(&p.thread_id, &p.input, p.overrides.as_ref(), None);
+                turns::admit(&reads, op, message, seq).await
             }
             Op::TurnFork(p) => {
                 let sibling = Some(&p.sibling_of_node_id);
-                self.admit(op, &p.thread_id, &p.input, p.overrides.as_ref(), sibling).await
+                let message = message(&p.thread_id, &p.input, p.overrides.as_ref(), sibling);
+                turns::admit(&reads, op, message, seq).await
             }
-            Op::TurnSteer(p) => self.steer(op, p),
-            Op::TurnInterrupt(p) => self.interrupt(op, &p.thread_id).await,
-            Op::QueueUpdate(p) => self.queue_update(op, p),
-            Op::QueueRemove(p) => self.queue_remove(op, p),
-            Op::RunResume(p) => self.resume(op, p),
-            Op::RunResolveUncertain(p) => self.resolve_uncertain(op, p).await,
-            Op::ApprovalResponse(p) => self.respond_to_approval(op, p).await,
-            Op::InteractionResponse(p) => self.respond_to_interaction(op, p).await,
-            Op::SettingsUpdate(p) => self.update_settings(op, p).await,
-            Op::ConnectionSave(p) => self.save_connection(op, p).await,
-            Op::ConnectionDelete(p) => self.delete_connection(op, p).await,
-            Op::RuleAdd(p) => self.add_rule(op, p).await,
-            Op::RuleDelete(p) => self.delete_rule(op, p).await,
-            Op::PresetSave(p) => self.save_preset(op, p).await,
-            Op::PresetDelete(p) => self.delete_preset(op, p).await,
+            Op::TurnSteer(p) => turns::steer(&reads, op, p),
+            Op::TurnInterrupt(p) => turns::interrupt(&reads, op, &p.thread_id).await,
+            Op::QueueUpdate(p) => turns::queue_update(&reads, op, p),
+            Op::QueueRemove(p) => turns::queue_remove(&reads, op, p),
+            Op::RunResume(p) => turns::resume(&reads, op, p),
+            Op::RunResolveUncertain(p) => turns::resolve_uncertain(&reads, op, p).await,
+            Op::ApprovalResponse(p) => {
+                let Some(run) = reads.runs.with_approval(&p.approval_id).cloned() else {
+                    return Ok(Decision::rejected(
+                        op,
+                        ErrorCode::InvalidCommand,
+                        format!("approval {} is not waiting for a decision", p.approval_id),
+                    ));
+                };
+                let state = reads.thread_state(&run.thread_id).await?;
+                let deciding =
+                    approvals::Deciding { store: reads.store, session: reads.session, state };
+                approvals::decide(reads.cx(), deciding, run, &p.decision, Some(op)).await
+            }
+            Op::InteractionResponse(p) => {
+                let Some(run) = reads.runs.with_interaction(&p.interaction_id).cloned() else {
+                    return Ok(Decision::rejected(
+                        op,
+                        ErrorCode::InvalidCommand,
+                        format!("interaction {} is not waiting for an answer", p.interaction_id),
+                    ));
+                };
+                let state = reads.thread_state(&run.thread_id).await?;
+                interactions::respond(reads.cx(), state, run, op, p)
+            }
+            Op::SettingsUpdate(p) => setup::update(&reads, op, p).await,
+            Op::ConnectionSave(p) => setup::save_connection(&reads, op, p).await,
+            Op::ConnectionDelete(p) => setup::delete_connection(&reads, op, p).await,
+            Op::RuleAdd(p) => setup::add_rule(&reads, op, p).await,
+            Op::RuleDelete(p) => setup::delete_rule(&reads, op, p).await,
+            Op::PresetSave(p) => presets::save(&reads, op, p).await,
+            Op::PresetDelete(p) => presets::delete(&reads, op, p).await,
             Op::Initialize(_)
             | Op::ThreadList(_)
             | Op::ThreadSubscribe(_)
@@ -627,68 +556,463 @@ impl<S: Store> Engine<S> {
         }
     }
 
-    /// Sends `event` where its delivery says, with a stream cursor on thread events. Runs after
-    /// the event's writes are committed, so it is also where ports stop following a deleted
-    /// thread.
-    fn publish(&mut self, sender: PortId, event: AgentEvent, out: &mut Outbox) {
-        if let AgentEvent::ItemDelta(delta) = event {
-            self.deltas.push(delta, self.clock.now_ms());
-            return;
-        }
-        if let Some(thread) = event.common().thread_id().cloned() {
-            self.flush_deltas(&thread, out);
-        }
-        self.emit(sender, event, out);
+    /// Applies a unit of work, then mirrors its run changes: the open runs never run ahead of
+    /// the store.
+    async fn commit(&mut self, unit: UnitOfWork) -> Result<(), StoreError> {
+        let runs: Vec<WriteOp> = unit
+            .ops
+            .iter()
+            .filter(|op| {
+                matches!(op, WriteOp::PutRun(_) | WriteOp::DeleteRun(_) | WriteOp::DeleteThread(_))
+            })
+            .cloned()
+            .collect();
+        self.store.commit(unit).await?;
+        self.runs.apply(&runs);
+        Ok(())
     }
 
-    /// Publishes a thread event caused by the loop, not by a port's command.
-    fn broadcast(&mut self, event: AgentEvent, out: &mut Outbox) {
-        self.publish(PortId::MAX, event, out);
+    /// Numbers and records an effect, then hands it to the host.
+    async fn start_effect(&mut self, request: EffectRequest, out: &mut Outbox) {
+        let effect = match request {
+            EffectRequest::Model { run, model, request } => {
+                let connection = setup::connection(&self.store, model.connection_id.as_str()).await;
+                let connection = match connection {
+                    Ok(Some(connection)) => connection,
+                    Ok(None) => {
+                        let err = ProviderError::connection_missing(model.connection_id.as_str());
+                        self.follow_ups.push_front(FollowUp::ModelFailed(run, Box::new(err)));
+                        return;
+                    }
+                    Err(err) => {
+                        self.follow_ups.push_front(FollowUp::Fail(run, err.to_string()));
+                        return;
+                    }
+                };
+                self.runs.stream_started(&run);
+                let id = self.in_flight.start(InFlight::Model(run));
+                Effect::CallModel { id, connection, request }
+            }
+            EffectRequest::Target { run, index, request } => {
+                let id = self.in_flight.start(InFlight::Target(run, index));
+                Effect::ResolveTarget { id, request }
+            }
+            EffectRequest::Tool { run, index, call } => {
+                let id = self.in_flight.start(InFlight::Tool(run, index));
+                Effect::RunTool { id, call }
+            }
+            EffectRequest::Plain(effect) => effect,
+        };
+        out.effects.push(effect);
     }
 
-    fn flush_deltas(&mut self, thread: &ThreadId, out: &mut Outbox) {
-        for delta in self.deltas.take_thread(thread) {
-            self.emit(PortId::MAX, AgentEvent::ItemDelta(delta), out);
+    /// Runs queued follow-ups until none is left; every entry point ends here.
+    async fn drain(&mut self, out: &mut Outbox) {
+        while let Some(follow_up) = self.follow_ups.pop_front() {
+            self.follow_up(follow_up, out).await;
         }
+        out.wake_at_ms = match (self.delivery.deadline(), self.runs.next_approval_deadline()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
     }
 
-    fn emit(&mut self, sender: PortId, event: AgentEvent, out: &mut Outbox) {
-        if let AgentEvent::ThreadDeleted(deleted) = &event {
-            for state in self.ports.values_mut() {
-                if state.subscription.as_ref() == Some(&deleted.thread_id) {
-                    state.subscription = None;
+    async fn follow_up(&mut self, follow_up: FollowUp, out: &mut Outbox) {
+        match follow_up {
+            FollowUp::Schedule(thread) => self.schedule(&thread, out).await,
+            FollowUp::Continue(run) => {
+                let step = self.continue_run(&run).await;
+                self.apply(&run, step, out).await;
+            }
+            FollowUp::Answered(run, response) => {
+                let step = self.answered(&run, *response).await;
+                self.apply(&run, step, out).await;
+            }
+            FollowUp::Dispatch(run) => {
+                let step = self.dispatch(&run, None).await;
+                self.apply(&run, step, out).await;
+            }
+            FollowUp::Judge(run, index, target) => {
+                let step = self.dispatch(&run, Some((index, *target))).await;
+                self.apply(&run, step, out).await;
+            }
+            FollowUp::WriteResult { run, index, body } => {
+                let step = self.write_result(&run, index, body).await;
+                self.apply(&run, step, out).await;
+            }
+            FollowUp::AbortRun(run) => {
+                for id in self.in_flight.take_run(&run) {
+                    out.effects.push(Effect::Abort { id });
                 }
             }
+            FollowUp::AbortThread(thread) => {
+                let runs = &self.runs;
+                let of_thread = |run: &RunId| runs.get(run).is_none_or(|r| r.thread_id == thread);
+                for id in self.in_flight.take_thread(&thread, of_thread) {
+                    out.effects.push(Effect::Abort { id });
+                }
+            }
+            FollowUp::TitleAfterFirstAnswer(run) => self.runs.title_after_first_answer(&run),
+            FollowUp::ModelFailed(run, err) => self.model_failed(&run, *err, out).await,
+            FollowUp::Fail(run, message) => self.fail_run(&run, &message, out).await,
+            FollowUp::Title(request) => self.request_title(*request, out).await,
         }
-        let thread = event.common().thread_id().cloned();
-        let stream = thread.as_ref().map(|id| self.next_cursor(id));
-        let frame = EventFrame { event, stream };
-        let recipients: Vec<PortId> = match frame.event.kind().delivery() {
-            Delivery::Reply => vec![sender],
-            Delivery::Thread => self
-                .ports
-                .iter()
-                .filter(|(_, p)| p.subscription.is_some() && p.subscription == thread)
-                .map(|(id, _)| *id)
-                .collect(),
-            Delivery::Everyone => {
-                self.ports.iter().filter(|(_, p)| p.session.is_open()).map(|(id, _)| *id).collect()
+    }
+
+    /// Commits a step of `run` and publishes it; a step that failed fails the run.
+    async fn apply(&mut self, run: &RunId, step: Result<Step, StoreError>, out: &mut Outbox) {
+        let step = match step {
+            Ok(step) => step,
+            Err(err) => return self.fail_run(run, &err.to_string(), out).await,
+        };
+        let Step { unit, events, effects, then } = step;
+        if !unit.ops.is_empty()
+            && let Err(err) = self.commit(unit).await
+        {
+            return self.fail_run(run, &err.to_string(), out).await;
+        }
+        let now = self.env.now_ms();
+        for event in events {
+            self.delivery.broadcast(event, now, out);
+        }
+        for effect in effects {
+            self.start_effect(effect, out).await;
+        }
+        self.follow_ups.extend(then);
+    }
+
+    async fn state_of(&self, run: &RunRecord) -> Result<ThreadState, StoreError> {
+        reads::thread_state(&self.store, &run.thread_id)
+            .await?
+            .ok_or_else(|| StoreError::Integrity(format!("thread {} is gone", run.thread_id)))
+    }
+
+    async fn continue_run(&mut self, run_id: &RunId) -> Result<Step, StoreError> {
+        let Some(run) = self.runs.get(run_id).cloned() else { return Ok(Step::default()) };
+        let state = self.state_of(&run).await?;
+        let path = reads::path_to(&self.store, &state, state.meta.leaf_id.as_ref()).await?;
+        machine::model_call::prepare(self.reads().cx(), run, state, path)
+    }
+
+    async fn answered(
+        &mut self,
+        run_id: &RunId,
+        response: ModelResponse,
+    ) -> Result<Step, StoreError> {
+        let Some(run) = self.runs.get(run_id).cloned() else { return Ok(Step::default()) };
+        let state = self.state_of(&run).await?;
+        let live = self.runs.stream_ended(run_id);
+        machine::answer::answered(self.reads().cx(), run, state, live, response)
+    }
+
+    async fn dispatch(
+        &mut self,
+        run_id: &RunId,
+        resolved: Option<(usize, ResolvedTarget)>,
+    ) -> Result<Step, StoreError> {
+        let Some(run) = self.runs.get(run_id).cloned() else { return Ok(Step::default()) };
+        let permissions = PermissionState::load(&self.store, &self.session, &run.thread_id).await?;
+        let scope: Vec<Origin> = match self.store.thread(&run.thread_id).await? {
+            Some(meta) => meta.scope_origins.iter().filter_map(|o| Origin::parse(o).ok()).collect(),
+            None => Vec::new(),
+        };
+        let judging = Judging { permissions: &permissions, scope: &scope };
+        machine::dispatch::next(self.reads().cx(), run, resolved, judging)
+    }
+
+    async fn write_result(
+        &mut self,
+        run_id: &RunId,
+        index: usize,
+        body: decision::ResultBody,
+    ) -> Result<Step, StoreError> {
+        let Some(run) = self.runs.get(run_id).cloned() else { return Ok(Step::default()) };
+        let state = self.state_of(&run).await?;
+        let permissions = PermissionState::load(&self.store, &self.session, &run.thread_id).await?;
+        machine::result::write(self.reads().cx(), run, state, index, body, &permissions.sensitive)
+    }
+
+    /// Starts the thread's next queued run if nothing holds the thread. A parked run that can
+    /// only be continued (interrupted, over budget) is closed by a new message; a write of
+    /// unknown outcome holds the thread until the user decides.
+    async fn schedule(&mut self, thread: &ThreadId, out: &mut Outbox) {
+        let of_thread: Vec<RunRecord> = self.runs.of_thread(thread).cloned().collect();
+        if of_thread.iter().any(|r| r.is_active() || r.state == RunState::PausedUncertain) {
+            return;
+        }
+        let Some(next) = of_thread
+            .iter()
+            .filter(|r| r.state == RunState::Queued)
+            .min_by_key(|r| r.seq)
+            .map(|r| r.id.clone())
+        else {
+            return;
+        };
+        for parked in of_thread.into_iter().filter(RunRecord::is_parked) {
+            // Closed like any ending run: its acknowledged steers join the thread.
+            let (state, stop) = match parked.state {
+                RunState::PausedBudget => (RunState::Completed, StopReason::BudgetPause),
+                _ => (RunState::Interrupted, StopReason::Interrupted),
+            };
+            let how = Ending { state, stop, note: None, first: None };
+            self.end_run(parked, how, None, out).await;
+        }
+        let step = self.start_run(&next).await;
+        self.apply(&next, step, out).await;
+    }
+
+    async fn start_run(&mut self, run_id: &RunId) -> Result<Step, StoreError> {
+        let Some(run) = self.runs.get(run_id).cloned() else { return Ok(Step::default()) };
+        let state = self.state_of(&run).await?;
+        let attach = machine::start::attach_point(&run, &state)?;
+        let path = reads::path_to(&self.store, &state, attach.as_ref()).await?;
+        machine::start::start_run(self.reads().cx(), run, state, &path)
+    }
+
+    /// Ends a run for good (see [`machine::end::end_run`]); when its end cannot be written, the
+    /// run is forgotten here and recovery finds it at its last durable step.
+    async fn end_run(
+        &mut self,
+        run: RunRecord,
+        how: Ending,
+        error: Option<ErrorEvent>,
+        out: &mut Outbox,
+    ) {
+        let run_id = run.id.clone();
+        let state = reads::thread_state(&self.store, &run.thread_id).await;
+        let live = self.runs.stream_ended(&run_id);
+        let step = state.and_then(|state| {
+            machine::end::end_run(self.reads().cx(), run, state, &live, how, error)
+        });
+        let step = match step {
+            Ok(step) => step,
+            Err(err) => {
+                tracing::warn!(%err, "could not prepare the end of a run");
+                return;
             }
         };
-        for port in recipients {
-            out.sends.push((port, frame.clone()));
+        for id in self.in_flight.take_run(&run_id) {
+            out.effects.push(Effect::Abort { id });
+        }
+        // An ending starts nothing: its step holds no effects.
+        let Step { unit, events, then, .. } = step;
+        if let Err(err) = self.commit(unit).await {
+            tracing::warn!(%err, "could not write the end of a run; recovery will find it");
+            self.runs.forget(&run_id);
+            return;
+        }
+        let now = self.env.now_ms();
+        for event in events {
+            self.delivery.broadcast(event, now, out);
+        }
+        self.follow_ups.extend(then);
+    }
+
+    async fn model_failed(&mut self, run_id: &RunId, err: ProviderError, out: &mut Outbox) {
+        let Some(run) = self.runs.get(run_id).cloned() else { return };
+        let event = ErrorEvent {
+            submission_id: None,
+            thread_id: Some(run.thread_id.clone()),
+            code: ErrorCode::ProviderError,
+            message: err.message.clone(),
+            retryable: err.is_retryable(),
+            error_kind: Some(err.kind),
+            provider_details: Some(err.details.clone()),
+        };
+        let how = Ending {
+            state: RunState::Failed,
+            stop: StopReason::Error,
+            note: Some(err.message),
+            first: None,
+        };
+        self.end_run(run, how, Some(event), out).await;
+    }
+
+    /// Fails a run after an internal failure (a store error mid-step): the run is marked failed
+    /// if the store still takes writes; otherwise recovery finds it at its last durable step.
+    async fn fail_run(&mut self, run_id: &RunId, message: &str, out: &mut Outbox) {
+        tracing::warn!(%message, "a run step failed");
+        let Some(run) = self.runs.get(run_id).cloned() else { return };
+        let event = ErrorEvent {
+            submission_id: None,
+            thread_id: Some(run.thread_id.clone()),
+            code: ErrorCode::Internal,
+            message: format!("The turn stopped: {message}"),
+            retryable: false,
+            error_kind: None,
+            provider_details: None,
+        };
+        let how = Ending {
+            state: RunState::Failed,
+            stop: StopReason::Error,
+            note: Some(message.to_owned()),
+            first: None,
+        };
+        self.end_run(run, how, Some(event), out).await;
+    }
+
+    /// Declines every approval whose deadline has passed.
+    async fn expire_approvals(&mut self, out: &mut Outbox) {
+        let now = self.env.now_ms();
+        for run in self.runs.expired_approvals(now) {
+            let decline = panelot_protocol::engine::ApprovalDecision::Decline {
+                note: Some("no answer within 5 minutes".into()),
+            };
+            let run_id = run.id.clone();
+            let reads = self.reads();
+            let decided = match reads.thread_state(&run.thread_id).await {
+                Ok(state) => {
+                    let deciding =
+                        approvals::Deciding { store: reads.store, session: reads.session, state };
+                    approvals::decide(reads.cx(), deciding, run, &decline, None).await
+                }
+                Err(err) => Err(err),
+            };
+            let Decision { unit, answer, events, effects, then } = match decided {
+                Ok(decision) => decision,
+                Err(err) => {
+                    self.fail_run(&run_id, &err.to_string(), out).await;
+                    continue;
+                }
+            };
+            if let Err(err) = self.commit(unit).await {
+                self.fail_run(&run_id, &err.to_string(), out).await;
+                continue;
+            }
+            self.delivery.broadcast(answer, now, out);
+            for event in events {
+                self.delivery.broadcast(event, now, out);
+            }
+            for effect in effects {
+                self.start_effect(effect, out).await;
+            }
+            self.follow_ups.extend(then);
         }
     }
 
-    fn next_cursor(&mut self, thread: &ThreadId) -> StreamCursor {
-        let sequence = self.sequences.entry(thread.clone()).or_insert(0);
-        *sequence += 1;
-        StreamCursor { thread_id: thread.clone(), epoch: self.epoch, sequence: *sequence }
+    /// Answers a successful handshake, subscribing at once when asked.
+    async fn opened(&mut self, port: PortId, params: InitializeParams, out: &mut Outbox) {
+        let mut snapshot = None;
+        let mut stream = None;
+        if let Some(target) = &params.subscribe {
+            match self.snapshot_for(&target.thread_id).await {
+                Ok(loaded) => {
+                    stream = Some(self.delivery.current_cursor(&target.thread_id));
+                    snapshot = Some(loaded);
+                    self.delivery.subscribe(port, &target.thread_id);
+                }
+                // The session opens anyway; the UI shows the thread as gone and offers a new one.
+                Err(err) => tracing::info!(%err, "initialize asked for a thread it cannot have"),
+            }
+        }
+        Delivery::reply(port, EventFrame { event: initialized(&params, snapshot), stream }, out);
     }
 
-    fn current_cursor(&self, thread: &ThreadId) -> StreamCursor {
-        let sequence = self.sequences.get(thread).copied().unwrap_or(0);
-        StreamCursor { thread_id: thread.clone(), epoch: self.epoch, sequence }
+    /// `thread.subscribe`: the snapshot at the current cursor, then live events.
+    async fn subscribe(
+        &mut self,
+        port: PortId,
+        params: &ThreadSubscribeParams,
+        out: &mut Outbox,
+    ) -> Result<(), StoreError> {
+        // Buffered text goes out first: the snapshot includes it, and the cursor it carries is
+        // after it, so nothing is shown twice or lost.
+        self.delivery.flush_thread(&params.thread_id, out);
+        let answer = match self.snapshot_for(&params.thread_id).await {
+            Ok(snapshot) => {
+                self.delivery.subscribe(port, &params.thread_id);
+                let event = AgentEvent::ThreadSnapshot(ThreadSnapshotEvent {
+                    submission_id: params.submission_id.clone(),
+                    snapshot,
+                });
+                EventFrame { event, stream: Some(self.delivery.current_cursor(&params.thread_id)) }
+            }
+            Err(LoadError::NotFound(id)) => EventFrame::new(rejection(
+                &Op::ThreadSubscribe(params.clone()),
+                ErrorCode::ThreadNotFound,
+                format!("thread {id} does not exist"),
+            )),
+            Err(LoadError::Store(err)) => return Err(err),
+            Err(LoadError::Tree(err)) => return Err(StoreError::Corrupt(err.to_string())),
+        };
+        Delivery::reply(port, answer, out);
+        Ok(())
+    }
+
+    /// Loads a thread's snapshot, repairing (and recording) a broken leaf cursor.
+    async fn snapshot_for(
+        &mut self,
+        thread: &ThreadId,
+    ) -> Result<panelot_protocol::engine::ThreadSnapshot, LoadError> {
+        let mut view = load_thread_view(&self.store, thread).await?;
+        if let Some(unit) = threads::repair(&self.env, &mut view)? {
+            self.store.commit(unit).await?;
+            view = load_thread_view(&self.store, thread).await?;
+        }
+        Ok(threads::snapshot(view, &self.runs))
+    }
+
+    /// `connection.verify`: a check of a stored connection, run by the host as an effect and
+    /// answered to the asking port only.
+    async fn verify_connection(
+        &mut self,
+        port: PortId,
+        p: ConnectionVerifyParams,
+        out: &mut Outbox,
+    ) -> Result<(), StoreError> {
+        let Some(connection) = setup::connection(&self.store, p.connection_id.as_str()).await?
+        else {
+            let message = format!("connection {} does not exist", p.connection_id);
+            let op = Op::ConnectionVerify(p);
+            let frame = EventFrame::new(rejection(&op, ErrorCode::InvalidCommand, message));
+            Delivery::reply(port, frame, out);
+            return Ok(());
+        };
+        let id = self.in_flight.start(InFlight::Verify {
+            port,
+            submission_id: p.submission_id,
+            connection_id: p.connection_id,
+        });
+        out.effects.push(Effect::VerifyConnection { id, connection, model: p.model });
+        Ok(())
+    }
+
+    /// Asks the model for a title beside the first turn.
+    async fn request_title(&mut self, title: TitleRequest, out: &mut Outbox) {
+        let Ok(Some(meta)) = self.store.thread(&title.thread).await else { return };
+        // A thread the user renamed meanwhile keeps its name: no call.
+        let fallback = machine::title::fallback_title(&title.text);
+        if meta.title != fallback {
+            return;
+        }
+        let Ok(Some(connection)) =
+            setup::connection(&self.store, title.model.connection_id.as_str()).await
+        else {
+            return;
+        };
+        let request = machine::title::request(title.model.model_id.as_str(), &title.text);
+        let id = self.in_flight.start(InFlight::Title { thread: title.thread, fallback });
+        out.effects.push(Effect::CallModel { id, connection, request });
+    }
+
+    async fn title_answered(
+        &mut self,
+        thread: &ThreadId,
+        fallback: &str,
+        response: &ModelResponse,
+        out: &mut Outbox,
+    ) {
+        // The user may have renamed the thread meanwhile: their name wins.
+        let Ok(Some(meta)) = self.store.thread(thread).await else { return };
+        let Some(meta) = machine::title::titled(meta, fallback, &response.turn.text) else {
+            return;
+        };
+        let event = machine::title::title_changed(&meta);
+        let mut unit = UnitOfWork::new();
+        unit.push(WriteOp::PutThread(meta));
+        if self.commit(unit).await.is_ok() {
+            self.delivery.broadcast(event, self.env.now_ms(), out);
+        }
     }
 }
 

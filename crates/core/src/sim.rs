@@ -1,5 +1,6 @@
-//! The engine under test: a scripted world ([`world`]), turn tests through it, and the
-//! simulation (seeded schedules, crashes at unit-of-work boundaries, restarts, invariants).
+//! The engine under test: a scripted world ([`world`]) around the real driver, turn tests and
+//! target tests through it, and the simulation (seeded schedules, crashes at unit-of-work
+//! boundaries, restarts, tabs that move under the engine, invariants).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stderr)]
 
@@ -10,3 +11,6 @@ mod turn_tests;
 
 #[cfg(test)]
 mod sim_tests;
+
+#[cfg(test)]
+mod target_tests;

@@ -50,6 +50,7 @@ fn seeded() -> MemoryStore {
                 content_for_model: "clicked".into(),
                 details: Some(json!({"effect": "verified"})),
                 engine_note: None,
+                source: None,
             },
         )),
         WriteOp::AppendNode(with_body(

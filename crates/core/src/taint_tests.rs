@@ -187,6 +187,9 @@ fn verdict(ledger: &TaintLedger, tool: &str, params: &Value) -> Verdict {
         session_grants: &grants,
         scope_origins: &[],
         taint: &taint,
+        destinations: &[],
+        into_password: false,
+        destination_taint: &[],
     })
 }
 

@@ -1,8 +1,8 @@
 //! The clock and id source of the browser.
 
 use js_sys::Reflect;
-use panelot_core::effects::Clock;
-use panelot_core::effects::IdSource;
+use panelot_core::env::Clock;
+use panelot_core::env::IdSource;
 use wasm_bindgen::JsCast;
 
 /// `Date.now()`.

@@ -10,7 +10,7 @@ use std::task::Poll;
 use js_sys::Promise;
 use js_sys::Reflect;
 use js_sys::Uint8Array;
-use panelot_core::effects::AbortSignal;
+use panelot_core::env::AbortSignal;
 use panelot_core::model::LocalFuture;
 use panelot_providers::Http;
 use panelot_providers::HttpBody;

@@ -1,103 +1,163 @@
-//! The browser gateway: the tools the model is offered in the extension and how each call runs
-//! (L0 `chrome.tabs`, L1 the page executor, L2 `chrome.debugger`).
+//! The browser gateway: how each catalog tool runs in the extension (L0 `chrome.tabs`, L1 the
+//! page executor, L2 `chrome.debugger`), how a call's target is resolved before the engine judges
+//! it ([`resolve`]), and the highlight shown while an approval card is up.
 //!
-//! Routing (reference §5.6): a call that names `tabId` acts on that tab, and the tab becomes its
-//! run's default; so does a tab opened by `tab_open`. A call that names none goes to its run's
-//! default, else to the tab the message was sent from (`ToolInvocation::default_tab`, while it
-//! exists), else to the tab the user is viewing.
-//! Extension pages are never targeted without an explicit `tabId`.
+//! The gateway keeps no routing state: the engine decides which tab a call goes to (its run's
+//! route lives in the run record) and hands the judged target with the call. The gateway acts on
+//! that tab only, and refuses with `target_changed` when the tab no longer shows the page that
+//! was judged: its origin is checked here, its document by the executor.
 //!
-//! `catalog`, `format` and `routes` are pure and tested natively; `chrome`, `tabs` and `page`
-//! touch the browser.
+//! `catalog` and `format` are pure and tested natively; `chrome`, `tabs`, `page`, `resolve` and
+//! `debugger` touch the browser.
 
 mod catalog;
 mod chrome;
 mod debugger;
 mod format;
 mod page;
-mod routes;
+mod resolve;
 mod tabs;
 
-use std::cell::RefCell;
-
-use panelot_core::effects::AbortSignal;
 use panelot_core::engine::ToolInvocation;
 use panelot_core::engine::ToolOutcome;
+use panelot_core::env::AbortSignal;
+use panelot_core::target::PageSeen;
+use panelot_core::target::ResolvedTarget;
 use panelot_core::tools::ToolRegistry;
+use panelot_core::tools::catalog::Access;
+use panelot_core::tools::catalog::PageTool;
+use panelot_core::tools::catalog::Route;
+use panelot_core::tools::catalog::TabTool;
+use panelot_protocol::ElementRef;
+use panelot_protocol::Origin;
 use panelot_protocol::content::ExecutorCall;
 use panelot_protocol::content::ExecutorResult;
+use panelot_protocol::content::ExpectedTarget;
+use panelot_protocol::content::HighlightParams;
 use panelot_protocol::content::SnapshotParams;
 use serde_json::Value;
 use serde_json::json;
 
-use self::catalog::Route;
-use self::catalog::TabTool;
 use self::format::failure;
-use self::routes::Routes;
+pub(crate) use self::resolve::resolve;
 use self::tabs::Load;
 use self::tabs::Move;
-use panelot_core::engine::NEEDS_HOST_PERMISSION;
-use panelot_core::tools::ToolEffect;
 
-thread_local! {
-    /// The service worker has one thread; the gateway's memory lives as long as the worker.
-    static ROUTES: RefCell<Routes> = RefCell::new(Routes::default());
-}
+/// The label next to an element while the user is asked about it.
+const HIGHLIGHT_LABEL: &str = "Panelot asks before acting here";
 
-/// The tools of this build.
+/// The tools of this build: every catalog tool with a route (the extension runs them all).
 pub(crate) fn tool_registry() -> ToolRegistry {
-    catalog::registry()
+    panelot_core::tools::registry(|route| match route {
+        Route::Tabs(_) | Route::Page(_) | Route::Debugger(_) | Route::Engine => true,
+    })
 }
 
-/// Runs one tool call.
+/// Runs one tool call where it was judged to act.
 pub(crate) async fn run_tool(call: &ToolInvocation, abort: AbortSignal) -> ToolOutcome {
-    match catalog::route(&call.tool) {
+    match panelot_core::tools::catalog::route(&call.tool) {
         Some(Route::Tabs(tool)) => run_tab_tool(call, tool, &abort).await,
-        Some(Route::Page(executor_tool)) => run_page_tool(call, executor_tool, &abort).await,
+        Some(Route::Page(tool)) => run_page_tool(call, tool, &abort).await,
         Some(Route::Debugger(tool)) => debugger::run(call, tool, &abort).await,
-        None => failure(format!("the tool `{}` is not available in this build", call.tool)),
+        Some(Route::Engine) | None => {
+            failure(format!("the tool `{}` is not available in this build", call.tool))
+        }
     }
 }
 
-async fn run_page_tool(
-    call: &ToolInvocation,
-    executor_tool: &str,
-    abort: &AbortSignal,
-) -> ToolOutcome {
-    let executor_call = match catalog::executor_call(executor_tool, &call.params) {
+/// Shows (or, without `element_ref`, clears) the highlight of an element while the user is
+/// asked about it. A page that went away shows nothing; nobody waits for this.
+pub(crate) async fn highlight(tab: u32, document_id: Option<String>, element_ref: Option<String>) {
+    let element_ref = element_ref.and_then(|r| ElementRef::new(r).ok());
+    let label = element_ref.as_ref().map(|_| HIGHLIGHT_LABEL.to_owned());
+    let call = ExecutorCall::Highlight(HighlightParams { element_ref, label });
+    let expected = match (document_id, tabs::get(tab).await) {
+        (Some(document_id), Ok(info)) => format::web_origin(info.shown_url())
+            .map(|origin| ExpectedTarget { document_id, origin }),
+        _ => None,
+    };
+    let _ = page::execute(tab, call, None, expected, &AbortSignal::default()).await;
+}
+
+/// The target a call acts on, its tab still showing the origin it was judged for.
+async fn judged_tab(call: &ToolInvocation) -> Result<&ResolvedTarget, ToolOutcome> {
+    let Some(target) = &call.target else {
+        return Err(failure(format!("`{}` has no tab to act on", call.tool)));
+    };
+    let info = tabs::get(target.tab).await.map_err(failure)?;
+    let judged = Origin::parse(&target.url).ok();
+    let now = Origin::parse(info.shown_url()).ok();
+    if judged != now {
+        let now_text = now.map_or_else(|| info.shown_url().to_owned(), |o| o.to_string());
+        let judged_text = judged.map_or_else(|| target.url.clone(), |o| o.to_string());
+        return Err(format::target_changed(target.tab, &judged_text, &now_text));
+    }
+    Ok(target)
+}
+
+/// What the executor checks before acting: the judged document and its origin.
+fn expected(target: &ResolvedTarget) -> Option<ExpectedTarget> {
+    let origin = Origin::parse(&target.url).ok()?.to_string();
+    target.document_id.clone().map(|document_id| ExpectedTarget { document_id, origin })
+}
+
+async fn run_page_tool(call: &ToolInvocation, tool: PageTool, abort: &AbortSignal) -> ToolOutcome {
+    let executor_call = match catalog::executor_call(catalog::executor_tool(tool), &call.params) {
         Ok(executor_call) => executor_call,
         Err(message) => return failure(message),
     };
-    let tab = match target_tab(call).await {
-        Ok(tab) => tab,
+    // A page still loading is waited for, then checked: a call judged for the page that was
+    // there before is refused.
+    if let Some(target) = &call.target
+        && let Err(err) = tabs::ready(target.tab, abort).await
+    {
+        return failure(format!("[tabId={}] {err}", target.tab));
+    }
+    let target = match judged_tab(call).await {
+        Ok(judged) => judged,
         Err(outcome) => return outcome,
     };
-    if let Err(err) = tabs::ready(tab, abort).await {
-        return failure(format!("[tabId={tab}] {err}"));
-    }
-    if let Some(outcome) = missing_host_access(tab).await {
-        return outcome;
-    }
+    let tab = target.tab;
     let started = js_sys::Date::now();
     // A write may open a tab (a link with a target, `window.open`): the tabs before it are
     // listed so the new ones can be told apart by their opener.
-    let writes = catalog::effect(&call.tool) == Some(ToolEffect::Write);
+    let writes = panelot_core::tools::catalog::classify(&call.tool).access == Access::Write;
     let before = if writes { tab_ids().await } else { Vec::new() };
-    let outcome = match page_call(tab, executor_call, abort).await {
-        Ok(result) => format::page_result(tab, &result),
-        Err(outcome) => outcome,
+    let ref_document =
+        if catalog::carries_refs(&executor_call) { call.ref_document.clone() } else { None };
+    let result = page::execute(tab, executor_call, ref_document, expected(target), abort).await;
+    let (outcome, document) = match result {
+        Ok(result) => {
+            let document = match &result {
+                ExecutorResult::Snapshot(snapshot) => Some(snapshot.document_id.clone()),
+                _ => None,
+            };
+            (format::page_result(tab, &result), document)
+        }
+        Err(outcome) => (outcome, None),
     };
     let outcome = format::with_elapsed(outcome, (js_sys::Date::now() - started).max(0.0) as u64);
+    let outcome = with_page(outcome, tab, document).await;
     if !writes {
         return outcome;
     }
-    with_opened_tabs(call, tab, &before, outcome, abort).await
+    with_opened_tabs(tab, &before, outcome, abort).await
+}
+
+/// The outcome with the page its tab shows now: where the content came from, or where a write
+/// left the tab (the engine stops acting on a tab a write carried somewhere denied).
+async fn with_page(outcome: ToolOutcome, tab: u32, document_id: Option<String>) -> ToolOutcome {
+    match tabs::get(tab).await {
+        Ok(info) => {
+            outcome.with_page(PageSeen { tab, url: info.shown_url().to_owned(), document_id })
+        }
+        Err(_) => outcome,
+    }
 }
 
 /// A write's outcome with the tabs it opened (those that did not exist `before` and name `tab`
-/// as their opener); the newest becomes the run's tab.
+/// as their opener); the newest is where the run's page calls go next.
 async fn with_opened_tabs(
-    call: &ToolInvocation,
     tab: u32,
     before: &[u32],
     outcome: ToolOutcome,
@@ -108,29 +168,10 @@ async fn with_opened_tabs(
         Err(_) => Vec::new(),
     };
     if let Some(new_tab) = opened.last().and_then(|t| t.id) {
-        ROUTES.with(|routes| routes.borrow_mut().route(&call.run_id, new_tab));
         // Later page calls need the page; how its load ends is seen by the next call.
         let _ = tabs::ready(new_tab, abort).await;
     }
     format::with_opened_tabs(outcome, &opened)
-}
-
-/// A failure naming the tab's origin when the extension may not script it: the engine turns it
-/// into a question whose card asks the browser for access.
-async fn missing_host_access(tab: u32) -> Option<ToolOutcome> {
-    let info = tabs::get(tab).await.ok()?;
-    let origin = format::web_origin(info.shown_url())?;
-    let query = chrome::to_js(&json!({"origins": [format!("{origin}/*")]}));
-    let granted = chrome::call("permissions", "contains", &[query]).await.ok()?;
-    if granted.as_bool() != Some(false) {
-        return None;
-    }
-    Some(ToolOutcome::Failure {
-        message: format!(
-            "[tabId={tab}] Panelot has no access to {origin}; the user was asked to allow it"
-        ),
-        details: Some(json!({ NEEDS_HOST_PERMISSION: origin, "tabId": tab })),
-    })
 }
 
 async fn tab_ids() -> Vec<u32> {
@@ -140,51 +181,15 @@ async fn tab_ids() -> Vec<u32> {
     }
 }
 
-/// One executor call on `tab`, carrying the document of its latest snapshot when the call has
-/// refs, and remembering the document of a new snapshot.
+/// One executor call on `tab` on behalf of another tool (the debugger's `get_rect`), checked
+/// against the judged document like the tool itself.
 async fn page_call(
-    tab: u32,
+    target: &ResolvedTarget,
     call: ExecutorCall,
+    ref_document: Option<String>,
     abort: &AbortSignal,
 ) -> Result<ExecutorResult, ToolOutcome> {
-    let ref_document = if catalog::carries_refs(&call) {
-        ROUTES.with(|routes| routes.borrow().document(tab).map(str::to_owned))
-    } else {
-        None
-    };
-    let result = page::execute(tab, call, ref_document, abort).await?;
-    if let ExecutorResult::Snapshot(snapshot) = &result {
-        ROUTES.with(|routes| routes.borrow_mut().snapshot_taken(tab, &snapshot.document_id));
-    }
-    Ok(result)
-}
-
-/// The tab a page call acts on (see the module docs).
-async fn target_tab(call: &ToolInvocation) -> Result<u32, ToolOutcome> {
-    if let Some(tab) = catalog::tab_param(&call.params) {
-        tabs::get(tab).await.map_err(failure)?;
-        ROUTES.with(|routes| routes.borrow_mut().route(&call.run_id, tab));
-        return Ok(tab);
-    }
-    if let Some(tab) = ROUTES.with(|routes| routes.borrow().tab_of(&call.run_id)) {
-        return Ok(tab);
-    }
-    // The tab the user was on when sending, while it still exists.
-    if let Some(tab) = call.default_tab
-        && tabs::get(tab).await.is_ok()
-    {
-        ROUTES.with(|routes| routes.borrow_mut().route(&call.run_id, tab));
-        return Ok(tab);
-    }
-    let viewed = tabs::viewed().await.map_err(failure)?;
-    match viewed {
-        Some(tab) if !tab.shown_url().starts_with("chrome-extension://") => {
-            Ok(tab.id.unwrap_or_default())
-        }
-        Some(_) | None => {
-            Err(failure("no web page tab to act on: call tabs_list and pass the tab's tabId"))
-        }
-    }
+    page::execute(target.tab, call, ref_document, expected(target), abort).await
 }
 
 async fn run_tab_tool(call: &ToolInvocation, tool: TabTool, abort: &AbortSignal) -> ToolOutcome {
@@ -200,49 +205,51 @@ async fn run_tab_tool(call: &ToolInvocation, tool: TabTool, abort: &AbortSignal)
             }
             match tabs::open(url, abort).await {
                 Ok((tab, created, load)) => {
-                    if let Some(id) = tab.id {
-                        ROUTES.with(|routes| routes.borrow_mut().route(&call.run_id, id));
-                    }
                     let what =
                         if created { "tab_created" } else { "reused the tab already at this URL" };
                     let content = format!("{} {what}{}", tab.line(), load_note(load));
                     let details = json!({"tab": tab.details(), "created": created});
-                    ToolOutcome::Success { content, details: Some(details) }
+                    let outcome = ToolOutcome::done(content).with_details(details);
+                    match tab.id {
+                        Some(id) => {
+                            let page = PageSeen {
+                                tab: id,
+                                url: tab.shown_url().to_owned(),
+                                document_id: None,
+                            };
+                            outcome.with_opened_tab(id).with_page(page)
+                        }
+                        None => outcome,
+                    }
                 }
                 Err(err) => failure(err),
             }
         }
         TabTool::Focus => {
-            let Some(tab) = catalog::tab_param(&call.params) else {
-                return failure("tab_focus needs tabId");
+            let target = match judged_tab(call).await {
+                Ok(judged) => judged,
+                Err(outcome) => return outcome,
             };
-            match tabs::focus(tab).await {
-                Ok(info) => {
-                    ROUTES.with(|routes| routes.borrow_mut().route(&call.run_id, tab));
-                    ToolOutcome::Success {
-                        content: format!("{} is now in front", info.line()),
-                        details: Some(info.details()),
-                    }
-                }
+            match tabs::focus(target.tab).await {
+                Ok(info) => ToolOutcome::done(format!("{} is now in front", info.line()))
+                    .with_details(info.details()),
                 Err(err) => failure(err),
             }
         }
         TabTool::Close => {
-            let Some(tab) = catalog::tab_param(&call.params) else {
-                return failure("tab_close needs tabId");
+            let target = match judged_tab(call).await {
+                Ok(judged) => judged,
+                Err(outcome) => return outcome,
             };
-            match tabs::close(tab).await {
+            match tabs::close(target.tab).await {
                 Ok((info, viewing)) => {
-                    ROUTES.with(|routes| routes.borrow_mut().tab_closed(tab));
                     let note = if viewing {
                         "; it was the tab the user was viewing"
                     } else {
                         "; the user's view did not change"
                     };
-                    ToolOutcome::Success {
-                        content: format!("closed {}{note}", info.line()),
-                        details: Some(json!({"tab": info.details(), "wasViewed": viewing})),
-                    }
+                    ToolOutcome::done(format!("closed {}{note}", info.line()))
+                        .with_details(json!({"tab": info.details(), "wasViewed": viewing}))
                 }
                 Err(err) => failure(err),
             }
@@ -258,10 +265,11 @@ async fn run_tab_tool(call: &ToolInvocation, tool: TabTool, abort: &AbortSignal)
 
 /// `navigate`, `go_back` and `go_forward` on the call's tab.
 async fn move_tab(call: &ToolInvocation, how: Move<'_>, abort: &AbortSignal) -> ToolOutcome {
-    let tab = match target_tab(call).await {
-        Ok(tab) => tab,
+    let target = match judged_tab(call).await {
+        Ok(judged) => judged,
         Err(outcome) => return outcome,
     };
+    let tab = target.tab;
     match tabs::go(tab, how, abort).await {
         Ok((_, Load::Unmoved)) if how == Move::Back => {
             failure(format!("[tabId={tab}] there is no earlier page in this tab's history"))
@@ -275,7 +283,7 @@ async fn move_tab(call: &ToolInvocation, how: Move<'_>, abort: &AbortSignal) -> 
 }
 
 /// The result of a navigation: where the tab is now, and the new page's snapshot so the model
-/// can act without another call (reference §5.1).
+/// can act without another call.
 async fn after_navigation(
     tab: u32,
     info: &format::TabInfo,
@@ -283,17 +291,16 @@ async fn after_navigation(
     abort: &AbortSignal,
 ) -> ToolOutcome {
     let head = format!("{}{}", info.line(), load_note(load));
-    let snapshot = page_call(tab, ExecutorCall::Snapshot(SnapshotParams::default()), abort).await;
-    let content = match snapshot {
-        Ok(ExecutorResult::Snapshot(snapshot)) => format!("{head}\n{}", snapshot.text),
-        Ok(_) => head,
-        Err(
-            ToolOutcome::Failure { message, .. } | ToolOutcome::Success { content: message, .. },
-        ) => {
-            format!("{head}\n(no snapshot: {message})")
+    let read = ExecutorCall::Snapshot(SnapshotParams::default());
+    let (content, document_id) = match page::execute(tab, read, None, None, abort).await {
+        Ok(ExecutorResult::Snapshot(snapshot)) => {
+            (format!("{head}\n{}", snapshot.text), Some(snapshot.document_id))
         }
+        Ok(_) => (head, None),
+        Err(outcome) => (format!("{head}\n(no snapshot: {})", outcome.text()), None),
     };
-    ToolOutcome::Success { content, details: Some(info.details()) }
+    let page = PageSeen { tab, url: info.shown_url().to_owned(), document_id };
+    ToolOutcome::done(content).with_details(info.details()).with_page(page)
 }
 
 fn load_note(load: Load) -> &'static str {
@@ -306,9 +313,10 @@ fn load_note(load: Load) -> &'static str {
 
 /// Only web pages: a `javascript:` or browser URL is not a place to send the model.
 fn check_url(url: &str) -> Result<(), String> {
-    let lower = url.to_ascii_lowercase();
-    if lower.starts_with("http://") || lower.starts_with("https://") {
-        return Ok(());
+    match Origin::parse(url) {
+        Ok(origin) if origin.is_web() => Ok(()),
+        Ok(_) | Err(_) => Err(format!(
+            "`{url}` is not an http(s) URL; give an absolute URL such as https://example.com/"
+        )),
     }
-    Err(format!("`{url}` is not an http(s) URL; give an absolute URL such as https://example.com/"))
 }

@@ -23,6 +23,9 @@ function deliver(event) {
     case "disconnect":
       host.onDisconnect(event.portId);
       break;
+    case "permissionsRemoved":
+      host.onPermissionsRemoved(event.origins);
+      break;
   }
 }
 
@@ -79,8 +82,26 @@ async function nextEpoch() {
   return epoch;
 }
 
-Promise.all([init(), vaultKey(), nextEpoch()])
-  .then(([, key, epoch]) =>
+// "Accept for this session" grants belong to one browser session: an id kept in
+// chrome.storage.session, which the browser clears when it closes.
+async function browserSession() {
+  const stored = await chrome.storage.session.get("browserSession");
+  if (typeof stored.browserSession === "string" && stored.browserSession) {
+    return stored.browserSession;
+  }
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  const session = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  await chrome.storage.session.set({ browserSession: session });
+  return session;
+}
+
+// Access the user takes back in the browser ends the session grants on those sites.
+chrome.permissions.onRemoved.addListener((removed) =>
+  dispatch({ kind: "permissionsRemoved", origins: removed.origins ?? [] }),
+);
+
+Promise.all([init(), vaultKey(), nextEpoch(), browserSession()])
+  .then(([, key, epoch, session]) =>
     EngineHost.start(
       extensionOrigin,
       (portId, message) => ports.get(portId)?.postMessage(message),
@@ -91,6 +112,7 @@ Promise.all([init(), vaultKey(), nextEpoch()])
       },
       key,
       BigInt(epoch),
+      session,
     ),
   )
   .then((started) => {

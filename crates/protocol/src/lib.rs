@@ -3,6 +3,8 @@
 //!
 //! * [`engine`]: `panelot/engine-v1`, Ops from UIs ([`Op`]) and events to them ([`AgentEvent`],
 //!   sent as an [`EventFrame`] with an optional stream cursor).
+//! * [`origin`]: [`Origin`] and [`OriginPattern`], the one origin parser of the workspace
+//!   (homographs of sensitive hosts included).
 //! * [`content`]: `panelot/content-v1`, requests to the TypeScript page executor and its results;
 //!   exported to TypeScript with ts-rs.
 //!
@@ -32,6 +34,7 @@ mod decode;
 pub mod engine;
 mod fingerprint;
 mod ids;
+pub mod origin;
 mod schema_hash;
 mod schema_hashes;
 
@@ -60,6 +63,10 @@ pub use engine::Op;
 pub use engine::OpKind;
 pub use fingerprint::command_fingerprint;
 pub use ids::*;
+pub use origin::Origin;
+pub use origin::OriginError;
+pub use origin::OriginPattern;
+pub use origin::Scheme;
 pub use schema_hash::compute_content_schema_hash;
 pub use schema_hash::compute_engine_schema_hash;
 pub use schema_hash::content_schema_document;

@@ -8,7 +8,7 @@
 
 use std::time::Instant;
 
-use panelot_core::effects::AbortSignal;
+use panelot_core::env::AbortSignal;
 use panelot_core::model::ContentPart;
 use panelot_core::model::Message;
 use panelot_core::model::ModelBackend;

@@ -26,7 +26,7 @@ use std::cell::Cell;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
-use panelot_core::effects::AbortSignal;
+use panelot_core::env::AbortSignal;
 use panelot_core::model::LocalFuture;
 use panelot_core::model::ModelBackend;
 use panelot_core::model::ModelEvent;

@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use panelot_core::effects::AbortSignal;
+use panelot_core::env::AbortSignal;
 use panelot_core::model::LocalFuture;
 
 use crate::request::HeaderValue;

@@ -27,7 +27,7 @@
 //!
 //! ```no_run
 //! # async fn host(stored: Vec<panelot_providers::Connection>, request: panelot_core::model::ModelRequest) -> Result<(), Box<dyn std::error::Error>> {
-//! use panelot_core::effects::AbortSignal;
+//! use panelot_core::env::AbortSignal;
 //! use panelot_core::model::ModelBackend;
 //! use panelot_providers::ClientConfig;
 //! use panelot_providers::NativeHttp;

@@ -4,7 +4,7 @@ use std::time::Duration;
 use std::time::SystemTime;
 use std::time::UNIX_EPOCH;
 
-use panelot_core::effects::AbortSignal;
+use panelot_core::env::AbortSignal;
 use panelot_core::model::LocalFuture;
 
 use crate::http::Http;

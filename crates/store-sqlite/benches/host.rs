@@ -9,12 +9,12 @@
 use std::rc::Rc;
 use std::time::Instant;
 
-use panelot_core::effects::CountingIds;
-use panelot_core::effects::ManualClock;
 use panelot_core::engine::Effect;
 use panelot_core::engine::Engine;
 use panelot_core::engine::SETTING_DEFAULT_MODEL;
 use panelot_core::engine::TITLE_PROMPT;
+use panelot_core::env::CountingIds;
+use panelot_core::env::ManualClock;
 use panelot_core::model::AssistantTurn;
 use panelot_core::model::ModelEvent;
 use panelot_core::model::ModelResponse;

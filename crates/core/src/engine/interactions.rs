@@ -7,85 +7,36 @@
 use panelot_protocol::AgentEvent;
 use panelot_protocol::InteractionId;
 use panelot_protocol::Op;
-use panelot_protocol::ThreadId;
-use panelot_protocol::engine::ErrorCode;
 use panelot_protocol::engine::InteractionRequestEvent;
 use panelot_protocol::engine::InteractionRequestPayload;
 use panelot_protocol::engine::InteractionResolvedEvent;
 use panelot_protocol::engine::InteractionResponse;
 use panelot_protocol::engine::InteractionResponseParams;
-use panelot_protocol::engine::PendingInteraction;
 use panelot_protocol::engine::Question;
 use panelot_protocol::engine::QuestionOption;
 use panelot_protocol::engine::RunState;
-use panelot_protocol::engine::ToolLevel;
-use serde_json::json;
 
-use super::Decision;
-use super::Engine;
-use super::FollowUp;
-use super::InFlight;
-use super::Outbox;
-use super::ToolOutcome;
-use super::run_ack;
+use super::approvals::audit_node;
+use super::decision::Decision;
+use super::decision::FollowUp;
+use super::decision::ResultBody;
+use super::decision::Step;
+use super::decision::run_ack;
+use super::machine::Cx;
+use super::machine::chain::ThreadState;
+use super::outbox::ToolOutcome;
+use crate::runs::transitions::move_run;
 use crate::store::InteractionRecord;
 use crate::store::NodeBody;
 use crate::store::RunRecord;
-use crate::store::Store;
 use crate::store::StoreError;
-use crate::store::ToolCallStatus;
 use crate::store::UnitOfWork;
 use crate::store::WriteOp;
-use crate::tools::ToolDescriptor;
-use crate::tools::ToolEffect;
 
 /// Asks the user questions.
 pub const ASK_USER: &str = "ask_user";
 /// Asks the user to do a step themselves.
 pub const REQUEST_USER_ACTION: &str = "request_user_action";
-
-/// The engine's own tools.
-pub fn builtin_tools() -> Vec<ToolDescriptor> {
-    let ask = ToolDescriptor::new(
-        ASK_USER,
-        "Ask the user 1-3 questions you need answered, each with 2-3 likely options. Call it \
-         alone.",
-        json!({
-            "type": "object",
-            "additionalProperties": false,
-            "required": ["questions"],
-            "properties": {"questions": {"type": "array", "maxItems": 3, "items": {
-                "type": "object",
-                "additionalProperties": false,
-                "required": ["question", "options"],
-                "properties": {
-                    "question": {"type": "string", "minLength": 1, "maxLength": 500},
-                    "options": {"type": "array", "maxItems": 3, "items":
-                        {"type": "string", "minLength": 1, "maxLength": 200}}
-                }
-            }}}
-        }),
-        ToolLevel::Builtin,
-        ToolEffect::Read,
-    );
-    let action = ToolDescriptor::new(
-        REQUEST_USER_ACTION,
-        "Ask the user to do a step you must not or cannot (sign in, one-time code, payment, \
-         captcha); say what and where.",
-        json!({
-            "type": "object",
-            "additionalProperties": false,
-            "required": ["instruction"],
-            "properties": {
-                "instruction": {"type": "string", "minLength": 1, "maxLength": 1000},
-                "tabId": {"type": "integer", "minimum": 0}
-            }
-        }),
-        ToolLevel::Builtin,
-        ToolEffect::Read,
-    );
-    vec![ask, action]
-}
 
 /// A question as the model writes it: options are plain answers (each its own label and value)
 /// and ids are given by position, which keeps the tool's schema small.
@@ -111,8 +62,8 @@ fn question((index, asked): (usize, AskedQuestion)) -> Question {
     }
 }
 
-/// The request of an interaction tool call, or why the call is refused.
-pub(crate) fn interaction_request(
+/// The request of an interaction tool call, or why the call is refused; `None` for other tools.
+pub(crate) fn request_of(
     tool: &str,
     params: &serde_json::Value,
 ) -> Option<Result<InteractionRequestPayload, String>> {
@@ -135,95 +86,70 @@ pub(crate) fn interaction_request(
     }
 }
 
-impl<S: Store> Engine<S> {
-    /// Parks the run on a question to the user.
-    pub(crate) async fn ask_interaction(
-        &mut self,
-        mut run: RunRecord,
-        index: usize,
-        request: InteractionRequestPayload,
-        out: &mut Outbox,
-    ) -> Result<(), StoreError> {
-        let id = super::threads::fresh_id(&*self.ids, "q", InteractionId::new)?;
-        let item = run.tools[index].item_id.clone();
-        run.interaction =
-            Some(InteractionRecord { id: id.clone(), tool_index: index, request: request.clone() });
-        Self::transition(&mut run, RunState::WaitingInteraction, self.clock.now_ms())?;
-        let mut unit = UnitOfWork::new();
-        unit.push(WriteOp::PutRun(Box::new(run.clone())));
-        self.commit(unit).await?;
-        let event = InteractionRequestEvent {
-            thread_id: run.thread_id.clone(),
-            turn_id: run.turn_id.clone(),
-            interaction_id: id,
-            item_id: Some(item),
-            request,
-        };
-        self.broadcast(AgentEvent::InteractionRequest(event), out);
-        Ok(())
-    }
+/// Parks the run on a question to the user.
+pub(crate) fn ask(
+    cx: Cx<'_>,
+    mut run: RunRecord,
+    index: usize,
+    request: InteractionRequestPayload,
+) -> Result<Step, StoreError> {
+    let id = cx.env.id("q", InteractionId::new)?;
+    let item = run.tools[index].item_id.clone();
+    run.interaction =
+        Some(InteractionRecord { id: id.clone(), tool_index: index, request: request.clone() });
+    move_run(&mut run, RunState::WaitingInteraction, cx.env.now_ms())?;
+    let event = AgentEvent::InteractionRequest(InteractionRequestEvent {
+        thread_id: run.thread_id.clone(),
+        turn_id: run.turn_id.clone(),
+        interaction_id: id,
+        item_id: Some(item),
+        request,
+    });
+    let mut step = Step::default();
+    step.events.push(event);
+    step.unit.push(WriteOp::PutRun(Box::new(run)));
+    Ok(step)
+}
 
-    /// Interactions waiting in a thread, for its snapshot.
-    pub(crate) fn pending_interactions(&self, thread: &ThreadId) -> Vec<PendingInteraction> {
-        self.runs
-            .values()
-            .filter(|r| &r.thread_id == thread)
-            .filter_map(|r| {
-                r.interaction.as_ref().map(|i| PendingInteraction {
-                    interaction_id: i.id.clone(),
-                    turn_id: r.turn_id.clone(),
-                    request: i.request.clone(),
-                })
-            })
-            .collect()
-    }
-
-    /// `interaction.response`: the answer's audit node, the run's next state and the receipt in
-    /// one unit; the answer reaches the model as the call's result once that is durable.
-    pub(super) async fn respond_to_interaction(
-        &mut self,
-        op: &Op,
-        p: &InteractionResponseParams,
-    ) -> Result<Decision, StoreError> {
-        let Some(mut run) = self
-            .runs
-            .values()
-            .find(|r| r.interaction.as_ref().is_some_and(|i| i.id == p.interaction_id))
-            .cloned()
-        else {
-            return Ok(Decision::rejected(
-                op,
-                ErrorCode::InvalidCommand,
-                format!("interaction {} is not waiting for an answer", p.interaction_id),
-            ));
-        };
-        let Some(interaction) = run.interaction.take() else {
-            return Err(StoreError::Integrity(format!("run {} has no interaction", run.id)));
-        };
-        let now = self.clock.now_ms();
-        let index = interaction.tool_index;
-        let response = serde_json::to_value(&p.response)
-            .map_err(|err| StoreError::Corrupt(err.to_string()))?;
-        let mut unit = UnitOfWork::new();
+/// `interaction.response`: the answer's audit node, the run's next state and the receipt in one
+/// unit; the answer reaches the model as the call's result once that is durable.
+pub(crate) fn respond(
+    cx: Cx<'_>,
+    state: Option<ThreadState>,
+    mut run: RunRecord,
+    op: &Op,
+    p: &InteractionResponseParams,
+) -> Result<Decision, StoreError> {
+    let Some(interaction) = run.interaction.take() else {
+        return Err(StoreError::Integrity(format!("run {} has no interaction", run.id)));
+    };
+    let now = cx.env.now_ms();
+    let index = interaction.tool_index;
+    let response =
+        serde_json::to_value(&p.response).map_err(|err| StoreError::Corrupt(err.to_string()))?;
+    let mut unit = UnitOfWork::new();
+    if let Some(state) = state {
         let answer =
             NodeBody::InteractionResponse { interaction_id: interaction.id.to_string(), response };
-        self.audit_node(&run, answer, now, |_| {}, &mut unit).await?;
-        Self::transition(&mut run, RunState::ExecutingTool, now)?;
-        run.tools[index].status = ToolCallStatus::Dispatched;
-        unit.push(WriteOp::PutRun(Box::new(run.clone())));
-        let effect = self.new_effect(InFlight::Tool(run.id.clone(), index));
-        let outcome = answer_for_model(&p.response);
-        let resolved = AgentEvent::InteractionResolved(InteractionResolvedEvent {
-            thread_id: run.thread_id.clone(),
-            interaction_id: interaction.id,
-        });
-        Ok(Decision {
-            unit,
-            answer: run_ack(op, &run.thread_id, &run.id),
-            events: vec![resolved],
-            then: vec![FollowUp::Outcome(effect, outcome, super::Author::Tool)],
-        })
+        audit_node(cx, &run, state, answer, now, None, &mut unit)?;
     }
+    move_run(&mut run, RunState::ExecutingTool, now)?;
+    unit.push(WriteOp::PutRun(Box::new(run.clone())));
+    let resolved = AgentEvent::InteractionResolved(InteractionResolvedEvent {
+        thread_id: run.thread_id.clone(),
+        interaction_id: interaction.id,
+    });
+    Ok(Decision {
+        unit,
+        answer: run_ack(op, &run.thread_id, &run.id),
+        events: vec![resolved],
+        effects: Vec::new(),
+        then: vec![FollowUp::WriteResult {
+            run: run.id.clone(),
+            index,
+            body: ResultBody::Outcome(answer_for_model(&p.response)),
+        }],
+    })
 }
 
 /// What the model reads of the user's answer. A refusal is not a tool failure.
@@ -241,5 +167,5 @@ fn answer_for_model(response: &InteractionResponse) -> ToolOutcome {
             "The user did not answer in time.".to_owned()
         }
     };
-    ToolOutcome::Success { content, details: None }
+    ToolOutcome::done(content)
 }

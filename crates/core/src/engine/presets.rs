@@ -11,17 +11,15 @@ use panelot_protocol::engine::PresetSaveParams;
 use panelot_protocol::engine::PresetView;
 use panelot_protocol::engine::ToolLevel;
 
-use super::Decision;
-use super::Engine;
-use super::settings::Overlay;
+use super::decision::Decision;
+use super::reads::Reads;
+use super::setup;
+use super::setup::Overlay;
 use crate::model::GenParams;
+use crate::settings;
 use crate::store::Store;
 use crate::store::StoreError;
 use crate::store::UnitOfWork;
-use crate::store::WriteOp;
-
-/// Setting holding every preset, in the order they were made.
-const SETTING_PRESETS: &str = "presets";
 /// Presets a profile may hold.
 const MAX_PRESETS: usize = 64;
 /// Longest preset name.
@@ -32,7 +30,7 @@ const MAX_PROMPT_CHARS: usize = 8_000;
 const MAX_TEMPERATURE: f64 = 2.0;
 
 /// The generation parameters a frozen preset sends (none without a preset).
-pub(super) fn gen_params(preset: Option<&ModelPreset>) -> GenParams {
+pub(crate) fn gen_params(preset: Option<&ModelPreset>) -> GenParams {
     let Some(params) = preset.map(|p| &p.params) else { return GenParams::default() };
     GenParams {
         temperature: params.temperature,
@@ -43,7 +41,7 @@ pub(super) fn gen_params(preset: Option<&ModelPreset>) -> GenParams {
 }
 
 /// The tool families a run may use: the turn's choice, else its preset's, else the default.
-pub(super) fn tool_levels(run: &crate::store::RunRecord) -> Option<Vec<ToolLevel>> {
+pub(crate) fn tool_levels(run: &crate::store::RunRecord) -> Option<Vec<ToolLevel>> {
     run.overrides
         .as_ref()
         .and_then(|o| o.enabled_tool_levels.clone())
@@ -90,85 +88,76 @@ fn checked(mut preset: ModelPreset, connection_exists: bool) -> Result<ModelPres
     Ok(preset)
 }
 
-impl<S: Store> Engine<S> {
-    /// Every stored preset.
-    pub(super) async fn stored_presets(&self) -> Result<Vec<PresetView>, StoreError> {
-        Ok(self.setting_as(SETTING_PRESETS).await?.unwrap_or_default())
-    }
+/// The preset `id` names, if it (still) exists.
+pub(crate) async fn preset(
+    store: &impl Store,
+    id: &PresetId,
+) -> Result<Option<ModelPreset>, StoreError> {
+    let presets = settings::read_or_default(store, settings::PRESETS).await?;
+    Ok(presets.into_iter().find(|p| &p.id == id).map(|p| p.preset))
+}
 
-    /// The preset `id` names, if it (still) exists.
-    pub(super) async fn preset(&self, id: &PresetId) -> Result<Option<ModelPreset>, StoreError> {
-        Ok(self.stored_presets().await?.into_iter().find(|p| &p.id == id).map(|p| p.preset))
-    }
-
-    /// `preset.save`.
-    pub(super) async fn save_preset(
-        &mut self,
-        op: &Op,
-        p: &PresetSaveParams,
-    ) -> Result<Decision, StoreError> {
-        let mut presets = self.stored_presets().await?;
-        let at = match &p.preset_id {
-            Some(id) => match presets.iter().position(|stored| &stored.id == id) {
-                Some(at) => Some(at),
-                None => {
-                    let message = format!("preset {id} does not exist");
-                    return Ok(Decision::rejected(op, ErrorCode::InvalidCommand, message));
-                }
-            },
-            None if presets.len() >= MAX_PRESETS => {
-                let message = format!("at most {MAX_PRESETS} presets can be stored");
+/// `preset.save`.
+pub(crate) async fn save<S: Store>(
+    reads: &Reads<'_, S>,
+    op: &Op,
+    p: &PresetSaveParams,
+) -> Result<Decision, StoreError> {
+    let mut presets = settings::read_or_default(reads.store, settings::PRESETS).await?;
+    let at = match &p.preset_id {
+        Some(id) => match presets.iter().position(|stored| &stored.id == id) {
+            Some(at) => Some(at),
+            None => {
+                let message = format!("preset {id} does not exist");
                 return Ok(Decision::rejected(op, ErrorCode::InvalidCommand, message));
             }
-            None => None,
-        };
-        let connection = p.preset.model.connection_id.as_str();
-        let exists = self
-            .stored_connections()
-            .await?
-            .iter()
-            .any(|c| c.get("id").and_then(|id| id.as_str()) == Some(connection));
-        let preset = match checked(p.preset.clone(), exists) {
-            Ok(preset) => preset,
-            Err(message) => return Ok(Decision::rejected(op, ErrorCode::InvalidCommand, message)),
-        };
-        match at {
-            Some(at) => presets[at].preset = preset,
-            None => {
-                let id = super::threads::fresh_id(&*self.ids, "p", PresetId::new)?;
-                presets.push(PresetView { id, preset });
-            }
-        }
-        self.presets_changed(op, &presets).await
-    }
-
-    /// `preset.delete`: threads that name it fall back to the defaults.
-    pub(super) async fn delete_preset(
-        &mut self,
-        op: &Op,
-        p: &PresetDeleteParams,
-    ) -> Result<Decision, StoreError> {
-        let mut presets = self.stored_presets().await?;
-        let before = presets.len();
-        presets.retain(|stored| stored.id != p.preset_id);
-        if presets.len() == before {
-            let message = format!("preset {} does not exist", p.preset_id);
+        },
+        None if presets.len() >= MAX_PRESETS => {
+            let message = format!("at most {MAX_PRESETS} presets can be stored");
             return Ok(Decision::rejected(op, ErrorCode::InvalidCommand, message));
         }
-        self.presets_changed(op, &presets).await
+        None => None,
+    };
+    let connection = p.preset.model.connection_id.as_str();
+    let exists = setup::connection(reads.store, connection).await?.is_some();
+    let preset = match checked(p.preset.clone(), exists) {
+        Ok(preset) => preset,
+        Err(message) => return Ok(Decision::rejected(op, ErrorCode::InvalidCommand, message)),
+    };
+    match at {
+        Some(at) => presets[at].preset = preset,
+        None => {
+            let id = reads.env.id("p", PresetId::new)?;
+            presets.push(PresetView { id, preset });
+        }
     }
+    presets_changed(reads, op, &presets).await
+}
 
-    async fn presets_changed(
-        &self,
-        op: &Op,
-        presets: &[PresetView],
-    ) -> Result<Decision, StoreError> {
-        let mut unit = UnitOfWork::new();
-        let value =
-            serde_json::to_value(presets).map_err(|err| StoreError::Corrupt(err.to_string()))?;
-        unit.push(WriteOp::PutSetting { key: SETTING_PRESETS.into(), value });
-        let overlay = Overlay { presets: Some(presets), ..Overlay::default() };
-        let settings = self.settings_view(overlay).await?;
-        Ok(Self::settings_changed(unit, op, settings))
+/// `preset.delete`: threads that name it fall back to the defaults.
+pub(crate) async fn delete<S: Store>(
+    reads: &Reads<'_, S>,
+    op: &Op,
+    p: &PresetDeleteParams,
+) -> Result<Decision, StoreError> {
+    let mut presets = settings::read_or_default(reads.store, settings::PRESETS).await?;
+    let before = presets.len();
+    presets.retain(|stored| stored.id != p.preset_id);
+    if presets.len() == before {
+        let message = format!("preset {} does not exist", p.preset_id);
+        return Ok(Decision::rejected(op, ErrorCode::InvalidCommand, message));
     }
+    presets_changed(reads, op, &presets).await
+}
+
+async fn presets_changed<S: Store>(
+    reads: &Reads<'_, S>,
+    op: &Op,
+    presets: &[PresetView],
+) -> Result<Decision, StoreError> {
+    let mut unit = UnitOfWork::new();
+    unit.push(settings::PRESETS.write(&presets.to_vec())?);
+    let overlay = Overlay { presets: Some(presets), ..Overlay::default() };
+    let settings = setup::settings_view(reads, overlay).await?;
+    Ok(setup::settings_changed(unit, op, settings))
 }

@@ -1,66 +1,64 @@
-//! Start-up: the open runs are loaded and each gets its recovery action
-//! ([`crate::runs::recovery::plan`]); then every thread with queued work is scheduled.
+//! What start-up does with the open runs: each gets its recovery action
+//! ([`crate::runs::recovery::plan`]) turned into the steps and follow-ups that carry it out; then
+//! every thread with open runs is scheduled.
 
+use panelot_protocol::RunId;
 use panelot_protocol::engine::RunState;
 
-use super::Engine;
-use super::Outbox;
+use super::decision::FollowUp;
+use super::decision::Step;
+use super::machine::end::park;
 use crate::runs::recovery::RecoveryAction;
 use crate::runs::recovery::plan;
-use crate::store::Store;
+use crate::store::RunRecord;
 use crate::store::StoreError;
 use crate::store::ToolCallStatus;
+use crate::tools::ToolRegistry;
 
-impl<S: Store> Engine<S> {
-    /// Loads the open runs and recovers them. Call once, before the first port connects; the
-    /// outbox holds the effects to start (resumed model calls, replayed reads).
-    pub async fn start(&mut self) -> Result<Outbox, StoreError> {
-        let mut out = Outbox::default();
-        self.seed_rules().await?;
-        let open = self.store.open_runs().await?;
-        self.next_run_seq =
-            open.iter().map(|r| r.seq + 1).max().unwrap_or(1).max(self.next_run_seq);
-        for run in &open {
-            self.runs.insert(run.id.clone(), run.clone());
+/// The recovery of the stored open runs.
+#[derive(Debug, Default)]
+pub(crate) struct Recovery {
+    /// The runs as the engine holds them from now on (a replayed read is pending again).
+    pub(crate) runs: Vec<RunRecord>,
+    /// Runs parked by recovery, with the step that parks each.
+    pub(crate) steps: Vec<(RunId, Result<Step, StoreError>)>,
+    /// What runs next.
+    pub(crate) then: Vec<FollowUp>,
+}
+
+/// The recovery of `open` (in admission order) at `now`.
+pub(crate) fn recover(open: Vec<RunRecord>, tools: &ToolRegistry, now: u64) -> Recovery {
+    let mut recovery = Recovery::default();
+    let mut threads = Vec::new();
+    for mut run in open {
+        let action = plan(&run, tools);
+        tracing::info!(run = %run.id, ?action, "recovering a run");
+        if !threads.contains(&run.thread_id) {
+            threads.push(run.thread_id.clone());
         }
-        for run in open {
-            let action = plan(&run, &self.tools);
-            tracing::info!(run = %run.id, ?action, "recovering a run");
-            let result = match action {
-                RecoveryAction::Keep => Ok(()),
-                RecoveryAction::Resume => {
-                    self.later(super::FollowUp::Continue(run.id.clone()));
-                    Ok(())
-                }
-                RecoveryAction::Interrupt => {
-                    let reason = "The answer was cut off when the browser stopped the engine.";
-                    self.park(run.clone(), RunState::Interrupted, reason, &mut out).await
-                }
-                RecoveryAction::Dispatch(_) => {
-                    self.later(super::FollowUp::Dispatch(run.id.clone()));
-                    Ok(())
-                }
-                RecoveryAction::Replay(index) => {
-                    let mut replay = run.clone();
-                    replay.tools[index].status = ToolCallStatus::Pending;
-                    self.runs.insert(replay.id.clone(), replay);
-                    self.later(super::FollowUp::Dispatch(run.id.clone()));
-                    Ok(())
-                }
-                RecoveryAction::ParkUncertain(_) => {
-                    let reason = "The engine stopped while this action was running: it may or may not have happened.";
-                    self.park(run.clone(), RunState::PausedUncertain, reason, &mut out).await
-                }
-            };
-            if let Err(err) = result {
-                self.fail_run(&run.id, &err.to_string(), &mut out).await;
+        match action {
+            RecoveryAction::Keep => {}
+            RecoveryAction::Resume => recovery.then.push(FollowUp::Continue(run.id.clone())),
+            RecoveryAction::Dispatch(_) => recovery.then.push(FollowUp::Dispatch(run.id.clone())),
+            RecoveryAction::Replay(index) => {
+                // A read runs again, where it is resolved to act now.
+                run.tools[index].status = ToolCallStatus::Pending;
+                run.tools[index].target = None;
+                recovery.then.push(FollowUp::Dispatch(run.id.clone()));
+            }
+            RecoveryAction::Interrupt => {
+                let reason = "The answer was cut off when the browser stopped the engine.";
+                let step = park(run.clone(), RunState::Interrupted, reason, now);
+                recovery.steps.push((run.id.clone(), step));
+            }
+            RecoveryAction::ParkUncertain(_) => {
+                let reason = "The engine stopped while this action was running: it may or may not have happened.";
+                let step = park(run.clone(), RunState::PausedUncertain, reason, now);
+                recovery.steps.push((run.id.clone(), step));
             }
         }
-        let threads: Vec<_> = self.runs.values().map(|r| r.thread_id.clone()).collect();
-        for thread in threads {
-            self.later(super::FollowUp::Schedule(thread));
-        }
-        self.drain(&mut out).await;
-        Ok(out)
+        recovery.runs.push(run);
     }
+    recovery.then.extend(threads.into_iter().map(FollowUp::Schedule));
+    recovery
 }

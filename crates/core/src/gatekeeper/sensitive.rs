@@ -1,8 +1,9 @@
-//! The sensitive-origin denylist (reference §6.4): 32 built-in patterns plus user additions.
+//! The sensitive-origin denylist: 32 built-in patterns (browser pages and extension stores,
+//! payments, banks, brokers, governments) plus the ones the user adds.
 //! Writes to a matching origin are denied and no rule can override it.
 
-use super::origin::Origin;
-use super::origin::OriginPattern;
+use panelot_protocol::Origin;
+use panelot_protocol::OriginPattern;
 
 /// The built-in patterns. Domain patterns (`*.x`) cover the apex and every subdomain over
 /// http and https, so `pay.google.com` is written `*.pay.google.com` to catch both.

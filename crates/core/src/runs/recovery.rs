@@ -105,6 +105,7 @@ mod tests {
                 dispatches: u32::from(*status != ToolCallStatus::Pending),
                 approved: false,
                 host_permission_asked: false,
+                target: None,
             })
             .collect();
         record

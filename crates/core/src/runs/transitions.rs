@@ -3,6 +3,9 @@
 
 use panelot_protocol::engine::RunState;
 
+use crate::store::RunRecord;
+use crate::store::StoreError;
+
 /// States a run may move to from `from`.
 pub fn next_states(from: RunState) -> &'static [RunState] {
     use RunState::*;
@@ -34,6 +37,19 @@ pub fn next_states(from: RunState) -> &'static [RunState] {
 /// Whether a run may move from `from` to `to`.
 pub fn allowed(from: RunState, to: RunState) -> bool {
     next_states(from).contains(&to)
+}
+
+/// Moves a run to `to` at `now_ms`, refusing a transition outside the table.
+pub fn move_run(run: &mut RunRecord, to: RunState, now_ms: u64) -> Result<(), StoreError> {
+    if run.state != to && !allowed(run.state, to) {
+        return Err(StoreError::Integrity(format!(
+            "run {} cannot go from {:?} to {:?}",
+            run.id, run.state, to
+        )));
+    }
+    run.state = to;
+    run.updated_at_ms = now_ms;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -59,7 +59,7 @@ struct Accepted {
 }
 
 fn random_reply(rng: &mut Rng) -> Reply {
-    let target = ["e1", "e2", "bad"][rng.below(3) as usize];
+    let target = ["e1", "e2", "bad", "pay", "redirect", "e1"][rng.below(6) as usize];
     match rng.below(10) {
         0..=2 => Reply::tool("click", json!({"ref": target})),
         3..=5 => Reply::tool("read_page", json!({"ref": target})),
@@ -124,6 +124,19 @@ fn act(world: &mut World, thread: &ThreadId, rng: &mut Rng, accepted: &mut Accep
             world.send(json!({"type": "turn.interrupt", "submissionId": id, "threadId": thread}));
         }
         4 => world.flush(),
+        // The browser moves under the engine: between a call's judgement and its dispatch, or
+        // while its approval waits.
+        5 if rng.chance(40) => {
+            let url =
+                ["https://shop.example/other", "https://shop.example/cart"][rng.below(2) as usize];
+            world.browser.navigate(7, url);
+        }
+        6 if rng.chance(30) => {
+            let tab = world.browser.open("https://news.example/");
+            if rng.chance(50) {
+                world.browser.tabs.remove(&tab);
+            }
+        }
         _ => {
             let pick = rng.below(4) as usize;
             world.step(pick);
@@ -195,7 +208,7 @@ fn run_seed(seed: u64) {
     let mut world = World::new();
     if rng.chance(50) {
         let op = crate::store::WriteOp::PutSetting {
-            key: crate::engine::SETTING_PERMISSION_POLICY.into(),
+            key: crate::settings::PERMISSION_POLICY.key().into(),
             value: json!("untrusted"),
         };
         block_on(world.store.commit(crate::store::UnitOfWork { ops: vec![op] })).unwrap();
@@ -234,6 +247,8 @@ fn run_seed(seed: u64) {
 
 fn check_invariants(world: &World, thread: &ThreadId, accepted: &Accepted) {
     let runs = world.store.all_runs();
+    // The engine's open runs mirror the store's: none at rest.
+    assert!(world.with_engine(|engine| engine.open_runs().is_empty()), "the engine holds runs");
     // Every run reaches exactly one terminal state, written once.
     assert!(runs.iter().all(|r| r.is_terminal()), "open runs at rest: {runs:#?}");
     assert!(
@@ -267,6 +282,33 @@ fn check_invariants(world: &World, thread: &ThreadId, accepted: &Accepted) {
     for text in &accepted.texts {
         assert!(texts.contains(text), "accepted message {text:?} is not in the thread");
     }
+    // Every call acted on the target it was judged for: a target the browser resolved, on the
+    // document it was resolved in; a page that changed meanwhile was not acted on.
+    for execution in &world.executions {
+        let Some(target) = &execution.call.target else {
+            panic!("{} was dispatched without a judged target", execution.call.tool)
+        };
+        assert!(world.resolved.contains(target), "an unresolved target {target:?}");
+        if let Some(acted_on) = &execution.acted_on {
+            assert_eq!(Some(acted_on), target.document_id.as_ref(), "acted on another document");
+        }
+    }
+    // No write acts on a sensitive page, however the tab got there (a script sent it there
+    // after a click, or between a call's judgement and its dispatch).
+    for execution in &world.executions {
+        let on_sensitive =
+            execution.call.target.as_ref().is_some_and(|t| t.url.contains("paypal.com"));
+        let wrote = execution.acted_on.is_some() && execution.call.tool == "click";
+        assert!(!(on_sensitive && wrote), "a click ran on a sensitive page: {execution:?}");
+    }
+    // A link to a sensitive origin is never followed.
+    assert!(
+        world
+            .executions
+            .iter()
+            .all(|e| e.call.tool != "click" || e.call.params.get("ref") != Some(&json!("pay"))),
+        "a click leading to a sensitive origin ran"
+    );
     // No write runs twice without an explicit retry.
     let mut clicks: BTreeMap<(RunId, String), u32> = BTreeMap::new();
     for execution in &world.executions {

@@ -15,7 +15,7 @@ use serde_json::json;
 
 use super::world::Reply;
 use super::world::World;
-use crate::effects::Clock;
+use crate::env::Clock;
 use crate::model::ContentPart;
 use crate::model::Message;
 use crate::store::NodeBody;
@@ -23,32 +23,32 @@ use crate::store::NodeRecord;
 use crate::store::Store;
 use crate::store::conformance::block_on;
 
-fn submit(world: &mut World, thread: &ThreadId, text: &str) -> Vec<AgentEvent> {
+pub(super) fn submit(world: &mut World, thread: &ThreadId, text: &str) -> Vec<AgentEvent> {
     let id = world.submission();
     let msg = json!({"type": "turn.submit", "submissionId": id, "threadId": thread,
         "input": super::world::input(text)});
     world.send(msg).into_iter().map(|f| f.event).collect()
 }
 
-fn acked(events: &[AgentEvent]) -> bool {
+pub(super) fn acked(events: &[AgentEvent]) -> bool {
     events.iter().any(|e| matches!(e, AgentEvent::CommandAck(_)))
 }
 
-fn rejected(events: &[AgentEvent]) -> Option<ErrorCode> {
+pub(super) fn rejected(events: &[AgentEvent]) -> Option<ErrorCode> {
     events.iter().find_map(|e| match e {
         AgentEvent::CommandRejected(r) => Some(r.code),
         _ => None,
     })
 }
 
-fn stops(world: &World) -> Vec<StopReason> {
+pub(super) fn stops(world: &World) -> Vec<StopReason> {
     world.events(|e| match e {
         AgentEvent::TurnComplete(c) => Some(c.stop_reason),
         _ => None,
     })
 }
 
-fn kinds(path: &[NodeRecord]) -> Vec<&'static str> {
+pub(super) fn kinds(path: &[NodeRecord]) -> Vec<&'static str> {
     path.iter()
         .map(|n| match &n.body {
             NodeBody::TurnContext { .. } => "context",
@@ -66,7 +66,7 @@ fn kinds(path: &[NodeRecord]) -> Vec<&'static str> {
 }
 
 /// What the tool said and what the engine added, as the model reads them (without fences).
-fn results(path: &[NodeRecord]) -> Vec<String> {
+pub(super) fn results(path: &[NodeRecord]) -> Vec<String> {
     path.iter()
         .filter_map(|n| match &n.body {
             NodeBody::ToolResult { content_for_model, engine_note, .. } => Some(
@@ -84,7 +84,7 @@ fn results(path: &[NodeRecord]) -> Vec<String> {
 
 fn set_budget(world: &World, tokens: u64) {
     let op = crate::store::WriteOp::PutSetting {
-        key: crate::engine::SETTING_TURN_TOKEN_BUDGET.into(),
+        key: crate::settings::TURN_TOKEN_BUDGET.key().into(),
         value: json!(tokens),
     };
     block_on(world.store.commit(crate::store::UnitOfWork { ops: vec![op] })).unwrap();
@@ -154,7 +154,9 @@ fn tool_calls_run_and_their_results_go_back_to_the_model() {
     world.settle();
     assert_eq!(world.executions.len(), 1);
     assert_eq!(world.executions[0].call.params, json!({"ref": "e1"}));
-    assert_eq!(world.executions[0].call.default_tab, Some(7), "the tab the message was sent from");
+    let target = world.executions[0].call.target.as_ref().unwrap();
+    assert_eq!(target.tab, 7, "the tab the message was sent from");
+    assert_eq!(world.executions[0].acted_on.as_deref(), Some("doc-7-1"), "the judged document");
     let path = world.path(&thread);
     assert_eq!(kinds(&path), ["user", "context", "assistant", "call", "result", "assistant"]);
     // The second request replays the call and its (fenced) result.
@@ -166,7 +168,7 @@ fn tool_calls_run_and_their_results_go_back_to_the_model() {
     };
     let ContentPart::Text(text) = &content[0] else { panic!() };
     assert!(text.contains("click done on e1") && text.starts_with("<untrusted-content"), "{text}");
-    assert_eq!(second.tools.len(), 5, "three scripted tools and the two builtins");
+    assert_eq!(second.tools.len(), 6, "four scripted tools and the two builtins");
     let completes: Vec<bool> = world.events(|e| match e {
         AgentEvent::ItemComplete(c) if c.result.is_some() => c.result.as_ref().map(|r| r.ok),
         _ => None,
@@ -225,7 +227,7 @@ fn a_steer_joins_before_the_next_model_call_never_between_a_call_and_its_result(
     world.script.push_back(Reply::text("Done, and noted."));
     submit(&mut world, &thread, "read");
     // Run the model call: the tool call is now dispatched and waiting.
-    while !world.effects.iter().any(|e| matches!(e, crate::engine::Effect::RunTool { .. })) {
+    while !world.effects().iter().any(|e| matches!(e, crate::engine::Effect::RunTool { .. })) {
         assert!(world.step(0));
     }
     let turn = world.events(|e| match e {
@@ -293,14 +295,15 @@ fn interrupt_stops_the_running_tool_answers_its_call_and_starts_the_next_message
     world.script.push_back(Reply::text("second turn"));
     submit(&mut world, &thread, "click slowly");
     submit(&mut world, &thread, "then this");
-    // Run the model call; the click is dispatched, not finished.
-    world.step(0);
-    world.step(0);
-    assert!(world.effects.iter().any(|e| matches!(e, crate::engine::Effect::RunTool { .. })));
+    // Run the model call and resolve the click's target; the click is dispatched, not finished.
+    while !world.effects().iter().any(|e| matches!(e, crate::engine::Effect::RunTool { .. })) {
+        assert!(world.step(0));
+    }
+    assert!(world.effects().iter().any(|e| matches!(e, crate::engine::Effect::RunTool { .. })));
     let id = world.submission();
     world.send(json!({"type": "turn.interrupt", "submissionId": id, "threadId": thread}));
     assert!(
-        !world.effects.iter().any(|e| matches!(e, crate::engine::Effect::RunTool { .. })),
+        !world.effects().iter().any(|e| matches!(e, crate::engine::Effect::RunTool { .. })),
         "the tool was aborted"
     );
     world.settle();
@@ -321,13 +324,12 @@ fn an_interrupted_answer_keeps_what_was_streamed() {
     let mut world = World::new();
     let thread = world.create_thread();
     submit(&mut world, &thread, "write a poem");
-    let call = world.effects.iter().find_map(|e| match e {
+    let call = world.effects().iter().find_map(|e| match e {
         crate::engine::Effect::CallModel { id, .. } => Some(*id),
         _ => None,
     });
     let event = crate::model::ModelEvent::TextDelta("Roses are".into());
-    let out = block_on(world.engine.on_model_event(call.unwrap(), event));
-    world.absorb(out);
+    world.input(crate::driver::Input::ModelEvent(call.unwrap(), event));
     let id = world.submission();
     world.send(json!({"type": "turn.interrupt", "submissionId": id, "threadId": thread}));
     world.settle();
@@ -350,7 +352,7 @@ fn without_a_model_a_turn_is_refused_and_nothing_is_written() {
     let mut world = World::new();
     let thread = world.create_thread();
     let op = crate::store::WriteOp::PutSetting {
-        key: crate::engine::SETTING_DEFAULT_MODEL.into(),
+        key: crate::settings::DEFAULT_MODEL.key().into(),
         value: Value::Null,
     };
     block_on(world.store.commit(crate::store::UnitOfWork { ops: vec![op] })).unwrap();
@@ -405,8 +407,9 @@ fn a_write_cut_by_a_restart_parks_and_runs_again_only_on_an_explicit_retry() {
     world.script.push_back(Reply::tool("click", json!({"ref": "e1"})));
     world.script.push_back(Reply::text("done"));
     submit(&mut world, &thread, "click");
-    world.step(0);
-    world.step(0);
+    while !world.effects().iter().any(|e| matches!(e, crate::engine::Effect::RunTool { .. })) {
+        assert!(world.step(0));
+    }
     // The click is dispatched; the worker dies before its result is written.
     world.restart();
     world.settle();
@@ -541,22 +544,22 @@ fn deleting_a_thread_stops_its_run() {
     let mut world = World::new();
     let thread = world.create_thread();
     submit(&mut world, &thread, "long task");
-    assert_eq!(world.effects.len(), 1, "the model call (the title call waits for its answer)");
+    assert_eq!(world.effects().len(), 1, "the model call (the title call waits for its answer)");
     let id = world.submission();
     world.send(json!({"type": "thread.delete", "submissionId": id, "threadId": thread}));
-    assert!(world.effects.is_empty(), "{:?}", world.effects);
+    assert!(world.effects().is_empty(), "{:?}", world.effects());
     assert!(block_on(world.store.open_runs()).unwrap().is_empty());
 }
 
-fn ask_first(world: &World) {
+pub(super) fn ask_first(world: &World) {
     let op = crate::store::WriteOp::PutSetting {
-        key: crate::engine::SETTING_PERMISSION_POLICY.into(),
+        key: crate::settings::PERMISSION_POLICY.key().into(),
         value: json!("untrusted"),
     };
     block_on(world.store.commit(crate::store::UnitOfWork { ops: vec![op] })).unwrap();
 }
 
-fn approvals(
+pub(super) fn approvals(
     world: &World,
 ) -> Vec<(panelot_protocol::ApprovalId, panelot_protocol::engine::ApprovalRequestPayload)> {
     world.events(|e| match e {
@@ -565,7 +568,7 @@ fn approvals(
     })
 }
 
-fn respond(
+pub(super) fn respond(
     world: &mut World,
     approval: &panelot_protocol::ApprovalId,
     decision: Value,
@@ -625,8 +628,10 @@ fn a_site_without_host_access_is_asked_for_once_and_the_call_runs_when_granted()
     assert!(results(&world.path(&thread)).is_empty());
     respond(&mut world, approval, json!({"type": "accept"}));
     world.settle();
+    // The site was asked for while resolving the call's target: the call never ran without
+    // access, and runs once, after it was granted.
     let dispatches: Vec<u32> = world.executions.iter().map(|e| e.call.dispatch).collect();
-    assert_eq!(dispatches, [1, 2], "the call, which never ran, runs again once granted");
+    assert_eq!(dispatches, [1], "the call runs once, after access was granted");
     assert_eq!(results(&world.path(&thread)), ["read_page done on locked"]);
     assert_eq!(stops(&world), [StopReason::End]);
     // Still no access after the answer: the refusal is the result, without a second question.
@@ -763,7 +768,7 @@ fn accept_for_session_covers_the_thread_and_accept_for_site_every_thread() {
     world.settle();
     assert_eq!(approvals(&world).len(), 2);
     assert_eq!(world.executions.len(), 4);
-    let rules = block_on(world.store.setting(crate::engine::SETTING_RULES)).unwrap().unwrap();
+    let rules = block_on(world.store.setting(crate::settings::RULES.key())).unwrap().unwrap();
     assert!(rules.to_string().contains(r#""origin":"https://shop.example""#), "{rules}");
 }
 
@@ -776,11 +781,11 @@ fn an_unanswered_approval_declines_at_its_deadline_and_cancel_ends_the_turn() {
     world.script.push_back(Reply::tool("click", json!({"ref": "e1"})));
     submit(&mut world, &thread, "click");
     world.settle();
-    let out = block_on(world.engine.on_tick());
-    assert!(out.wake_at_ms.is_some_and(|at| at > world.clock.now_ms()), "the deadline is armed");
+    world.input(crate::driver::Input::Tick);
+    let armed = world.wakes().last().copied();
+    assert!(armed.is_some_and(|at| at > world.clock.now_ms()), "the deadline is armed");
     world.clock.advance(crate::engine::APPROVAL_TIMEOUT_MS);
-    let out = block_on(world.engine.on_tick());
-    world.absorb(out);
+    world.input(crate::driver::Input::Tick);
     world.settle();
     let results = results(&world.path(&thread));
     assert!(results[0].contains("no answer within 5 minutes"), "{results:?}");
@@ -798,17 +803,17 @@ fn a_deny_rule_refuses_without_asking_and_the_seeded_rule_stays_deleted() {
     let mut world = World::new();
     // The engine seeded its default rules at start.
     world.restart();
-    let seeded = block_on(world.store.setting(crate::engine::SETTING_RULES)).unwrap().unwrap();
+    let seeded = block_on(world.store.setting(crate::settings::RULES.key())).unwrap().unwrap();
     assert!(seeded.to_string().contains("run_javascript"), "{seeded}");
     let rules = json!([{"id": "no-clicks", "tool": "click", "origin": "*.example", "verdict": "deny",
         "source": "user", "createdAtMs": 1}]);
     let op = crate::store::WriteOp::PutSetting {
-        key: crate::engine::SETTING_RULES.into(),
+        key: crate::settings::RULES.key().into(),
         value: rules.clone(),
     };
     block_on(world.store.commit(crate::store::UnitOfWork { ops: vec![op] })).unwrap();
     world.restart();
-    let kept = block_on(world.store.setting(crate::engine::SETTING_RULES)).unwrap().unwrap();
+    let kept = block_on(world.store.setting(crate::settings::RULES.key())).unwrap().unwrap();
     assert_eq!(kept, rules, "a deleted seeded rule is not seeded again");
     let thread = world.create_thread();
     world.script.push_back(Reply::tool("click", json!({"ref": "e1"})));
@@ -1028,7 +1033,7 @@ impl crate::engine::ConnectionVault for LengthVault {
 fn settings_save_connections_through_the_vault_and_the_first_model_becomes_the_default() {
     let mut world = World::new();
     let op = crate::store::WriteOp::PutSetting {
-        key: crate::engine::SETTING_DEFAULT_MODEL.into(),
+        key: crate::settings::DEFAULT_MODEL.key().into(),
         value: Value::Null,
     };
     block_on(world.store.commit(crate::store::UnitOfWork { ops: vec![op] })).unwrap();
@@ -1049,7 +1054,7 @@ fn settings_save_connections_through_the_vault_and_the_first_model_becomes_the_d
     let connection = settings.connections[0].id.clone();
     assert_eq!(settings.default_model.as_ref().map(|m| m.model_id.as_str()), Some("gpt-x"));
     let stored =
-        block_on(world.store.setting(crate::engine::SETTING_CONNECTIONS)).unwrap().unwrap();
+        block_on(world.store.setting(crate::settings::CONNECTIONS.key())).unwrap().unwrap();
     assert!(!stored.to_string().contains("sk-one"), "keys never stored in clear: {stored}");
     // A refused form changes nothing.
     let id = world.submission();
@@ -1110,7 +1115,7 @@ fn a_connection_check_runs_as_an_effect_and_answers_only_the_asking_port() {
         Some(panelot_protocol::engine::ConnectionCheckFailure::NoToolUse)
     );
     // Nothing about a check is stored: no receipt, no setting.
-    let stored = block_on(world.store.setting(crate::engine::SETTING_CONNECTIONS)).unwrap();
+    let stored = block_on(world.store.setting(crate::settings::CONNECTIONS.key())).unwrap();
     assert!(!stored.unwrap().to_string().contains("gpt-x-model"));
 }
 
@@ -1254,7 +1259,7 @@ fn a_threads_preset_gives_its_model_instructions_tools_params_and_policy() {
         "patch": {"preset": preset_id}, "expectedRevision": null}));
 
     // The preset's policy (untrusted) is above the global one (auto): the write asks.
-    let global = block_on(world.store.setting(crate::engine::SETTING_PERMISSION_POLICY));
+    let global = block_on(world.store.setting(crate::settings::PERMISSION_POLICY.key()));
     assert_eq!(global.unwrap(), Some(json!("auto")));
     world.script.push_back(Reply::tool("click", json!({"ref": "e1"})));
     world.script.push_back(Reply::text("fait"));

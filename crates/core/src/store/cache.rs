@@ -13,15 +13,15 @@ use panelot_protocol::NodeId;
 use panelot_protocol::ThreadId;
 use panelot_protocol::engine::ThreadMeta;
 
-use super::NodeLink;
-use super::NodeRecord;
-use super::Receipt;
-use super::ReceiptKey;
-use super::RunRecord;
-use super::Store;
-use super::StoreError;
-use super::UnitOfWork;
-use super::WriteOp;
+use super::backend::Store;
+use super::backend::StoreError;
+use super::backend::UnitOfWork;
+use super::backend::WriteOp;
+use super::records::NodeLink;
+use super::records::NodeRecord;
+use super::records::Receipt;
+use super::records::ReceiptKey;
+use super::runs::RunRecord;
 
 /// Threads whose records are kept.
 const THREADS_KEPT: usize = 4;

@@ -28,18 +28,18 @@ use panelot_protocol::engine::Usage;
 use panelot_protocol::engine::UserInput;
 use serde_json::json;
 
-use super::LoopCounters;
-use super::NodeBody;
-use super::NodeRecord;
-use super::Receipt;
-use super::ReceiptKey;
-use super::RunRecord;
-use super::Store;
-use super::StoreError;
-use super::ToolCallRecord;
-use super::ToolCallStatus;
-use super::UnitOfWork;
-use super::WriteOp;
+use super::backend::Store;
+use super::backend::StoreError;
+use super::backend::UnitOfWork;
+use super::backend::WriteOp;
+use super::records::NodeBody;
+use super::records::NodeRecord;
+use super::records::Receipt;
+use super::records::ReceiptKey;
+use super::runs::LoopCounters;
+use super::runs::RunRecord;
+use super::runs::ToolCallRecord;
+use super::runs::ToolCallStatus;
 
 /// The cases, by name.
 pub const CASES: [&str; 10] = [
@@ -224,6 +224,7 @@ async fn every_node_body_round_trips<S: Store>(store: &S) {
             content_for_model: "stale ref".into(),
             details: Some(json!({"code": "stale_ref"})),
             engine_note: Some("Several tool calls in a row have failed.".into()),
+            source: Some("https://shop.test/cart".into()),
         },
         NodeBody::ApprovalDecision { approval_id: "a1".into(), decision: "accept".into() },
         NodeBody::InteractionResponse {
@@ -417,6 +418,7 @@ pub fn run(id: &str, thread: &str, seq: u64, state: RunState) -> RunRecord {
         interaction: None,
         counters: LoopCounters::default(),
         taint: crate::taint::TaintLedger::new(),
+        route: crate::target::RunRoute::default(),
         stop_reason: None,
         note: None,
         created_at_ms: seq,
@@ -441,7 +443,25 @@ async fn runs<S: Store>(store: &S) {
         dispatches: 1,
         approved: false,
         host_permission_asked: false,
+        target: Some(crate::target::ResolvedTarget {
+            tab: 7,
+            url: "https://shop.test/cart".into(),
+            title: "Cart".into(),
+            document_id: Some("doc-1".into()),
+            elements: vec![crate::target::ElementTarget {
+                element_ref: "e1".into(),
+                role: "link".into(),
+                name: "Checkout".into(),
+                password: false,
+                destination: Some(crate::target::Destination {
+                    url: "https://shop.test/checkout".into(),
+                    kind: crate::target::DestinationKind::Link,
+                }),
+            }],
+        }),
     });
+    executing.route.opened(9);
+    executing.route.snapshot_taken(9, "doc-9");
     executing.counters.recent_calls = vec!["click:{}".into()];
     let queued = run("r3", "a", 3, RunState::Queued);
     let done = run("r1", "a", 1, RunState::Completed);
@@ -534,6 +554,7 @@ fn sample_body(n: u64) -> NodeBody {
             content_for_model: "clicked; the page now shows the order summary. ".repeat(20),
             details: Some(json!({"effect": "verified", "durationMs": 412})),
             engine_note: None,
+            source: None,
         },
         _ => NodeBody::AssistantMessage {
             text: "Here is what I found on the page. ".repeat(30),

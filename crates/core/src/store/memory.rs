@@ -9,16 +9,16 @@ use panelot_protocol::RunId;
 use panelot_protocol::ThreadId;
 use panelot_protocol::engine::ThreadMeta;
 
-use super::NodeLink;
-use super::NodeRecord;
-use super::Receipt;
-use super::ReceiptKey;
-use super::RunRecord;
-use super::Store;
-use super::StoreError;
-use super::UnitOfWork;
-use super::WriteOp;
-use super::sort_recent_first;
+use super::backend::Store;
+use super::backend::StoreError;
+use super::backend::UnitOfWork;
+use super::backend::WriteOp;
+use super::backend::sort_recent_first;
+use super::records::NodeLink;
+use super::records::NodeRecord;
+use super::records::Receipt;
+use super::records::ReceiptKey;
+use super::runs::RunRecord;
 
 /// The whole state; cloned per unit of work.
 #[derive(Debug, Clone, Default)]
@@ -180,7 +180,7 @@ fn apply(state: &mut State, op: WriteOp) -> Result<(), StoreError> {
 }
 
 fn append_node(state: &mut State, node: NodeRecord) -> Result<(), StoreError> {
-    super::check_append(
+    super::backend::check_append(
         &node,
         state.threads.contains_key(&node.thread_id),
         state.node_index.contains_key(&node.id),

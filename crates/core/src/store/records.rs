@@ -122,6 +122,10 @@ pub enum NodeBody {
         /// any fence: it is not page content, whatever the tool reads.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         engine_note: Option<String>,
+        /// The URL the content was read from (the page of a page tool): where its values count
+        /// as coming from when the thread's taint is rebuilt.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        source: Option<String>,
     },
     /// A decision on an approval (audit).
     ApprovalDecision {

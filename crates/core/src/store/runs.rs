@@ -67,10 +67,14 @@ pub struct RunRecord {
     pub interaction: Option<InteractionRecord>,
     /// Loop bookkeeping that must survive a restart.
     pub counters: LoopCounters,
-    /// Values the model has seen in page and MCP content this turn, so using one as a
-    /// destination or typed text asks first.
+    /// Values the model has seen in page and MCP content on the thread's path (rebuilt when the
+    /// run starts) and during the run, so using one as a destination or typed text asks first.
     #[serde(default)]
     pub taint: crate::taint::TaintLedger,
+    /// Where the run works: its tab, the tabs its actions opened or carried somewhere denied,
+    /// and the document whose refs each tab's calls use.
+    #[serde(default)]
+    pub route: crate::target::RunRoute,
     /// Why the run ended, once terminal.
     pub stop_reason: Option<StopReason>,
     /// Why the run stopped or failed, for the user.
@@ -157,6 +161,10 @@ pub struct ToolCallRecord {
     /// a second refusal is the call's result.
     #[serde(default)]
     pub host_permission_asked: bool,
+    /// Where the call was resolved to act and was judged; the dispatch carries it and the host
+    /// refuses to act anywhere else.
+    #[serde(default)]
+    pub target: Option<crate::target::ResolvedTarget>,
 }
 
 /// Progress of one tool call.

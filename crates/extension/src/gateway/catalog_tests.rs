@@ -1,11 +1,17 @@
-//! The catalog against the gatekeeper's table and the executor's parameter types.
+//! The core catalog's page tools against the executor's parameter types, the prompt budget, and
+//! which elements a write is judged by.
 
-use panelot_core::gatekeeper;
 use panelot_core::tools::ToolEffect;
+use panelot_core::tools::ToolRegistry;
+use panelot_core::tools::catalog::CATALOG;
+use panelot_core::tools::catalog::Route;
+use panelot_core::tools::catalog::route;
+use panelot_core::tools::catalog::tab_param;
 use panelot_core::tools::validate_params;
 use panelot_protocol::CONTENT_SCHEMA_HASH;
 use panelot_protocol::content::CONTENT_PROTOCOL;
 use panelot_protocol::decode_content_request;
+use panelot_protocol::engine::ToolLevel;
 use serde_json::Value;
 use serde_json::json;
 
@@ -52,8 +58,12 @@ fn full_examples() -> Vec<(&'static str, Value)> {
     ]
 }
 
+fn registry() -> ToolRegistry {
+    panelot_core::tools::registry(|_| true)
+}
+
 fn schema_of(name: &str) -> Value {
-    descriptors().into_iter().find(|d| d.name == name).unwrap().parameters
+    registry().get(name).unwrap().parameters.clone()
 }
 
 fn property_names(schema: &Value) -> Vec<String> {
@@ -64,24 +74,13 @@ fn property_names(schema: &Value) -> Vec<String> {
 }
 
 #[test]
-fn every_tool_is_in_the_gatekeeper_table_with_the_same_effect() {
-    let registry = registry();
-    for tool in descriptors() {
-        assert!(gatekeeper::is_known(&tool.name), "{} is unknown to the gatekeeper", tool.name);
-        let gated_read = gatekeeper::classify(&tool.name).effect == gatekeeper::Effect::Read;
-        assert_eq!(gated_read, tool.effect == ToolEffect::Read, "{}", tool.name);
-        assert!(registry.get(&tool.name).is_some(), "{} did not register", tool.name);
-        assert!(route(&tool.name).is_some());
-    }
-    let every_level = [ToolLevel::L0, ToolLevel::L1, ToolLevel::L2, ToolLevel::Mcp];
-    assert_eq!(registry.specs(Some(&every_level)).len(), CATALOG.len());
-}
-
-#[test]
 fn schemas_and_executor_params_agree_both_ways() {
     let examples = full_examples();
-    let page_tools: Vec<&str> =
-        CATALOG.iter().filter(|e| matches!(e.route, Route::Page(_))).map(|e| e.name).collect();
+    let page_tools: Vec<&str> = CATALOG
+        .iter()
+        .filter(|e| matches!(e.offer.map(|o| o.route), Some(Route::Page(_))))
+        .map(|e| e.name)
+        .collect();
     let mut examined: Vec<&str> = examples.iter().map(|(name, _)| *name).collect();
     examined.dedup();
     assert_eq!(examined, page_tools, "examples for every page tool, in catalog order");
@@ -97,7 +96,8 @@ fn schemas_and_executor_params_agree_both_ways() {
 
             // The executor takes every parameter the model may send (its params deny unknown
             // fields)...
-            let Some(Route::Page(executor_tool)) = route(tool) else { panic!("{tool}") };
+            let Some(Route::Page(page_tool)) = route(tool) else { panic!("{tool}") };
+            let executor_tool = super::executor_tool(page_tool);
             let call =
                 executor_call(executor_tool, example).unwrap_or_else(|e| panic!("{tool}: {e}"));
 
@@ -107,6 +107,7 @@ fn schemas_and_executor_params_agree_both_ways() {
             taken.extend(wire["params"].as_object().unwrap().keys().cloned());
             let request = json!({"protocol": CONTENT_PROTOCOL, "schemaHash": CONTENT_SCHEMA_HASH,
                 "requestId": "gw-1-0", "deadlineAtMs": 1, "refDocumentId": "doc-1",
+                "expected": {"documentId": "doc-1", "origin": "https://shop.test"},
                 "op": {"kind": "execute", "call": wire}});
             decode_content_request(request).unwrap_or_else(|e| panic!("{tool}: {e}"));
         }
@@ -151,12 +152,10 @@ fn tab_param_reads_only_valid_tab_ids() {
 /// description and parameter schema (the three fields both wire formats send).
 /// `PANELOT_PRINT_SPECS=1` prints each tool's share, for trimming.
 fn fixed_prompt() -> String {
-    let tools: Vec<Value> = descriptors()
+    let tools: Vec<Value> = registry()
+        .specs(Some(DEFAULT_LEVELS))
         .into_iter()
-        .filter(|d| DEFAULT_LEVELS.contains(&d.level))
-        .chain(panelot_core::engine::builtin_tools())
-        .map(|d| {
-            let spec = d.spec();
+        .map(|spec| {
             json!({"name": spec.name, "description": spec.description, "parameters": spec.parameters})
         })
         .collect();
@@ -197,6 +196,35 @@ fn l2_tools_are_offered_only_when_the_turn_enables_l2() {
         assert!(enabled.iter().any(|name| name == tool), "{tool} not offered with L2");
         assert!(matches!(route(tool), Some(Route::Debugger(_))), "{tool}");
     }
-    assert_eq!(effect("screenshot"), Some(ToolEffect::Read));
-    assert_eq!(effect("run_javascript"), Some(ToolEffect::Write));
+    assert_eq!(registry.get("screenshot").map(|t| t.effect), Some(ToolEffect::Read));
+    assert_eq!(registry.get("run_javascript").map(|t| t.effect), Some(ToolEffect::Write));
+}
+
+#[test]
+fn writes_are_judged_by_each_element_they_name_and_what_submits() {
+    let names = |tool: &str, params: Value| -> Vec<(String, bool)> {
+        described_elements(tool, &params)
+            .into_iter()
+            .map(|item| (item.element_ref.to_string(), item.submits))
+            .collect()
+    };
+    assert_eq!(names("click", json!({"ref": "e1"})), [("e1".to_owned(), false)]);
+    assert_eq!(
+        names("type", json!({"ref": "e2", "text": "x", "submit": true})),
+        [("e2".to_owned(), true)]
+    );
+    assert_eq!(names("press_key", json!({"ref": "e3", "key": "Enter"})), [("e3".to_owned(), true)]);
+    assert_eq!(names("press_key", json!({"ref": "e3", "key": "Tab"})), [("e3".to_owned(), false)]);
+    assert_eq!(
+        names(
+            "batch_actions",
+            json!({"actions": [
+            {"kind": "type", "params": {"ref": "e1", "text": "a"}},
+            {"kind": "type", "params": {"ref": "e2", "text": "b", "submit": true}},
+            {"kind": "click", "params": {"ref": "e3"}}]})
+        ),
+        [("e1".to_owned(), false), ("e2".to_owned(), true), ("e3".to_owned(), false)]
+    );
+    assert!(names("read_page", json!({"scopeRef": "e4"})).is_empty(), "reads name no element");
+    assert!(names("click", json!({"ref": "bad ref"})).is_empty(), "an invalid ref is not sent");
 }

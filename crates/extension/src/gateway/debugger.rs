@@ -1,11 +1,10 @@
-//! L2: tools that drive a tab over the Chrome DevTools Protocol through `chrome.debugger`
-//! (reference §5.1 L2, §5.3): a trusted click and trusted typing (real input events, which pass
+//! L2: tools that drive a tab over the Chrome DevTools Protocol through `chrome.debugger`: a
+//! trusted click and trusted typing (real input events, which pass
 //! `event.isTrusted` and user-activation checks and may open popups), a viewport screenshot, and
 //! `run_javascript` (which the engine's seeded rule denies until the user deletes that rule).
 //!
-//! **Attachment: one attach per call, detached when the call ends.** The reference keeps the
-//! debugger attached for 30 s of idleness, and names detaching at the end of the task as its
-//! target. Attaching costs a few milliseconds, while an attached debugger shows Chrome's
+//! **Attachment: one attach per call, detached when the call ends.** Keeping the debugger
+//! attached between calls (for, say, 30 s of idleness) would save the attach. Attaching costs a few milliseconds, while an attached debugger shows Chrome's
 //! "is debugging this browser" bar to the user and keeps the tab under a debugger that a
 //! service worker restart would orphan (its idle timer dies with the worker). Per call, nothing
 //! outlives the call: no timer, no state to recover.
@@ -14,8 +13,10 @@
 //! accepted, confirm, prompt and beforeunload dismissed unless the call sets `acceptDialogs`), so a
 //! dialog never blocks the page or the call; what they said is reported in the result.
 //!
-//! The `debugger` permission is optional in the product manifest: without it every L2 call fails
-//! with a message naming what the user has to allow.
+//! The `debugger` permission is declared by the manifest; L2 tools are offered only to turns that
+//! enable them. Should the API be missing, every L2 call fails with a message naming what the
+//! user has to allow. Every call acts on the tab it was judged for, and the page's document is
+//! checked by the executor when the element's box is read.
 //!
 //! The parsing of parameters and the formatting of results are pure and tested natively.
 
@@ -24,9 +25,12 @@ use std::rc::Rc;
 
 use js_sys::Function;
 use js_sys::Reflect;
-use panelot_core::effects::AbortSignal;
 use panelot_core::engine::ToolInvocation;
 use panelot_core::engine::ToolOutcome;
+use panelot_core::env::AbortSignal;
+use panelot_core::target::ResolvedTarget;
+use panelot_core::tools::catalog::DebuggerTool;
+use panelot_core::tools::catalog::TAB_ID_PARAM;
 use panelot_protocol::content::ExecutorResult;
 use panelot_protocol::content::RectResult;
 use serde::Deserialize;
@@ -37,8 +41,6 @@ use wasm_bindgen::JsValue;
 use wasm_bindgen::closure::Closure;
 
 use super::catalog;
-use super::catalog::DebuggerTool;
-use super::catalog::TAB_ID_PARAM;
 use super::chrome;
 use super::chrome::Either;
 use super::format;
@@ -46,7 +48,7 @@ use super::tabs;
 
 /// The CDP version `chrome.debugger.attach` is asked for.
 const PROTOCOL_VERSION: &str = "1.3";
-/// Deadline of one L2 call (reference §5.5).
+/// Deadline of one L2 call, as for an executor call.
 const CALL_DEADLINE_MS: u64 = 15_000;
 /// How long a write waits after its input for the page's handlers (and their dialogs) to run
 /// while the dialog guard is still listening.
@@ -276,7 +278,7 @@ impl CdpError {
         if *self == CdpError::PermissionMissing {
             details["needsPermission"] = json!(DEBUGGER_PERMISSION);
         }
-        ToolOutcome::Failure { message: self.message(tab), details: Some(details) }
+        ToolOutcome::failed(self.message(tab)).with_details(details)
     }
 }
 
@@ -418,7 +420,7 @@ pub(crate) fn screenshot_outcome(tab: u32, data: &str) -> ToolOutcome {
     if kept {
         details["base64"] = json!(data);
     }
-    ToolOutcome::Success { content, details: Some(details) }
+    ToolOutcome::done(content).with_details(details)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -434,16 +436,16 @@ pub(crate) async fn run(
         Ok(parsed) => parsed,
         Err(message) => return format::failure(message),
     };
-    let tab = match super::target_tab(call).await {
-        Ok(tab) => tab,
+    if let Some(target) = &call.target
+        && let Err(err) = tabs::ready(target.tab, abort).await
+    {
+        return format::failure(format!("[tabId={}] {err}", target.tab));
+    }
+    let target = match super::judged_tab(call).await {
+        Ok(target) => target,
         Err(outcome) => return outcome,
     };
-    if let Err(err) = tabs::ready(tab, abort).await {
-        return format::failure(format!("[tabId={tab}] {err}"));
-    }
-    if let Some(outcome) = super::missing_host_access(tab).await {
-        return outcome;
-    }
+    let tab = target.tab;
     if !permission_granted() {
         return CdpError::PermissionMissing.outcome(tab);
     }
@@ -458,7 +460,7 @@ pub(crate) async fn run(
         ));
     };
     let outcome = match chrome::race(
-        execute(tab, &parsed, abort),
+        execute(target, call.ref_document.clone(), &parsed, abort),
         chrome::race(abort.aborted(), chrome::sleep(CALL_DEADLINE_MS)),
     )
     .await
@@ -480,7 +482,7 @@ pub(crate) async fn run(
     if !parsed.writes() {
         return outcome;
     }
-    super::with_opened_tabs(call, tab, &before, outcome, abort).await
+    super::with_opened_tabs(tab, &before, outcome, abort).await
 }
 
 thread_local! {
@@ -520,17 +522,24 @@ fn permission_granted() -> bool {
         .is_ok_and(|api| api.is_object())
 }
 
-async fn execute(tab: u32, call: &DebuggerCall, abort: &AbortSignal) -> ToolOutcome {
+async fn execute(
+    target: &ResolvedTarget,
+    ref_document: Option<String>,
+    call: &DebuggerCall,
+    abort: &AbortSignal,
+) -> ToolOutcome {
+    let tab = target.tab;
+    let page = Page { target, ref_document };
     // The element's box comes from the executor before the debugger is attached.
     let point = match call {
         DebuggerCall::Click { element_ref, .. } => {
-            match click_target(tab, element_ref, abort).await {
+            match click_target(&page, element_ref, abort).await {
                 Ok(point) => Some(point),
                 Err(outcome) => return outcome,
             }
         }
         DebuggerCall::Type { element_ref, .. } => {
-            if let Err(outcome) = executor(tab, "focus", element_ref, abort).await {
+            if let Err(outcome) = executor(&page, "focus", element_ref, abort).await {
                 return outcome;
             }
             None
@@ -585,20 +594,14 @@ async fn execute(tab: u32, call: &DebuggerCall, abort: &AbortSignal) -> ToolOutc
         .collect();
     let details = json!({"tabId": tab, "shape": "debugger", "dialogs": dialog_details});
     match result {
-        Ok(text) => ToolOutcome::Success {
-            content: format!("{text}{note}\nCall read_page to see the result."),
-            details: Some(details),
-        },
-        Err(EvalOrCdp::Cdp(err)) => match err.outcome(tab) {
-            ToolOutcome::Failure { message, .. } => {
-                ToolOutcome::Failure { message: message + &note, details: Some(details) }
-            }
-            other => other,
-        },
-        Err(EvalOrCdp::Threw(message)) => ToolOutcome::Failure {
-            message: format!("[tabId={tab}] {message}{note}"),
-            details: Some(details),
-        },
+        Ok(text) => ToolOutcome::done(format!("{text}{note}\nCall read_page to see the result."))
+            .with_details(details),
+        Err(EvalOrCdp::Cdp(err)) => {
+            ToolOutcome::failed(format!("{}{note}", err.message(tab))).with_details(details)
+        }
+        Err(EvalOrCdp::Threw(message)) => {
+            ToolOutcome::failed(format!("[tabId={tab}] {message}{note}")).with_details(details)
+        }
     }
 }
 
@@ -614,19 +617,26 @@ impl From<CdpError> for EvalOrCdp {
     }
 }
 
+/// The page a debugger call acts on: its judged target, and the document its refs came from.
+struct Page<'a> {
+    target: &'a ResolvedTarget,
+    ref_document: Option<String>,
+}
+
 /// Where to click: the centre of the element, scrolled into view by focusing it if needed.
 async fn click_target(
-    tab: u32,
+    page: &Page<'_>,
     element_ref: &str,
     abort: &AbortSignal,
 ) -> Result<(f64, f64), ToolOutcome> {
-    let rect = rect_of(tab, element_ref, abort).await?;
+    let tab = page.target.tab;
+    let rect = rect_of(page, element_ref, abort).await?;
     if let Some(point) = click_point(&rect) {
         return Ok(point);
     }
     // Focusing scrolls a focusable element into view; other elements need a scroll first.
-    let _ = executor(tab, "focus", element_ref, abort).await;
-    let rect = rect_of(tab, element_ref, abort).await?;
+    let _ = executor(page, "focus", element_ref, abort).await;
+    let rect = rect_of(page, element_ref, abort).await?;
     click_point(&rect).ok_or_else(|| {
         format::failure(format!(
             "[tabId={tab}] not_visible: {element_ref} is outside the viewport or has no size; \
@@ -636,11 +646,12 @@ async fn click_target(
 }
 
 async fn rect_of(
-    tab: u32,
+    page: &Page<'_>,
     element_ref: &str,
     abort: &AbortSignal,
 ) -> Result<RectResult, ToolOutcome> {
-    match executor(tab, "get_rect", element_ref, abort).await? {
+    let tab = page.target.tab;
+    match executor(page, "get_rect", element_ref, abort).await? {
         ExecutorResult::Rect(rect) => Ok(rect),
         _ => Err(format::failure(format!("[tabId={tab}] the executor did not return a box"))),
     }
@@ -648,13 +659,13 @@ async fn rect_of(
 
 /// One executor op on a ref (`get_rect`, `focus`), through the gateway's L1 path.
 async fn executor(
-    tab: u32,
+    page: &Page<'_>,
     op: &str,
     element_ref: &str,
     abort: &AbortSignal,
 ) -> Result<ExecutorResult, ToolOutcome> {
     let call = catalog::executor_call(op, &json!({"ref": element_ref})).map_err(format::failure)?;
-    super::page_call(tab, call, abort).await
+    super::page_call(page.target, call, page.ref_document.clone(), abort).await
 }
 
 async fn click(tab: u32, x: f64, y: f64) -> Result<(), EvalOrCdp> {

@@ -3,11 +3,13 @@
 use panelot_core::tools::validate_params;
 use serde_json::json;
 
+use panelot_core::engine::ToolStatus;
+use panelot_core::tools::catalog::Route;
+
 use super::*;
-use crate::gateway::catalog::Route;
 
 fn schema_of(name: &str) -> Value {
-    catalog::descriptors().into_iter().find(|d| d.name == name).unwrap().parameters
+    crate::gateway::tool_registry().get(name).unwrap().parameters.clone()
 }
 
 #[test]
@@ -42,7 +44,9 @@ fn parameters_map_to_calls_and_every_offered_one_is_taken() {
         // Every property the schema offers is set above.
         let offered = schema["properties"].as_object().unwrap().len();
         assert_eq!(params.as_object().unwrap().len(), offered, "{name}");
-        let Some(Route::Debugger(tool)) = catalog::route(name) else { panic!("{name}") };
+        let Some(Route::Debugger(tool)) = panelot_core::tools::catalog::route(name) else {
+            panic!("{name}")
+        };
         assert_eq!(parse(tool, &params), Ok(expected), "{name}");
     }
 }
@@ -98,9 +102,8 @@ fn chrome_errors_become_typed_errors_with_clear_messages() {
     let missing = CdpError::PermissionMissing.message(7);
     assert!(missing.starts_with("[tabId=7] permission_missing: "), "{missing}");
     assert!(missing.contains("\"debugger\" permission"), "names what to enable: {missing}");
-    let ToolOutcome::Failure { details: Some(details), .. } =
-        CdpError::PermissionMissing.outcome(7)
-    else {
+    let outcome = CdpError::PermissionMissing.outcome(7);
+    let (ToolStatus::Failed { .. }, Some(details)) = (&outcome.status, &outcome.details) else {
         panic!("a failure with details")
     };
     assert_eq!(details["needsPermission"], "debugger");
@@ -174,8 +177,8 @@ fn screenshots_report_their_size_and_keep_the_image_for_the_card() {
     assert_eq!(png_size("not a png at all, not a png at all"), None);
     assert_eq!(png_size("short"), None);
 
-    let ToolOutcome::Success { content, details: Some(details) } = screenshot_outcome(3, &data)
-    else {
+    let outcome = screenshot_outcome(3, &data);
+    let (ToolStatus::Done { content }, Some(details)) = (&outcome.status, &outcome.details) else {
         panic!("a success")
     };
     assert!(content.starts_with("[tabId=3] took a 1280×720 px PNG screenshot"), "{content}");

@@ -4,7 +4,9 @@
 //! its tab first (`[tabId=N]`) so the model can keep acting on the same tab; page text goes to
 //! the model as is (the engine fences it as untrusted), action evidence in a line or two.
 
+use panelot_core::engine::FailureCause;
 use panelot_core::engine::ToolOutcome;
+use panelot_core::engine::ToolStatus;
 use panelot_protocol::content::ActionEvidence;
 use panelot_protocol::content::ActionFailure;
 use panelot_protocol::content::ActionFailureCode;
@@ -85,7 +87,7 @@ pub(crate) fn tabs_list(tabs: &[TabInfo], focused_window: Option<u32>) -> ToolOu
         content.push_str("no tabs are open");
     }
     let details: Vec<Value> = tabs.iter().map(TabInfo::details).collect();
-    ToolOutcome::Success { content: content.trim_end().to_owned(), details: Some(json!(details)) }
+    ToolOutcome::done(content.trim_end()).with_details(json!(details))
 }
 
 /// A page result for the model and the card.
@@ -144,12 +146,16 @@ pub(crate) fn page_result(tab_id: u32, result: &ExecutorResult) -> ToolOutcome {
             push_diff(&mut text, batch.snapshot_diff.as_deref());
             text
         }
-        // Not offered to the model (debugger helpers), but a result is still a result.
-        ExecutorResult::Rect(_) | ExecutorResult::RefStatus(_) => {
+        // Not offered to the model (debugger and engine helpers), but a result is still a
+        // result.
+        ExecutorResult::Rect(_)
+        | ExecutorResult::RefStatus(_)
+        | ExecutorResult::Target(_)
+        | ExecutorResult::Highlight(_) => {
             format!("[tabId={tab_id}] {}", serde_json::to_string(result).unwrap_or_default())
         }
     };
-    ToolOutcome::Success { content, details: Some(page_details(tab_id, result)) }
+    ToolOutcome::done(content).with_details(page_details(tab_id, result))
 }
 
 /// An executor failure: the code first (the model's tools descriptions refer to codes), the
@@ -166,6 +172,9 @@ pub(crate) fn page_failure(tab_id: u32, failure: &ActionFailure) -> ToolOutcome 
         ActionFailureCode::NotStable | ActionFailureCode::Timeout => " Try again.",
         ActionFailureCode::NavigationUncertain => {
             " The page may have changed: take a new read_page before doing it again."
+        }
+        ActionFailureCode::TargetChanged => {
+            " It did not act. Take a new read_page and decide again on what the tab shows now."
         }
         ActionFailureCode::Disabled
         | ActionFailureCode::NotEditable
@@ -185,24 +194,44 @@ pub(crate) fn page_failure(tab_id: u32, failure: &ActionFailure) -> ToolOutcome 
         // The options of a select, or what covers the element: the model needs them to retry.
         message.push_str(&format!("\n{details}"));
     }
-    ToolOutcome::Failure { message, details: Some(json!({"tabId": tab_id, "failure": failure})) }
+    let cause = match failure.code {
+        ActionFailureCode::TargetChanged => FailureCause::TargetChanged,
+        _ => FailureCause::Other,
+    };
+    ToolOutcome::failed_because(message, cause)
+        .with_details(json!({"tabId": tab_id, "failure": failure}))
 }
 
 /// A failure outside the executor (no tab, injection refused, the page went away).
 pub(crate) fn failure(message: impl Into<String>) -> ToolOutcome {
-    ToolOutcome::Failure { message: message.into(), details: None }
+    ToolOutcome::failed(message)
+}
+
+/// The refusal of a call whose tab no longer shows the page it was judged for.
+pub(crate) fn target_changed(tab_id: u32, judged: &str, now: &str) -> ToolOutcome {
+    ToolOutcome::failed_because(
+        format!(
+            "[tabId={tab_id}] target_changed: the call was judged for {judged}, and the tab now \
+             shows {now}. It did not act. Take a new read_page and decide again."
+        ),
+        FailureCause::TargetChanged,
+    )
+    .with_details(json!({"tabId": tab_id, "judged": judged, "now": now}))
+}
+
+/// Adds `note` to what the model reads of `outcome`.
+fn append_text(outcome: &mut ToolOutcome, note: &str) {
+    match &mut outcome.status {
+        ToolStatus::Done { content } => content.push_str(note),
+        ToolStatus::Failed { message, .. } => message.push_str(note),
+    }
 }
 
 /// `scheme://host[:port]` of an http(s) URL: what host permissions are granted for. Other
 /// schemes (extension pages, `chrome:`, `file:`) have none to ask for.
 pub(crate) fn web_origin(url: &str) -> Option<String> {
-    let (scheme, rest) = url.split_once("://")?;
-    if !matches!(scheme, "http" | "https") {
-        return None;
-    }
-    let authority = rest.split(['/', '?', '#']).next()?;
-    let host = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
-    (!host.is_empty()).then(|| format!("{scheme}://{}", host.to_ascii_lowercase()))
+    let origin = panelot_protocol::Origin::parse(url).ok()?;
+    origin.is_web().then(|| origin.to_string())
 }
 
 /// The tabs in `after` that `opener` opened since `before` was listed, oldest first.
@@ -218,7 +247,7 @@ pub(crate) fn opened_by(before: &[u32], after: &[TabInfo], opener: u32) -> Vec<T
 }
 
 /// Tells the model (and the card) which tabs an action opened; page tools now go to the last.
-pub(crate) fn with_opened_tabs(outcome: ToolOutcome, opened: &[TabInfo]) -> ToolOutcome {
+pub(crate) fn with_opened_tabs(mut outcome: ToolOutcome, opened: &[TabInfo]) -> ToolOutcome {
     let Some(last) = opened.last() else {
         return outcome;
     };
@@ -233,19 +262,17 @@ pub(crate) fn with_opened_tabs(outcome: ToolOutcome, opened: &[TabInfo]) -> Tool
         }
         _ => Some(json!({"openedTabs": tabs})),
     };
-    match outcome {
-        ToolOutcome::Success { content, details } => {
-            ToolOutcome::Success { content: content + &note, details: add(details) }
-        }
-        ToolOutcome::Failure { message, details } => {
-            ToolOutcome::Failure { message: message + &note, details: add(details) }
-        }
+    append_text(&mut outcome, &note);
+    outcome.details = add(outcome.details.take());
+    match last.id {
+        Some(tab) => outcome.with_opened_tab(tab),
+        None => outcome,
     }
 }
 
 /// Adds how long the page call took (injection, executor and messaging) to the card's details.
-pub(crate) fn with_elapsed(outcome: ToolOutcome, elapsed_ms: u64) -> ToolOutcome {
-    let add = |details: Option<Value>| match details {
+pub(crate) fn with_elapsed(mut outcome: ToolOutcome, elapsed_ms: u64) -> ToolOutcome {
+    outcome.details = match outcome.details.take() {
         Some(Value::Object(mut map)) => {
             map.insert("elapsedMs".to_owned(), elapsed_ms.into());
             Some(Value::Object(map))
@@ -253,14 +280,7 @@ pub(crate) fn with_elapsed(outcome: ToolOutcome, elapsed_ms: u64) -> ToolOutcome
         None => Some(json!({"elapsedMs": elapsed_ms})),
         Some(other) => Some(other),
     };
-    match outcome {
-        ToolOutcome::Success { content, details } => {
-            ToolOutcome::Success { content, details: add(details) }
-        }
-        ToolOutcome::Failure { message, details } => {
-            ToolOutcome::Failure { message, details: add(details) }
-        }
-    }
+    outcome
 }
 
 /// The wire name of a failure code (`stale_ref`).
@@ -314,9 +334,10 @@ fn page_details(tab_id: u32, result: &ExecutorResult) -> Value {
         ExecutorResult::Find(f) => json!({"tabId": tab_id, "shape": "find", "total": f.total}),
         ExecutorResult::Selection(s) => json!({"tabId": tab_id, "shape": "selection",
             "url": s.url, "chars": s.text.chars().count()}),
-        ExecutorResult::Rect(_) | ExecutorResult::RefStatus(_) => {
-            json!({"tabId": tab_id, "result": result})
-        }
+        ExecutorResult::Rect(_)
+        | ExecutorResult::RefStatus(_)
+        | ExecutorResult::Target(_)
+        | ExecutorResult::Highlight(_) => json!({"tabId": tab_id, "result": result}),
     }
 }
 

@@ -10,13 +10,15 @@ use panelot_protocol::content::FindResult;
 use panelot_protocol::content::SnapshotResult;
 use serde_json::json;
 
+use panelot_core::engine::ToolStatus;
+
 use super::*;
 
 #[track_caller]
 fn check(outcome: ToolOutcome, expect: &str) {
-    let text = match outcome {
-        ToolOutcome::Success { content, .. } => format!("ok {content}"),
-        ToolOutcome::Failure { message, .. } => format!("failed {message}"),
+    let text = match outcome.status {
+        ToolStatus::Done { content } => format!("ok {content}"),
+        ToolStatus::Failed { message, .. } => format!("failed {message}"),
     };
     assert_eq!(text, expect);
 }
@@ -46,7 +48,7 @@ fn a_snapshot_goes_to_the_model_as_is_and_its_document_stays_out() {
         folded_regions: 0,
     });
     let outcome = page_result(3, &result);
-    let ToolOutcome::Success { details: Some(details), .. } = &outcome else { panic!() };
+    let Some(details) = &outcome.details else { panic!() };
     assert_eq!(details["refCount"], 1);
     assert!(!details.to_string().contains("doc-secret"));
     check(outcome, &format!("ok [tabId=3]\n{text}"));
@@ -149,8 +151,8 @@ fn tabs_list_groups_by_window_and_marks_the_viewed_tab() {
 #[test]
 fn elapsed_time_joins_the_details_only() {
     let outcome = with_elapsed(failure("no tab"), 12);
-    let ToolOutcome::Failure { message, details } = outcome else { panic!() };
-    assert_eq!((message.as_str(), details), ("no tab", Some(json!({"elapsedMs": 12}))));
+    let ToolStatus::Failed { message, .. } = &outcome.status else { panic!() };
+    assert_eq!((message.as_str(), outcome.details), ("no tab", Some(json!({"elapsedMs": 12}))));
 }
 
 fn opened_tab(id: u32, opener: Option<u32>) -> TabInfo {
@@ -173,11 +175,10 @@ fn tabs_opened_by_an_action_are_found_by_opener_and_reported() {
     // Tab 4 existed before the action; tab 8 was opened by another tab.
     let opened = opened_by(&[3, 4, 5], &after, 3);
     assert_eq!(opened.iter().map(|t| t.id).collect::<Vec<_>>(), [Some(7), Some(9)]);
-    let outcome = with_opened_tabs(
-        ToolOutcome::Success { content: "[tabId=3] clicked".into(), details: None },
-        &opened,
-    );
-    let ToolOutcome::Success { content, details } = outcome else { panic!("success stays") };
+    let outcome = with_opened_tabs(ToolOutcome::done("[tabId=3] clicked"), &opened);
+    assert_eq!(outcome.opened_tab, Some(9), "page calls go to the newest opened tab");
+    let details = outcome.details.clone();
+    let ToolStatus::Done { content } = outcome.status else { panic!("success stays") };
     assert_eq!(
         content,
         "[tabId=3] clicked\n[tabId=7] \"Page 7\" https://example.com/7 opened by this action\n\
@@ -186,7 +187,7 @@ fn tabs_opened_by_an_action_are_found_by_opener_and_reported() {
     );
     assert_eq!(details.unwrap()["openedTabs"][1]["tabId"], 9);
     // Nothing opened: the outcome is untouched.
-    let same = ToolOutcome::Failure { message: "x".into(), details: None };
+    let same = ToolOutcome::failed("x");
     assert_eq!(with_opened_tabs(same.clone(), &[]), same);
 }
 
@@ -199,5 +200,7 @@ fn web_origins_are_what_host_permissions_name() {
     assert_eq!(web_origin("http://user:pw@127.0.0.1:9/x").as_deref(), Some("http://127.0.0.1:9"));
     assert_eq!(web_origin("chrome-extension://abc/chat.html"), None);
     assert_eq!(web_origin("file:///tmp/a.html"), None);
-    assert_eq!(web_origin("https:///nohost"), None);
+    // Browsers skip any run of slashes after a web scheme, and so does the one origin parser.
+    assert_eq!(web_origin("https:///nohost").as_deref(), Some("https://nohost"));
+    assert_eq!(web_origin("https://"), None);
 }

@@ -5,8 +5,8 @@
 
 use std::cell::Cell;
 
-use panelot_core::effects::AbortSignal;
 use panelot_core::engine::ToolOutcome;
+use panelot_core::env::AbortSignal;
 use panelot_protocol::CONTENT_SCHEMA_HASH;
 use panelot_protocol::RequestId;
 use panelot_protocol::content::CONTENT_PROTOCOL;
@@ -15,6 +15,7 @@ use panelot_protocol::content::ContentOutcome;
 use panelot_protocol::content::ContentRequest;
 use panelot_protocol::content::ExecutorCall;
 use panelot_protocol::content::ExecutorResult;
+use panelot_protocol::content::ExpectedTarget;
 use panelot_protocol::decode_content_response;
 use serde_json::json;
 use wasm_bindgen::JsValue;
@@ -23,7 +24,8 @@ use super::chrome;
 use super::chrome::Either;
 use super::format;
 
-/// Deadline of a call (reference §5.5).
+/// Deadline of a call: long enough for a slow page's settle after an action, short enough that a
+/// hung page does not hold the turn.
 const CALL_DEADLINE_MS: u64 = 15_000;
 /// Deadline of a text `wait_for`, which may wait up to 30 s by itself.
 const WAIT_DEADLINE_MS: u64 = 31_000;
@@ -38,11 +40,13 @@ thread_local! {
 }
 
 /// Runs `call` in `tab`'s top document. `ref_document` is the document the call's refs came
-/// from. On success the result comes back for the caller to format.
+/// from; `expected` the document and origin it was judged for (the executor refuses anywhere
+/// else). On success the result comes back for the caller to format.
 pub(crate) async fn execute(
     tab: u32,
     call: ExecutorCall,
     ref_document: Option<String>,
+    expected: Option<ExpectedTarget>,
     abort: &AbortSignal,
 ) -> Result<ExecutorResult, ToolOutcome> {
     if !answers_ping(tab).await {
@@ -63,6 +67,7 @@ pub(crate) async fn execute(
         request_id: request_id.clone(),
         deadline_at_ms: now + budget_ms,
         ref_document_id: ref_document,
+        expected,
         op: ContentOp::Execute { call },
     };
     let answer = chrome::race(
@@ -123,6 +128,7 @@ async fn answers_ping(tab: u32) -> bool {
         request_id,
         deadline_at_ms: now + CALL_DEADLINE_MS,
         ref_document_id: None,
+        expected: None,
         op: ContentOp::Ping,
     };
     // No executor: `sendMessage` rejects at once ("Receiving end does not exist").
@@ -164,6 +170,7 @@ fn cancel(tab: u32, target: &RequestId) {
         request_id,
         deadline_at_ms: now + CALL_DEADLINE_MS,
         ref_document_id: None,
+        expected: None,
         op: ContentOp::Cancel { target_request_id: target.clone() },
     };
     wasm_bindgen_futures::spawn_local(async move {

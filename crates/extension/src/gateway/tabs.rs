@@ -2,7 +2,7 @@
 //! status, which needs no listener bookkeeping and survives a tab that redirects or is replaced
 //! by a prerendered one under the same id.
 
-use panelot_core::effects::AbortSignal;
+use panelot_core::env::AbortSignal;
 use serde::Deserialize;
 use serde_json::json;
 use wasm_bindgen::JsValue;
@@ -12,7 +12,7 @@ use super::chrome;
 use super::chrome::Either;
 use super::format::TabInfo;
 
-/// How long a load is waited for (reference §5.5).
+/// How long a load is waited for before the call goes on with a page still loading.
 const LOAD_TIMEOUT_MS: u64 = 15_000;
 /// Polling interval of a load.
 const LOAD_POLL_MS: u64 = 100;

@@ -20,8 +20,11 @@ pub struct ApprovalRequestPayload {
     pub label: String,
     /// The complete parameters; the UI shows all of them.
     pub params: serde_json::Value,
-    /// Origin the call acts on, when it has one.
+    /// Origin the call was judged for (where it acts, or where a navigation goes), when it has
+    /// one. "Accept for this site" grants exactly this origin and is refused without one.
     pub target_origin: Option<String>,
+    /// The page and elements the call acts on, as resolved before judgement.
+    pub target: Option<ApprovalTarget>,
     /// Why this call is flagged.
     pub flags: Vec<ApprovalFlag>,
     /// A preview of the target.
@@ -46,6 +49,33 @@ pub enum ApprovalFlag {
     TaintedInput,
     /// The target host is internationalized: it always asks and no grant or rule covers it.
     InternationalizedHost,
+}
+
+/// Where an approval's call acts, as the page was when the call was judged. Title and names are
+/// written by the page: a UI shows them as data, never as instructions.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ApprovalTarget {
+    /// The tab.
+    pub tab_id: u32,
+    /// The page's URL.
+    pub url: String,
+    /// The page's title.
+    pub title: String,
+    /// The elements the call acts on, in call order.
+    pub elements: Vec<ApprovalElement>,
+}
+
+/// An element an approval's call acts on.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ApprovalElement {
+    /// Its role (`button`, `textbox`, `link`).
+    pub role: String,
+    /// Its accessible name.
+    pub name: String,
+    /// Where acting on it leads (a link's or a form's URL).
+    pub destination: Option<String>,
 }
 
 /// Preview of the element or page an approval acts on.

@@ -3,7 +3,7 @@
 
 use std::future::Future;
 
-use panelot_core::effects::AbortSignal;
+use panelot_core::env::AbortSignal;
 use panelot_core::model::ProviderError;
 use panelot_protocol::engine::ProviderErrorKind;
 

@@ -2,7 +2,7 @@
 //! enabled connections at once, each within its own budget so a slow one never holds up the
 //! others. Manual model ids take priority and need no request.
 
-use panelot_core::effects::AbortSignal;
+use panelot_core::env::AbortSignal;
 use panelot_core::model::LocalFuture;
 use panelot_core::model::ProviderError;
 use panelot_protocol::engine::ProviderErrorKind;

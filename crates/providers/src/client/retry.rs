@@ -1,7 +1,7 @@
 //! The retry loop shared by model calls and model listing: sticky keys with failover, backoff
 //! with jitter, `retry-after`.
 
-use panelot_core::effects::AbortSignal;
+use panelot_core::env::AbortSignal;
 use panelot_core::model::ProviderError;
 use panelot_protocol::engine::ProviderErrorKind;
 

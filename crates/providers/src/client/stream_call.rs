@@ -1,7 +1,7 @@
 //! A model call: request built per attempt (the key may change), body decoded as it arrives,
 //! events handed to the engine at once.
 
-use panelot_core::effects::AbortSignal;
+use panelot_core::env::AbortSignal;
 use panelot_core::model::Message;
 use panelot_core::model::ModelEvent;
 use panelot_core::model::ModelRequest;

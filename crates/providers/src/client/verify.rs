@@ -1,7 +1,7 @@
 //! Verify a connection from the settings editor: list the models, stream once, and do one tool
 //! round trip (call, result, answer). The report is shown, never stored.
 
-use panelot_core::effects::AbortSignal;
+use panelot_core::env::AbortSignal;
 use panelot_core::model::ContentPart;
 use panelot_core::model::GenParams;
 use panelot_core::model::Message;

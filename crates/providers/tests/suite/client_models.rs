@@ -1,7 +1,7 @@
 //! Model listing across connections (each in its own budget), verification, and cost from the
 //! usage both adapters report.
 
-use panelot_core::effects::AbortSignal;
+use panelot_core::env::AbortSignal;
 use panelot_protocol::engine::ConnectionCheckFailure;
 use panelot_protocol::engine::ProviderErrorKind;
 use panelot_protocol::engine::Usage;

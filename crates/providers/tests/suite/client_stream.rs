@@ -2,7 +2,7 @@
 //! formats, retries and their backoff schedule, no retry after delivered events, stalls,
 //! aborts and hostile answers.
 
-use panelot_core::effects::AbortSignal;
+use panelot_core::env::AbortSignal;
 use panelot_core::model::ModelBackend;
 use panelot_core::model::ModelEvent;
 use panelot_protocol::engine::ProviderErrorKind;

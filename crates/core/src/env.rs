@@ -1,7 +1,9 @@
-//! Small effects the engine needs besides storage: time and fresh ids. Hosts supply them; tests
-//! and the simulation use the deterministic ones here.
+//! The engine's environment besides storage: time, fresh ids and the cancellation of running
+//! effects. Hosts supply the clock and ids; tests and the simulation use the deterministic ones
+//! here.
 
 use std::cell::Cell;
+use std::rc::Rc;
 
 /// Wall-clock time, as the host sees it.
 pub trait Clock {
@@ -13,6 +15,42 @@ pub trait Clock {
 pub trait IdSource {
     /// A new id starting with `prefix` (`t` for threads, `n` for nodes, ...).
     fn new_id(&self, prefix: &str) -> String;
+}
+
+/// The clock and id source of one engine, handed to every part that makes records.
+#[derive(Clone)]
+pub struct Env {
+    /// Wall-clock time.
+    pub clock: Rc<dyn Clock>,
+    /// Fresh ids.
+    pub ids: Rc<dyn IdSource>,
+}
+
+impl std::fmt::Debug for Env {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Env").finish_non_exhaustive()
+    }
+}
+
+/// The id source made an id the protocol refuses: a bug in the host.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the id source made a bad id: {0}")]
+pub struct BadId(String);
+
+impl Env {
+    /// Milliseconds since the Unix epoch.
+    pub fn now_ms(&self) -> u64 {
+        self.clock.now_ms()
+    }
+
+    /// A fresh id of type `T`, made by `make` from a new id with `prefix`.
+    pub fn id<T>(
+        &self,
+        prefix: &str,
+        make: fn(String) -> Result<T, panelot_protocol::IdError>,
+    ) -> Result<T, BadId> {
+        make(self.ids.new_id(prefix)).map_err(|err| BadId(err.to_string()))
+    }
 }
 
 /// A clock that only moves when told.

@@ -1,8 +1,12 @@
-//! Origins and origin patterns, parsed by hand so the gatekeeper needs no URL crate.
+//! Origins and origin patterns, parsed by hand so no crate needs a URL library: the one origin
+//! parser of the workspace (the gatekeeper, the gateway, the settings page and the providers all
+//! read origins through it).
 //!
 //! The parser is deliberately narrow: it knows http(s), the browser page schemes and the
 //! schemes the gatekeeper must recognise to deny them. Anything else is an error, and the
 //! gatekeeper treats an unreadable target as a reason to ask, never to allow.
+
+mod idn;
 
 use std::fmt;
 
@@ -55,7 +59,8 @@ impl Scheme {
         SCHEMES.iter().find(|(it, _, _)| *it == self).map_or("", |(_, name, _)| name)
     }
 
-    /// Whether a destination with this scheme is denied outright (reference §6.2 step 1).
+    /// Whether a destination with this scheme is denied outright: these run code or carry a whole
+    /// document in the URL, so no page or rule may send the browser there.
     pub fn is_dangerous(self) -> bool {
         match self {
             Scheme::Javascript | Scheme::Data | Scheme::Vbscript => true,
@@ -82,7 +87,8 @@ impl Scheme {
         }
     }
 
-    fn is_web(self) -> bool {
+    /// Whether it is a web scheme (http or https).
+    pub fn is_web(self) -> bool {
         matches!(self, Scheme::Http | Scheme::Https)
     }
 
@@ -159,6 +165,11 @@ impl Origin {
         }
     }
 
+    /// Whether it is a web origin (http or https): what host permissions are granted for.
+    pub fn is_web(&self) -> bool {
+        self.scheme.is_web()
+    }
+
     /// Whether the host is an internationalized name: non-ASCII after folding, or holding a
     /// punycode (`xn--`) label. Such a host can imitate another site letter for letter
     /// (`pаypal.com` with a Cyrillic `а`), and without the full IDNA tables we cannot tell a
@@ -175,7 +186,7 @@ impl Origin {
         if !self.is_idn() {
             return None;
         }
-        let host = super::idn::skeleton(&self.host)?;
+        let host = idn::skeleton(&self.host)?;
         Some(Origin { host, ..self.clone() })
     }
 }

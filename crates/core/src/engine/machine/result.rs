@@ -1,0 +1,196 @@
+//! A tool call's result is written with the run's counters and route in one unit. The safety nets
+//! (failure reminder and breaker, stuck detector) speak through the engine's note on the result,
+//! which the model reads after what the tool said and outside its fence. Page and MCP content is
+//! remembered as taint, by the URL it came from; a write that carried its tab somewhere denied
+//! blocks that tab for the rest of the run.
+
+use panelot_protocol::engine::ApprovalFlag;
+use panelot_protocol::engine::Provenance;
+use panelot_protocol::engine::RunState;
+use panelot_protocol::engine::ToolResultView;
+
+use super::Cx;
+use super::chain::Chain;
+use super::chain::ThreadState;
+use super::stream::complete;
+use crate::engine::approvals;
+use crate::engine::decision::FollowUp;
+use crate::engine::decision::Refused;
+use crate::engine::decision::ResultBody;
+use crate::engine::decision::Step;
+use crate::engine::outbox::FailureCause;
+use crate::engine::outbox::ToolStatus;
+use crate::gatekeeper::SensitiveOrigins;
+use crate::runs::transitions::move_run;
+use crate::store::NodeBody;
+use crate::store::RunRecord;
+use crate::store::StoreError;
+use crate::store::ToolCallStatus;
+use crate::store::WriteOp;
+use crate::tools::ToolEffect;
+
+/// Consecutive tool failures after which the model is reminded to change course.
+pub const FAILURE_REMINDER_AT: u32 = 3;
+/// Consecutive tool failures after which tools are switched off for one last answer.
+pub const FAILURE_BREAKER_AT: u32 = 5;
+/// Calls remembered by the stuck detector.
+const STUCK_WINDOW: usize = 6;
+/// Identical calls in a row that count as stuck.
+const STUCK_REPEATS: usize = 3;
+
+/// What a result says, and to whom.
+struct Said {
+    ok: bool,
+    /// For the model, fenced as the tool's provenance says.
+    content: String,
+    /// The engine's words.
+    notes: Vec<String>,
+    /// Whether a failure counts towards the breaker.
+    counts: bool,
+}
+
+/// Writes the result of the run's call at `index`; `sensitive` is the denylist a write's
+/// landing page is checked against.
+pub(crate) fn write(
+    cx: Cx<'_>,
+    mut run: RunRecord,
+    state: ThreadState,
+    index: usize,
+    body: ResultBody,
+    sensitive: &SensitiveOrigins,
+) -> Result<Step, StoreError> {
+    if index >= run.tools.len() || run.tools[index].status == ToolCallStatus::Done {
+        return Ok(Step::default());
+    }
+    // The host could not reach the site: the user is asked once for access (the card asks the
+    // browser for it), and the call, which never ran, runs again if given.
+    if let ResultBody::Outcome(outcome) = &body
+        && let ToolStatus::Failed { cause: FailureCause::NoHostAccess { origin }, .. } =
+            &outcome.status
+        && !run.tools[index].host_permission_asked
+    {
+        let origin = origin.clone();
+        let call = &mut run.tools[index];
+        call.host_permission_asked = true;
+        call.status = ToolCallStatus::Pending;
+        call.approved = false;
+        call.target = None;
+        return approvals::ask(cx, run, index, vec![ApprovalFlag::HostPermission], Some(origin));
+    }
+    let now = cx.env.now_ms();
+    let call = run.tools[index].clone();
+    let tool = cx.tools.get(&call.tool_name);
+    let mut details = None;
+    let mut source = None;
+    let said = match body {
+        ResultBody::Outcome(outcome) => {
+            let ok = outcome.is_ok();
+            let content = outcome.text();
+            let mut notes = Vec::new();
+            source = outcome.page.as_ref().map(|page| page.url.clone());
+            if let Some(tab) = outcome.opened_tab {
+                run.route.opened(tab);
+            }
+            if let Some(page) = &outcome.page {
+                if let Some(document) = &page.document_id {
+                    run.route.snapshot_taken(page.tab, document);
+                }
+                let wrote = tool.is_some_and(|t| t.effect == ToolEffect::Write);
+                if wrote && let Some(reason) = off_limits(&page.url, sensitive) {
+                    run.route.block(page.tab);
+                    notes.push(format!(
+                        "This action took tab {} to {reason}. Panelot will not act on that tab \
+                         again in this turn; tell the user.",
+                        page.tab
+                    ));
+                }
+            }
+            details = outcome.details;
+            Said { ok, content, notes, counts: true }
+        }
+        ResultBody::Refused { message, refused } => Said {
+            ok: false,
+            content: String::new(),
+            notes: vec![format!("Error: {message}")],
+            counts: refused == Refused::Check,
+        },
+        ResultBody::MarkedDone => Said {
+            ok: true,
+            content: String::new(),
+            notes: vec!["The user checked and says this action was done.".to_owned()],
+            counts: true,
+        },
+    };
+    let Said { ok, content, mut notes, counts } = said;
+    let counters = &mut run.counters;
+    if ok {
+        counters.consecutive_failures = 0;
+    } else if counts {
+        counters.consecutive_failures += 1;
+        if counters.consecutive_failures == FAILURE_REMINDER_AT {
+            notes.push("Several tool calls in a row have failed. Stop and rethink: read the errors, check the page again, or try another way.".to_owned());
+        }
+        if counters.consecutive_failures >= FAILURE_BREAKER_AT && !counters.tools_disabled {
+            counters.tools_disabled = true;
+            notes.push("Too many tool calls failed: tools are now switched off. Answer the user with what you have and say what did not work.".to_owned());
+        }
+    }
+    let fingerprint =
+        format!("{}:{}", call.tool_name, panelot_protocol::canonical_json(&call.params));
+    counters.recent_calls.push(fingerprint.clone());
+    let excess = counters.recent_calls.len().saturating_sub(STUCK_WINDOW);
+    counters.recent_calls.drain(..excess);
+    let repeats = counters.recent_calls.iter().rev().take_while(|f| **f == fingerprint).count();
+    if repeats >= STUCK_REPEATS {
+        notes.push(format!("You have made this exact call {repeats} times in a row. It is not making progress; do something different."));
+    }
+    // What a page or MCP server said is remembered as taint before the model reads it, with the
+    // URL it came from.
+    let source = source.or_else(|| call.target.as_ref().map(|t| t.url.clone()));
+    if let Some(tool) = tool
+        && matches!(tool.result_provenance, Provenance::Page | Provenance::Mcp)
+    {
+        let from = match tool.result_provenance {
+            Provenance::Mcp => format!("mcp:{}", call.tool_name),
+            _ => source.clone().unwrap_or_default(),
+        };
+        run.taint.record(&content, tool.result_provenance, &from);
+    }
+    let mut chain = Chain::at_leaf(&state, &run.turn_id, now);
+    chain.push_new(
+        cx.env,
+        NodeBody::ToolResult {
+            item_id: call.item_id.clone(),
+            call_id: call.call_id.clone(),
+            ok,
+            content_for_model: content,
+            details: details.clone(),
+            engine_note: (!notes.is_empty()).then(|| notes.join("\n\n")),
+            source,
+        },
+    )?;
+    run.tools[index].status = ToolCallStatus::Done;
+    move_run(&mut run, RunState::ExecutingTool, now)?;
+    let result = ToolResultView { ok, details };
+    let mut step = Step::default();
+    step.events.push(complete(&run.thread_id, call.item_id, Some(call.node_id), Some(result)));
+    step.then.push(FollowUp::Dispatch(run.id.clone()));
+    chain.write_with(state.meta, &mut step.unit);
+    step.unit.push(WriteOp::PutRun(Box::new(run)));
+    Ok(step)
+}
+
+/// Why a page at `url` is off limits for a run's actions, in words; `None` when it is not.
+fn off_limits(url: &str, sensitive: &SensitiveOrigins) -> Option<String> {
+    let origin = panelot_protocol::Origin::parse(url).ok()?;
+    if origin.scheme.is_dangerous() {
+        return Some(format!("a {}: URL", origin.scheme.name()));
+    }
+    if sensitive.find(&origin).is_some() {
+        return Some(format!("{origin}, a sensitive site"));
+    }
+    let imitated = origin.look_alike()?;
+    sensitive
+        .find(&imitated)
+        .map(|_| format!("{origin}, which imitates {imitated}, a sensitive site"))
+}

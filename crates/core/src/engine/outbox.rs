@@ -1,0 +1,223 @@
+//! What the engine hands its host after each input: frames for ports, ports to close, effects to
+//! start (model calls, tool calls, target resolutions, connection checks) and when to wake it.
+//! These are the only types a host needs besides the engine's entry points.
+
+use panelot_protocol::EventFrame;
+use panelot_protocol::RunId;
+use panelot_protocol::ThreadId;
+use serde_json::Value;
+
+use crate::model::ModelRequest;
+use crate::target::PageSeen;
+use crate::target::ResolvedTarget;
+use crate::target::TargetRequest;
+
+/// A port, as numbered by the host.
+pub type PortId = u32;
+
+/// Identity of one effect; never reused by an engine, so a late result of an aborted effect is
+/// recognised and dropped.
+pub type EffectId = u64;
+
+/// What the host must do after the engine handled something.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Outbox {
+    /// Frames to post, in order, with their port.
+    pub sends: Vec<(PortId, EventFrame)>,
+    /// Ports to close after posting.
+    pub closes: Vec<PortId>,
+    /// Work to start (or stop) outside the engine, in order.
+    pub effects: Vec<Effect>,
+    /// When to call the engine's `on_tick` next (ms since the Unix epoch), if at all.
+    pub wake_at_ms: Option<u64>,
+}
+
+impl Outbox {
+    /// Frames for one port, in order.
+    pub fn for_port(&self, port: PortId) -> Vec<&EventFrame> {
+        self.sends.iter().filter(|(p, _)| *p == port).map(|(_, f)| f).collect()
+    }
+}
+
+/// Work the engine asks the host to do. Each carries everything the host needs: the host never
+/// reads the engine's storage.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    /// Stream one model call, feeding its events and outcome back.
+    CallModel {
+        /// The effect.
+        id: EffectId,
+        /// The connection as stored (its keys sealed by the host's vault).
+        connection: Value,
+        /// The call.
+        request: ModelRequest,
+    },
+    /// Resolve where a tool call would act, feeding the answer back.
+    ResolveTarget {
+        /// The effect.
+        id: EffectId,
+        /// What to resolve.
+        request: TargetRequest,
+    },
+    /// Run one tool call, feeding its outcome back.
+    RunTool {
+        /// The effect.
+        id: EffectId,
+        /// The call.
+        call: ToolInvocation,
+    },
+    /// Check a stored connection (list models, stream once, one tool round trip), feeding the
+    /// findings back.
+    VerifyConnection {
+        /// The effect.
+        id: EffectId,
+        /// The connection as stored.
+        connection: Value,
+        /// Model to try; the first listed one when `None`.
+        model: Option<String>,
+    },
+    /// Show the user, in the page, the element an approval card is about (or clear it). Nothing
+    /// comes back; a page that went away simply shows nothing.
+    Highlight {
+        /// The tab.
+        tab: u32,
+        /// The document the element belongs to.
+        document_id: Option<String>,
+        /// The element; `None` clears the highlight.
+        element_ref: Option<String>,
+    },
+    /// Stop an effect at once (its outcome, if any, is ignored).
+    Abort {
+        /// The effect.
+        id: EffectId,
+    },
+}
+
+/// A tool call to run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolInvocation {
+    /// Its thread.
+    pub thread_id: ThreadId,
+    /// Its run.
+    pub run_id: RunId,
+    /// Provider call id.
+    pub call_id: String,
+    /// Tool name.
+    pub tool: String,
+    /// Validated parameters.
+    pub params: Value,
+    /// How many times this call has been dispatched, this time included (above 1 only for a
+    /// replayed read or an explicit retry).
+    pub dispatch: u32,
+    /// Where the call was judged to act: the host acts there and nowhere else, and refuses with
+    /// [`FailureCause::TargetChanged`] when the page is no longer that one. `None` for tools
+    /// without a tab (`tabs_list`, `tab_open`).
+    pub target: Option<ResolvedTarget>,
+    /// The document the call's refs came from (its tab's latest snapshot), when known.
+    pub ref_document: Option<String>,
+}
+
+/// How a tool call ended, as its host reports it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutcome {
+    /// Worked or failed.
+    pub status: ToolStatus,
+    /// Rich details for the UI (evidence, attachments); never sent to the model.
+    pub details: Option<Value>,
+    /// The page the result came from, or where the tab was after a write (boxed: most outcomes
+    /// are carried in `Result`s, which should stay small).
+    pub page: Option<Box<PageSeen>>,
+    /// A tab the call opened (a link with a target, `tab_open`): page calls go there next.
+    pub opened_tab: Option<u32>,
+}
+
+/// Whether a tool call worked.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolStatus {
+    /// It worked.
+    Done {
+        /// What the model reads.
+        content: String,
+    },
+    /// It failed; the message goes back to the model.
+    Failed {
+        /// What went wrong, for the model and the card.
+        message: String,
+        /// Why, when the engine acts on it.
+        cause: FailureCause,
+    },
+}
+
+/// Why a tool call failed, when the engine does something about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FailureCause {
+    /// Nothing the engine acts on: the model reads the message.
+    Other,
+    /// The host may not reach the site; the user is asked once to grant access, and the call,
+    /// which never ran, runs again if they do.
+    NoHostAccess {
+        /// The site's origin.
+        origin: String,
+    },
+    /// The page was not the one the call was judged for (it navigated, the tab moved); the call
+    /// did not act.
+    TargetChanged,
+}
+
+impl ToolOutcome {
+    /// A success with `content` for the model.
+    pub fn done(content: impl Into<String>) -> ToolOutcome {
+        ToolOutcome {
+            status: ToolStatus::Done { content: content.into() },
+            details: None,
+            page: None,
+            opened_tab: None,
+        }
+    }
+
+    /// A failure the model reads.
+    pub fn failed(message: impl Into<String>) -> ToolOutcome {
+        ToolOutcome::failed_because(message, FailureCause::Other)
+    }
+
+    /// A failure the engine acts on.
+    pub fn failed_because(message: impl Into<String>, cause: FailureCause) -> ToolOutcome {
+        ToolOutcome {
+            status: ToolStatus::Failed { message: message.into(), cause },
+            details: None,
+            page: None,
+            opened_tab: None,
+        }
+    }
+
+    /// With details for the UI.
+    pub fn with_details(mut self, details: Value) -> ToolOutcome {
+        self.details = Some(details);
+        self
+    }
+
+    /// With the page it saw.
+    pub fn with_page(mut self, page: PageSeen) -> ToolOutcome {
+        self.page = Some(Box::new(page));
+        self
+    }
+
+    /// With a tab it opened.
+    pub fn with_opened_tab(mut self, tab: u32) -> ToolOutcome {
+        self.opened_tab = Some(tab);
+        self
+    }
+
+    /// Whether it worked.
+    pub fn is_ok(&self) -> bool {
+        matches!(self.status, ToolStatus::Done { .. })
+    }
+
+    /// What the model reads: the content, or `Error: ` and the message.
+    pub fn text(&self) -> String {
+        match &self.status {
+            ToolStatus::Done { content } => content.clone(),
+            ToolStatus::Failed { message, .. } => format!("Error: {message}"),
+        }
+    }
+}

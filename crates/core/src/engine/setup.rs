@@ -1,0 +1,290 @@
+//! Setup commands: read the settings, change the default model, policy and budget, save and delete
+//! model connections, add and delete permission rules. Connections are stored as the host's vault
+//! makes them (keys sealed); the engine never sees how, and a view of a connection never carries a
+//! key. Every change answers with the whole settings view, as it will be once committed.
+
+use panelot_protocol::AgentEvent;
+use panelot_protocol::ConnectionId;
+use panelot_protocol::Op;
+use panelot_protocol::engine::ConnectionDeleteParams;
+use panelot_protocol::engine::ConnectionSaveParams;
+use panelot_protocol::engine::ErrorCode;
+use panelot_protocol::engine::ModelChoice;
+use panelot_protocol::engine::PermissionPolicy;
+use panelot_protocol::engine::PresetView;
+use panelot_protocol::engine::RuleAddParams;
+use panelot_protocol::engine::RuleDeleteParams;
+use panelot_protocol::engine::SettingsStateEvent;
+use panelot_protocol::engine::SettingsUpdateParams;
+use panelot_protocol::engine::SettingsView;
+use serde_json::Value;
+
+use super::approvals::MAX_RULES;
+use super::decision::Decision;
+use super::decision::ack;
+use super::reads::Reads;
+use crate::gatekeeper::Rule;
+use crate::gatekeeper::RuleSource;
+use crate::gatekeeper::RuleVerdict;
+use crate::settings;
+use crate::settings::StoredAuthor;
+use crate::settings::StoredRule;
+use crate::settings::StoredVerdict;
+use crate::store::Store;
+use crate::store::StoreError;
+use crate::store::UnitOfWork;
+
+/// Connections a profile may hold.
+const MAX_CONNECTIONS: usize = 64;
+
+/// Values a settings view shows instead of the stored ones: those of a change not yet
+/// committed. `None` fields are read from the store.
+#[derive(Default)]
+pub(crate) struct Overlay<'a> {
+    pub(crate) connections: Option<&'a [Value]>,
+    pub(crate) default_model: Option<Option<ModelChoice>>,
+    pub(crate) policy: Option<PermissionPolicy>,
+    pub(crate) budget: Option<Option<u64>>,
+    pub(crate) rules: Option<&'a [StoredRule]>,
+    pub(crate) presets: Option<&'a [PresetView]>,
+}
+
+/// The `id` of a stored connection.
+pub(crate) fn stored_id(stored: &Value) -> Option<&str> {
+    stored.get("id").and_then(Value::as_str)
+}
+
+/// The stored connection `id`.
+pub(crate) async fn connection(store: &impl Store, id: &str) -> Result<Option<Value>, StoreError> {
+    let connections = settings::read_or_default(store, settings::CONNECTIONS).await?;
+    Ok(connections.into_iter().find(|c| stored_id(c) == Some(id)))
+}
+
+/// The settings as they are now, with what `overlay` holds in place of the stored values (a
+/// change about to be committed with the view that announces it).
+pub(crate) async fn settings_view<S: Store>(
+    reads: &Reads<'_, S>,
+    overlay: Overlay<'_>,
+) -> Result<SettingsView, StoreError> {
+    let store = reads.store;
+    let connections = match overlay.connections {
+        Some(list) => list.to_vec(),
+        None => settings::read_or_default(store, settings::CONNECTIONS).await?,
+    };
+    let default_model = match overlay.default_model {
+        Some(model) => model,
+        None => settings::DEFAULT_MODEL.read(store).await?,
+    };
+    let permission_policy = match overlay.policy {
+        Some(policy) => policy,
+        None => settings::policy(store).await?,
+    };
+    let turn_token_budget = match overlay.budget {
+        Some(budget) => budget,
+        None => settings::token_budget(store).await?,
+    };
+    let rules = match overlay.rules {
+        Some(rules) => rules.to_vec(),
+        None => settings::rules(store).await?,
+    };
+    let presets = match overlay.presets {
+        Some(presets) => presets.to_vec(),
+        None => settings::read_or_default(store, settings::PRESETS).await?,
+    };
+    let (views, quirk_names) = match reads.vault {
+        Some(vault) => {
+            (connections.iter().filter_map(|c| vault.view(c)).collect(), vault.quirk_names())
+        }
+        None => (Vec::new(), Vec::new()),
+    };
+    Ok(SettingsView {
+        connections: views,
+        default_model,
+        permission_policy,
+        turn_token_budget,
+        quirk_names,
+        rules: rules.iter().map(StoredRule::view).collect(),
+        presets,
+    })
+}
+
+/// The decision of a settings change: `unit`, acked, announced with the view after it.
+pub(crate) fn settings_changed(unit: UnitOfWork, op: &Op, settings: SettingsView) -> Decision {
+    let state = AgentEvent::SettingsState(SettingsStateEvent { submission_id: None, settings });
+    Decision { unit, events: vec![state], ..Decision::answer(ack(op, None, None)) }
+}
+
+/// `settings.update`.
+pub(crate) async fn update<S: Store>(
+    reads: &Reads<'_, S>,
+    op: &Op,
+    p: &SettingsUpdateParams,
+) -> Result<Decision, StoreError> {
+    let mut unit = UnitOfWork::new();
+    if let Some(model) = &p.patch.default_model {
+        unit.push(settings::DEFAULT_MODEL.write(model)?);
+    }
+    if let Some(policy) = &p.patch.permission_policy {
+        unit.push(settings::PERMISSION_POLICY.write(policy)?);
+    }
+    let budget = p.patch.turn_token_budget.map(|b| (b > 0).then_some(b));
+    if let Some(budget) = &budget {
+        unit.push(settings::TURN_TOKEN_BUDGET.write(budget)?);
+    }
+    let overlay = Overlay {
+        default_model: p.patch.default_model.clone().map(Some),
+        policy: p.patch.permission_policy,
+        budget,
+        ..Overlay::default()
+    };
+    let settings = settings_view(reads, overlay).await?;
+    Ok(settings_changed(unit, op, settings))
+}
+
+/// `connection.save`: sealed by the vault, stored with the receipt; a first connection with a
+/// model becomes the default model, so a new user can chat at once.
+pub(crate) async fn save_connection<S: Store>(
+    reads: &Reads<'_, S>,
+    op: &Op,
+    p: &ConnectionSaveParams,
+) -> Result<Decision, StoreError> {
+    let Some(vault) = reads.vault else {
+        return Ok(Decision::rejected(
+            op,
+            ErrorCode::NotConfigured,
+            "this host stores no connections",
+        ));
+    };
+    let mut connections = settings::read_or_default(reads.store, settings::CONNECTIONS).await?;
+    let id = match &p.connection.id {
+        Some(id) => id.clone(),
+        None => reads.env.id("c", ConnectionId::new)?,
+    };
+    let at = connections.iter().position(|c| stored_id(c) == Some(id.as_str()));
+    if at.is_none() && connections.len() >= MAX_CONNECTIONS {
+        let message = format!("at most {MAX_CONNECTIONS} connections can be stored");
+        return Ok(Decision::rejected(op, ErrorCode::InvalidCommand, message));
+    }
+    let stored = match vault.store(&id, &p.connection, at.map(|i| &connections[i])) {
+        Ok(stored) => stored,
+        Err(message) => return Ok(Decision::rejected(op, ErrorCode::InvalidCommand, message)),
+    };
+    match at {
+        Some(i) => connections[i] = stored,
+        None => connections.push(stored),
+    }
+    let mut unit = UnitOfWork::new();
+    unit.push(settings::CONNECTIONS.write(&connections)?);
+    let mut default_model = None;
+    if settings::DEFAULT_MODEL.read(reads.store).await?.is_none()
+        && let Some(model) = p.connection.model_ids.first()
+        && let Ok(model_id) = panelot_protocol::ModelId::new(model.clone())
+    {
+        let choice = ModelChoice { connection_id: id.clone(), model_id };
+        unit.push(settings::DEFAULT_MODEL.write(&choice)?);
+        default_model = Some(Some(choice));
+    }
+    let overlay = Overlay { connections: Some(&connections), default_model, ..Overlay::default() };
+    let settings = settings_view(reads, overlay).await?;
+    Ok(settings_changed(unit, op, settings))
+}
+
+/// `connection.delete`.
+pub(crate) async fn delete_connection<S: Store>(
+    reads: &Reads<'_, S>,
+    op: &Op,
+    p: &ConnectionDeleteParams,
+) -> Result<Decision, StoreError> {
+    let mut connections = settings::read_or_default(reads.store, settings::CONNECTIONS).await?;
+    let before = connections.len();
+    connections.retain(|c| stored_id(c) != Some(p.connection_id.as_str()));
+    if connections.len() == before {
+        let message = format!("connection {} does not exist", p.connection_id);
+        return Ok(Decision::rejected(op, ErrorCode::InvalidCommand, message));
+    }
+    let mut unit = UnitOfWork::new();
+    unit.push(settings::CONNECTIONS.write(&connections)?);
+    let overlay = Overlay { connections: Some(&connections), ..Overlay::default() };
+    let settings = settings_view(reads, overlay).await?;
+    Ok(settings_changed(unit, op, settings))
+}
+
+/// `rule.add`: a rule the user wrote, checked by the gatekeeper's own parser.
+pub(crate) async fn add_rule<S: Store>(
+    reads: &Reads<'_, S>,
+    op: &Op,
+    p: &RuleAddParams,
+) -> Result<Decision, StoreError> {
+    let now = reads.env.now_ms();
+    let rule = StoredRule {
+        id: reads.env.ids.new_id("rule"),
+        tool: p.rule.tool.trim().to_owned(),
+        origin: p.rule.origin.trim().to_owned(),
+        verdict: StoredVerdict::from(p.rule.verdict),
+        source: StoredAuthor::User,
+        created_at_ms: now,
+    };
+    let verdict = match rule.verdict {
+        StoredVerdict::Allow => RuleVerdict::Allow,
+        StoredVerdict::Ask => RuleVerdict::Ask,
+        StoredVerdict::Deny => RuleVerdict::Deny,
+    };
+    if let Err(err) =
+        Rule::parse(&rule.id, &rule.tool, &rule.origin, verdict, RuleSource::User, now)
+    {
+        let message = format!("the rule is not valid: {err}");
+        return Ok(Decision::rejected(op, ErrorCode::InvalidCommand, message));
+    }
+    let mut rules = settings::rules(reads.store).await?;
+    if rules.len() >= MAX_RULES {
+        let message = format!("at most {MAX_RULES} rules can be stored");
+        return Ok(Decision::rejected(op, ErrorCode::InvalidCommand, message));
+    }
+    rules.push(rule);
+    rules_changed(reads, op, rules).await
+}
+
+/// `rule.delete`. A seeded rule deleted here stays deleted: seeding runs once per profile.
+pub(crate) async fn delete_rule<S: Store>(
+    reads: &Reads<'_, S>,
+    op: &Op,
+    p: &RuleDeleteParams,
+) -> Result<Decision, StoreError> {
+    let mut rules = settings::rules(reads.store).await?;
+    let before = rules.len();
+    rules.retain(|rule| rule.id != p.rule_id);
+    if rules.len() == before {
+        let message = format!("rule {} does not exist", p.rule_id);
+        return Ok(Decision::rejected(op, ErrorCode::InvalidCommand, message));
+    }
+    rules_changed(reads, op, rules).await
+}
+
+async fn rules_changed<S: Store>(
+    reads: &Reads<'_, S>,
+    op: &Op,
+    rules: Vec<StoredRule>,
+) -> Result<Decision, StoreError> {
+    let mut unit = UnitOfWork::new();
+    unit.push(settings::write_rules(&rules)?);
+    let overlay = Overlay { rules: Some(&rules), ..Overlay::default() };
+    let settings = settings_view(reads, overlay).await?;
+    Ok(settings_changed(unit, op, settings))
+}
+
+/// The unit that seeds the default rules, once per profile; `None` when they were seeded.
+pub(crate) async fn seed_rules(store: &impl Store) -> Result<Option<UnitOfWork>, StoreError> {
+    if settings::RULES_SEEDED.read(store).await?.is_some() {
+        return Ok(None);
+    }
+    let mut rules = settings::rules(store).await?;
+    for seed in settings::seeded_rules() {
+        if !rules.iter().any(|r| r.id == seed.id) {
+            rules.push(seed);
+        }
+    }
+    let mut unit = UnitOfWork::new();
+    unit.push(settings::write_rules(&rules)?);
+    unit.push(settings::RULES_SEEDED.write(&true)?);
+    Ok(Some(unit))
+}

@@ -1,0 +1,359 @@
+//! Every setting the engine stores, with its type: one place owns the keys, their value types
+//! and how they are read and written, so a setting is handled the same way everywhere and a
+//! typo in a key cannot compile.
+//!
+//! * [`Setting`]: a typed key; [`Setting::read`] decodes what is stored (an unset or unreadable
+//!   value is `None`), [`Setting::write`] makes the [`WriteOp`] that stores a value.
+//! * [`StoredRule`]: a permission rule as stored, read one by one so that one rule this version
+//!   cannot read never hides the others.
+//! * [`SessionGrants`]: "accept for this session", bound to one browser session.
+//! * [`PermissionState`]: everything the gatekeeper reads, loaded at once.
+
+use std::collections::BTreeMap;
+use std::collections::BTreeSet;
+use std::marker::PhantomData;
+
+use panelot_protocol::Origin;
+use panelot_protocol::OriginPattern;
+use panelot_protocol::ThreadId;
+use panelot_protocol::engine::ModelChoice;
+use panelot_protocol::engine::PermissionPolicy;
+use panelot_protocol::engine::PermissionRuleView;
+use panelot_protocol::engine::PermissionVerdict;
+use panelot_protocol::engine::PresetView;
+use panelot_protocol::engine::RuleAuthor;
+use serde::Deserialize;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::gatekeeper::Rule;
+use crate::gatekeeper::RuleSource;
+use crate::gatekeeper::RuleVerdict;
+use crate::gatekeeper::SensitiveOrigins;
+use crate::store::Store;
+use crate::store::StoreError;
+use crate::store::WriteOp;
+
+/// A setting's key and the type of its value.
+#[derive(Debug)]
+pub struct Setting<T> {
+    key: &'static str,
+    value: PhantomData<fn() -> T>,
+}
+
+impl<T> Clone for Setting<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Setting<T> {}
+
+impl<T: Serialize + DeserializeOwned> Setting<T> {
+    const fn new(key: &'static str) -> Self {
+        Setting { key, value: PhantomData }
+    }
+
+    /// The key it is stored under.
+    pub fn key(&self) -> &'static str {
+        self.key
+    }
+
+    /// The stored value; `None` when unset or unreadable by this version.
+    pub async fn read(&self, store: &impl Store) -> Result<Option<T>, StoreError> {
+        Ok(store.setting(self.key).await?.and_then(|value| serde_json::from_value(value).ok()))
+    }
+
+    /// The write that stores `value`.
+    pub fn write(&self, value: &T) -> Result<WriteOp, StoreError> {
+        let value =
+            serde_json::to_value(value).map_err(|err| StoreError::Corrupt(err.to_string()))?;
+        Ok(WriteOp::PutSetting { key: self.key.into(), value })
+    }
+}
+
+/// The model connections, as the host's vault makes them (keys sealed): the engine never reads
+/// inside them except for their `id`.
+pub const CONNECTIONS: Setting<Vec<Value>> = Setting::new("connections");
+/// The model used when a turn names none.
+pub const DEFAULT_MODEL: Setting<ModelChoice> = Setting::new("defaultModel");
+/// The global permission policy (`untrusted` when unset).
+pub const PERMISSION_POLICY: Setting<PermissionPolicy> = Setting::new("permissionPolicy");
+/// Tokens a turn may spend before it pauses; unset (or null) is unlimited.
+pub const TURN_TOKEN_BUDGET: Setting<Option<u64>> = Setting::new("turnTokenBudget");
+/// The permission rules, read one by one ([`rules`]).
+pub const RULES: Setting<Vec<Value>> = Setting::new("permissionRules");
+/// Set once the default rules were seeded, so a rule the user deleted stays deleted.
+pub const RULES_SEEDED: Setting<bool> = Setting::new("permissionRulesSeeded");
+/// Origin patterns the user added to the sensitive list.
+pub const SENSITIVE_ORIGINS: Setting<Vec<String>> = Setting::new("sensitiveOrigins");
+/// Every model preset, in the order they were made.
+pub const PRESETS: Setting<Vec<PresetView>> = Setting::new("presets");
+/// "Accept for this session" grants of every thread.
+pub const SESSION_GRANTS: Setting<SessionGrants> = Setting::new("sessionGrants");
+
+/// A setting decoded as `T`, or the default when unset or unreadable.
+pub async fn read_or_default<T: Serialize + DeserializeOwned + Default>(
+    store: &impl Store,
+    setting: Setting<T>,
+) -> Result<T, StoreError> {
+    Ok(setting.read(store).await?.unwrap_or_default())
+}
+
+/// The global permission policy.
+pub async fn policy(store: &impl Store) -> Result<PermissionPolicy, StoreError> {
+    Ok(PERMISSION_POLICY.read(store).await?.unwrap_or(PermissionPolicy::Untrusted))
+}
+
+/// The turn token budget; `None` is unlimited.
+pub async fn token_budget(store: &impl Store) -> Result<Option<u64>, StoreError> {
+    Ok(TURN_TOKEN_BUDGET.read(store).await?.flatten())
+}
+
+/// A verdict as stored in a rule.
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum StoredVerdict {
+    /// Runs without asking.
+    Allow,
+    /// Always asks.
+    Ask,
+    /// Never runs.
+    Deny,
+}
+
+/// Who made a stored rule.
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum StoredAuthor {
+    /// The user, in settings (or seeded for every profile).
+    User,
+    /// "Accept for this site" on an approval.
+    Approval,
+    /// A plugin.
+    Plugin,
+}
+
+/// A permission rule as stored.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct StoredRule {
+    /// Stable id.
+    pub id: String,
+    /// Tool pattern: `*`, a name, `prefix*` or `category:X`.
+    pub tool: String,
+    /// Origin pattern: `*`, an exact origin or `*.domain`.
+    pub origin: String,
+    /// What it decides.
+    pub verdict: StoredVerdict,
+    /// Who made it.
+    pub source: StoredAuthor,
+    /// Creation time.
+    pub created_at_ms: u64,
+}
+
+impl From<PermissionVerdict> for StoredVerdict {
+    fn from(verdict: PermissionVerdict) -> Self {
+        match verdict {
+            PermissionVerdict::Allow => StoredVerdict::Allow,
+            PermissionVerdict::Ask => StoredVerdict::Ask,
+            PermissionVerdict::Deny => StoredVerdict::Deny,
+        }
+    }
+}
+
+impl StoredRule {
+    /// The rule as the settings page shows it.
+    pub fn view(&self) -> PermissionRuleView {
+        PermissionRuleView {
+            id: self.id.clone(),
+            tool: self.tool.clone(),
+            origin: self.origin.clone(),
+            verdict: match self.verdict {
+                StoredVerdict::Allow => PermissionVerdict::Allow,
+                StoredVerdict::Ask => PermissionVerdict::Ask,
+                StoredVerdict::Deny => PermissionVerdict::Deny,
+            },
+            source: match self.source {
+                StoredAuthor::User => RuleAuthor::User,
+                StoredAuthor::Approval => RuleAuthor::Approval,
+                StoredAuthor::Plugin => RuleAuthor::Plugin,
+            },
+            created_at_ms: self.created_at_ms,
+        }
+    }
+
+    /// The rule the gatekeeper applies; `None` for patterns it cannot read.
+    pub fn parse(&self) -> Option<Rule> {
+        let verdict = match self.verdict {
+            StoredVerdict::Allow => RuleVerdict::Allow,
+            StoredVerdict::Ask => RuleVerdict::Ask,
+            StoredVerdict::Deny => RuleVerdict::Deny,
+        };
+        let source = match self.source {
+            StoredAuthor::User => RuleSource::User,
+            StoredAuthor::Approval => RuleSource::Approval,
+            StoredAuthor::Plugin => RuleSource::Plugin,
+        };
+        Rule::parse(&self.id, &self.tool, &self.origin, verdict, source, self.created_at_ms).ok()
+    }
+}
+
+/// The rules every profile starts with (deleting one keeps it deleted).
+pub fn seeded_rules() -> Vec<StoredRule> {
+    vec![StoredRule {
+        id: "seed-deny-run-javascript".into(),
+        tool: "run_javascript".into(),
+        origin: "*".into(),
+        verdict: StoredVerdict::Deny,
+        source: StoredAuthor::User,
+        created_at_ms: 0,
+    }]
+}
+
+/// The stored rules this version can read, in stored order.
+pub async fn rules(store: &impl Store) -> Result<Vec<StoredRule>, StoreError> {
+    let raw = read_or_default(store, RULES).await?;
+    Ok(raw.into_iter().filter_map(|value| serde_json::from_value(value).ok()).collect())
+}
+
+/// The write that stores `rules`.
+pub fn write_rules(rules: &[StoredRule]) -> Result<WriteOp, StoreError> {
+    let values: Vec<Value> = rules
+        .iter()
+        .map(serde_json::to_value)
+        .collect::<Result<_, _>>()
+        .map_err(|err| StoreError::Corrupt(err.to_string()))?;
+    RULES.write(&values)
+}
+
+/// "Accept for this session" grants: `"{tool} {origin}"` keys per thread, valid for one browser
+/// session. Grants of an earlier session are ignored, and revoking a site's access in the
+/// browser drops every grant for it.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionGrants {
+    /// The browser session the grants belong to.
+    pub session: String,
+    /// Grant keys by thread.
+    pub threads: BTreeMap<ThreadId, BTreeSet<String>>,
+}
+
+impl SessionGrants {
+    /// The grants of `thread` in `session`.
+    pub fn of(&self, session: &str, thread: &ThreadId) -> BTreeSet<String> {
+        if self.session != session {
+            return BTreeSet::new();
+        }
+        self.threads.get(thread).cloned().unwrap_or_default()
+    }
+
+    /// Adds a grant for `thread` in `session`, dropping the grants of an older session.
+    pub fn grant(&mut self, session: &str, thread: &ThreadId, key: String) {
+        if self.session != session {
+            *self = SessionGrants { session: session.to_owned(), threads: BTreeMap::new() };
+        }
+        self.threads.entry(thread.clone()).or_default().insert(key);
+    }
+
+    /// Drops every grant whose origin is one of `origins` (their access was revoked).
+    pub fn revoke(&mut self, origins: &[Origin]) -> bool {
+        let mut changed = false;
+        for keys in self.threads.values_mut() {
+            let before = keys.len();
+            keys.retain(|key| {
+                let origin = key.split_once(' ').map(|(_, origin)| origin);
+                !origin
+                    .and_then(|origin| Origin::parse(origin).ok())
+                    .is_some_and(|origin| origins.contains(&origin))
+            });
+            changed |= keys.len() != before;
+        }
+        changed
+    }
+
+    /// Forgets a deleted thread.
+    pub fn forget(&mut self, thread: &ThreadId) -> bool {
+        self.threads.remove(thread).is_some()
+    }
+}
+
+/// Everything the gatekeeper reads for one thread.
+#[derive(Debug, Clone)]
+pub struct PermissionState {
+    /// Every rule in force.
+    pub rules: Vec<Rule>,
+    /// The denylist.
+    pub sensitive: SensitiveOrigins,
+    /// The thread's session grants.
+    pub grants: BTreeSet<String>,
+}
+
+impl PermissionState {
+    /// Loads the permission state of `thread` in browser session `session`.
+    pub async fn load(
+        store: &impl Store,
+        session: &str,
+        thread: &ThreadId,
+    ) -> Result<PermissionState, StoreError> {
+        let rules = rules(store).await?.iter().filter_map(StoredRule::parse).collect();
+        let user_sensitive: Vec<OriginPattern> = read_or_default(store, SENSITIVE_ORIGINS)
+            .await?
+            .iter()
+            .filter_map(|pattern| OriginPattern::parse(pattern).ok())
+            .collect();
+        let grants = read_or_default(store, SESSION_GRANTS).await?.of(session, thread);
+        Ok(PermissionState {
+            rules,
+            sensitive: SensitiveOrigins::with_user(user_sensitive),
+            grants,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn thread(n: u32) -> ThreadId {
+        ThreadId::new(format!("t-{n}")).unwrap()
+    }
+
+    #[test]
+    fn session_grants_end_with_their_session_and_with_revoked_access() {
+        let mut grants = SessionGrants::default();
+        grants.grant("s1", &thread(1), "click https://shop.test".into());
+        grants.grant("s1", &thread(1), "type https://mail.test".into());
+        assert_eq!(grants.of("s1", &thread(1)).len(), 2);
+        assert!(grants.of("s2", &thread(1)).is_empty(), "another browser session");
+        assert!(grants.of("s1", &thread(2)).is_empty(), "another thread");
+        assert!(grants.revoke(&[Origin::parse("https://shop.test").unwrap()]));
+        assert_eq!(
+            grants.of("s1", &thread(1)).into_iter().collect::<Vec<_>>(),
+            ["type https://mail.test"]
+        );
+        grants.grant("s2", &thread(1), "click https://shop.test".into());
+        assert_eq!(grants.threads.len(), 1, "a new session drops the old grants");
+        assert!(grants.of("s1", &thread(1)).is_empty());
+    }
+
+    #[test]
+    fn stored_rules_keep_their_json_form() {
+        let rule = StoredRule {
+            id: "r1".into(),
+            tool: "click".into(),
+            origin: "https://shop.test".into(),
+            verdict: StoredVerdict::Allow,
+            source: StoredAuthor::Approval,
+            created_at_ms: 5,
+        };
+        let json = serde_json::to_value(&rule).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"id": "r1", "tool": "click", "origin": "https://shop.test",
+                "verdict": "allow", "source": "approval", "createdAtMs": 5})
+        );
+        assert!(rule.parse().is_some());
+    }
+}

@@ -1,0 +1,250 @@
+//! Every action is judged where it lands: the tab a call names (not the one the message came
+//! from), the page that tab shows, and where a click leads; the host acts only on the page that
+//! was judged; the approval card names that page and element; grants bind the judged origin and
+//! end with the browser session; taint follows the thread across turns and restarts.
+
+use panelot_protocol::engine::ApprovalFlag;
+use panelot_protocol::engine::ErrorCode;
+use panelot_protocol::engine::StopReason;
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+use super::turn_tests::acked;
+use super::turn_tests::approvals;
+use super::turn_tests::ask_first;
+use super::turn_tests::rejected;
+use super::turn_tests::respond;
+use super::turn_tests::results;
+use super::turn_tests::stops;
+use super::turn_tests::submit;
+use super::world::Reply;
+use super::world::World;
+use crate::engine::Effect;
+use crate::store::Store;
+use crate::store::conformance::block_on;
+
+fn clicks_run(world: &World) -> usize {
+    world.executions.iter().filter(|e| e.call.tool == "click" && e.acted_on.is_some()).count()
+}
+
+#[test]
+fn a_write_is_judged_on_the_tab_it_names_not_the_tab_the_message_came_from() {
+    let mut world = World::new();
+    // The user writes from the shop tab; the model clicks on the bank tab.
+    let bank = world.browser.open("https://www.paypal.com/summary");
+    let thread = world.create_thread();
+    world.script.push_back(Reply::tool("click", json!({"ref": "e1", "tabId": bank})));
+    world.script.push_back(Reply::text("could not"));
+    submit(&mut world, &thread, "pay it");
+    world.settle();
+    assert_eq!(clicks_run(&world), 0, "the click on the sensitive tab never ran");
+    let said = results(&world.path(&thread));
+    assert!(said[0].contains("https://www.paypal.com is a sensitive origin"), "{said:?}");
+    // The same click on the shop tab runs under `auto`.
+    world.script.push_back(Reply::tool("click", json!({"ref": "e1", "tabId": 7})));
+    world.script.push_back(Reply::text("done"));
+    submit(&mut world, &thread, "click on the shop");
+    world.settle();
+    assert_eq!(clicks_run(&world), 1);
+}
+
+#[test]
+fn a_link_to_a_sensitive_origin_is_denied_even_on_a_trusted_page() {
+    let mut world = World::new();
+    let thread = world.create_thread();
+    world.script.push_back(Reply::tool("click", json!({"ref": "pay"})));
+    world.script.push_back(Reply::text("no"));
+    submit(&mut world, &thread, "go to checkout");
+    world.settle();
+    assert_eq!(clicks_run(&world), 0);
+    let said = results(&world.path(&thread));
+    assert!(said[0].contains("it leads to https://www.paypal.com"), "{said:?}");
+}
+
+#[test]
+fn a_page_that_navigates_while_its_approval_waits_is_not_acted_on() {
+    let mut world = World::new();
+    ask_first(&world);
+    let thread = world.create_thread();
+    world.script.push_back(Reply::tool("click", json!({"ref": "e1"})));
+    world.script.push_back(Reply::text("the page changed"));
+    submit(&mut world, &thread, "click");
+    world.settle();
+    let asked = approvals(&world);
+    assert_eq!(asked.len(), 1);
+    // The user looks away; the page navigates; then the user accepts.
+    world.browser.navigate(7, "https://shop.example/elsewhere");
+    respond(&mut world, &asked[0].0, json!({"type": "accept"}));
+    world.settle();
+    assert_eq!(clicks_run(&world), 0, "nothing acts on a page nobody judged");
+    let said = results(&world.path(&thread));
+    assert!(said[0].contains("target_changed"), "{said:?}");
+    assert_eq!(stops(&world), [StopReason::End]);
+}
+
+#[test]
+fn the_approval_card_names_the_judged_page_and_element_and_highlights_it() {
+    let mut world = World::new();
+    ask_first(&world);
+    let thread = world.create_thread();
+    world.script.push_back(Reply::tool("click", json!({"ref": "e1"})));
+    world.script.push_back(Reply::text("done"));
+    submit(&mut world, &thread, "click");
+    world.settle();
+    let (approval, request) = approvals(&world).remove(0);
+    assert_eq!(request.target_origin.as_deref(), Some("https://shop.example"));
+    let target = request.target.as_ref().expect("the card names the target");
+    assert_eq!((target.tab_id, target.url.as_str()), (7, "https://shop.example/cart"));
+    assert_eq!(
+        (target.elements[0].role.as_str(), target.elements[0].name.as_str()),
+        ("button", "Button e1")
+    );
+    let shown = world.highlights();
+    assert!(
+        matches!(&shown[..], [Effect::Highlight { tab: 7, element_ref: Some(r), .. }] if r == "e1"),
+        "{shown:?}"
+    );
+    respond(&mut world, &approval, json!({"type": "accept"}));
+    world.settle();
+    assert!(
+        matches!(world.highlights().last(), Some(Effect::Highlight { element_ref: None, .. })),
+        "the highlight goes with the card"
+    );
+    assert_eq!(clicks_run(&world), 1);
+}
+
+#[test]
+fn accept_for_site_stores_a_rule_for_the_judged_origin_only_and_is_refused_without_one() {
+    let mut world = World::new();
+    ask_first(&world);
+    let thread = world.create_thread();
+    world.script.push_back(Reply::tool("click", json!({"ref": "e1"})));
+    world.script.push_back(Reply::text("done"));
+    submit(&mut world, &thread, "click");
+    world.settle();
+    let (approval, _) = approvals(&world).remove(0);
+    assert!(acked(&respond(&mut world, &approval, json!({"type": "acceptForSite"}))));
+    world.settle();
+    let rules = block_on(world.store.setting(crate::settings::RULES.key())).unwrap().unwrap();
+    let granted: Vec<(String, String)> = rules
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["source"] == "approval")
+        .map(|r| (r["tool"].as_str().unwrap().to_owned(), r["origin"].as_str().unwrap().to_owned()))
+        .collect();
+    assert_eq!(granted, [("click".to_owned(), "https://shop.example".to_owned())]);
+    // A write with no origin cannot be granted for a site (it would be a rule for `*`).
+    world.script.push_back(Reply::tool("mcp__notes__write", json!({"text": "hi"})));
+    world.script.push_back(Reply::text("noted"));
+    submit(&mut world, &thread, "note it");
+    world.settle();
+    let (approval, request) = approvals(&world).remove(1);
+    assert_eq!(request.target_origin, None);
+    let refused = respond(&mut world, &approval, json!({"type": "acceptForSite"}));
+    assert_eq!(rejected(&refused), Some(ErrorCode::InvalidCommand));
+    let refused = respond(&mut world, &approval, json!({"type": "acceptForSession"}));
+    assert_eq!(rejected(&refused), Some(ErrorCode::InvalidCommand));
+    assert!(acked(&respond(&mut world, &approval, json!({"type": "accept"}))));
+    world.settle();
+    let rules = block_on(world.store.setting(crate::settings::RULES.key())).unwrap().unwrap();
+    assert!(!rules.to_string().contains(r#""origin":"*","source":"approval""#), "{rules}");
+}
+
+#[test]
+fn a_session_grant_covers_its_origin_until_the_browser_session_ends() {
+    let mut world = World::new();
+    ask_first(&world);
+    let thread = world.create_thread();
+    world.script.push_back(Reply::tool("click", json!({"ref": "e1"})));
+    world.script.push_back(Reply::text("done"));
+    submit(&mut world, &thread, "click");
+    world.settle();
+    let (approval, _) = approvals(&world).remove(0);
+    respond(&mut world, &approval, json!({"type": "acceptForSession"}));
+    world.settle();
+    // Same tool, same origin, same session: no question.
+    world.script.push_back(Reply::tool("click", json!({"ref": "e2"})));
+    world.script.push_back(Reply::text("done again"));
+    submit(&mut world, &thread, "click again");
+    world.settle();
+    assert_eq!(approvals(&world).len(), 1);
+    assert_eq!(clicks_run(&world), 2);
+    // Another origin is not covered.
+    let news = world.browser.open("https://news.example/");
+    world.script.push_back(Reply::tool("click", json!({"ref": "e1", "tabId": news})));
+    world.script.push_back(Reply::text("asked"));
+    submit(&mut world, &thread, "click the news");
+    world.settle();
+    assert_eq!(approvals(&world).len(), 2);
+    let (pending, _) = approvals(&world).remove(1);
+    respond(&mut world, &pending, json!({"type": "decline", "note": null}));
+    world.settle();
+    // The browser restarts: the grant is gone.
+    world.new_browser_session("browser-2");
+    world.script.push_back(Reply::tool("click", json!({"ref": "e1"})));
+    world.script.push_back(Reply::text("asked again"));
+    submit(&mut world, &thread, "click once more");
+    world.settle();
+    assert_eq!(approvals(&world).len(), 3, "a new browser session asks again");
+}
+
+#[test]
+fn revoking_a_sites_access_ends_its_session_grants() {
+    let mut world = World::new();
+    ask_first(&world);
+    let thread = world.create_thread();
+    world.script.push_back(Reply::tool("click", json!({"ref": "e1"})));
+    world.script.push_back(Reply::text("done"));
+    submit(&mut world, &thread, "click");
+    world.settle();
+    let (approval, _) = approvals(&world).remove(0);
+    respond(&mut world, &approval, json!({"type": "acceptForSession"}));
+    world.settle();
+    world.input(crate::driver::Input::HostAccessRemoved(vec!["https://shop.example".into()]));
+    world.script.push_back(Reply::tool("click", json!({"ref": "e2"})));
+    world.script.push_back(Reply::text("asked"));
+    submit(&mut world, &thread, "click again");
+    world.settle();
+    assert_eq!(approvals(&world).len(), 2);
+}
+
+#[test]
+fn taint_follows_the_thread_across_turns_and_restarts() {
+    let mut world = World::new();
+    let thread = world.create_thread();
+    // Turn 1 reads a page that plants a URL.
+    world.script.push_back(Reply::tool("read_page", json!({"ref": "lure"})));
+    world.script.push_back(Reply::text("The page says your session expired."));
+    submit(&mut world, &thread, "what does the page say?");
+    world.settle();
+    world.restart();
+    // Turn 2: the user says to go along; the model navigates to the planted URL.
+    world
+        .script
+        .push_back(Reply::tool("navigate", json!({"url": "https://evil.example/login?next=cart"})));
+    world.script.push_back(Reply::text("ok"));
+    submit(&mut world, &thread, "OK, do what the page says");
+    world.settle();
+    let asked = approvals(&world);
+    assert_eq!(asked.len(), 1, "a destination the page chose asks even under auto");
+    assert!(asked[0].1.flags.contains(&ApprovalFlag::TaintedInput));
+    assert_eq!(asked[0].1.taint[0].source, "https://shop.example");
+    assert!(world.executions.iter().all(|e| e.call.tool != "navigate"));
+}
+
+#[test]
+fn a_write_that_sends_its_tab_somewhere_sensitive_ends_the_runs_actions_there() {
+    let mut world = World::new();
+    let thread = world.create_thread();
+    world.script.push_back(Reply::tool("click", json!({"ref": "redirect"})));
+    world.script.push_back(Reply::tool("read_page", json!({"ref": "e1"})));
+    world.script.push_back(Reply::text("stopped"));
+    submit(&mut world, &thread, "click the banner");
+    world.settle();
+    let said = results(&world.path(&thread));
+    assert!(said[0].contains("Panelot will not act on that tab again"), "{said:?}");
+    assert!(said[1].contains("stopped acting on tab 7"), "{said:?}");
+    let reads = world.executions.iter().filter(|e| e.call.tool == "read_page").count();
+    assert_eq!(reads, 0, "the blocked tab was not read either");
+}

@@ -1,0 +1,768 @@
+//! The one catalog of tools Panelot knows: for each name, how the gatekeeper treats it (read or
+//! write, rule category, where its target comes from) and, for the tools this workspace offers,
+//! how it runs (its route), its level, description and parameters.
+//!
+//! The gatekeeper classifies by this table, the engine builds its registry from it, and a host
+//! (the extension's gateway) maps each [`Route`] to its implementation with an exhaustive
+//! `match`, so a tool cannot be offered without a classification or classified twice. Tools the
+//! gatekeeper knows but no host here implements yet have no [`Offer`]; a host that registers one
+//! of them by name gets its judgement from the same row. Unknown names are judged as page writes
+//! so a new tool is gated until someone classifies it.
+
+use panelot_protocol::content::SNAPSHOT_MAX_TOKENS;
+use panelot_protocol::content::WAIT_FOR_MAX_MS;
+use panelot_protocol::engine::ToolLevel;
+use serde_json::Value;
+use serde_json::json;
+
+use super::descriptor::ToolDescriptor;
+use super::descriptor::ToolEffect;
+use super::descriptor::ToolRegistry;
+
+/// How the gatekeeper treats a tool's effect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Allowed under every policy: it only asks the user or reads the engine's own data.
+    AlwaysAllowed,
+    /// A read: allowed unless the policy is `always`.
+    Read,
+    /// A write: runs the full gatekeeper order.
+    Write,
+}
+
+/// Where a tool's target comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TargetKind {
+    /// A page in a tab: the tab, its document and origin (and the elements named by refs, with
+    /// where a click or submit leads) are resolved before judgement.
+    Page,
+    /// A tab moved to the `url` parameter: judged by that destination; the tab is resolved so
+    /// the move goes to the tab that was judged.
+    TabDestination,
+    /// The `url` parameter, with no tab: judged by that destination.
+    Destination,
+    /// No origin; only `*` origin patterns match it.
+    Originless,
+}
+
+/// The rule categories (write tools only), as rules name them (`category:fill`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ToolCategory {
+    /// Moving between pages and tabs.
+    Navigate,
+    /// Grouping tabs.
+    Organize,
+    /// Clicking.
+    Click,
+    /// Typing, selecting and key presses.
+    Fill,
+    /// Running page JavaScript.
+    Eval,
+    /// Downloading files.
+    Download,
+    /// Uploading files.
+    Upload,
+    /// Hovering and dragging.
+    Interact,
+    /// Writing agent memory.
+    Memory,
+    /// Every `mcp__*` tool.
+    Mcp,
+}
+
+/// Category names as written in rules (`category:fill`).
+pub const CATEGORY_NAMES: &[(ToolCategory, &str)] = &[
+    (ToolCategory::Navigate, "navigate"),
+    (ToolCategory::Organize, "organize"),
+    (ToolCategory::Click, "click"),
+    (ToolCategory::Fill, "fill"),
+    (ToolCategory::Eval, "eval"),
+    (ToolCategory::Download, "download"),
+    (ToolCategory::Upload, "upload"),
+    (ToolCategory::Interact, "interact"),
+    (ToolCategory::Memory, "memory"),
+    (ToolCategory::Mcp, "mcp"),
+];
+
+impl ToolCategory {
+    /// Parses a category name as written after `category:`.
+    pub fn parse(name: &str) -> Option<ToolCategory> {
+        CATEGORY_NAMES.iter().find(|(_, it)| *it == name).map(|(category, _)| *category)
+    }
+
+    /// The name written after `category:`.
+    pub fn name(self) -> &'static str {
+        CATEGORY_NAMES.iter().find(|(it, _)| *it == self).map_or("", |(_, name)| name)
+    }
+}
+
+/// Everything the gatekeeper needs to know about one tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ToolInfo {
+    /// Read, write or always allowed.
+    pub access: Access,
+    /// The rule category, for writes.
+    pub category: Option<ToolCategory>,
+    /// Where the target comes from.
+    pub target: TargetKind,
+}
+
+/// Prefix of MCP tool names (`mcp__{serverId}__{tool}`).
+pub const MCP_PREFIX: &str = "mcp__";
+
+/// The parameter every tab-bound tool accepts to name its tab.
+pub const TAB_ID_PARAM: &str = "tabId";
+
+/// How an offered tool runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    /// Through the browser's tab API (L0).
+    Tabs(TabTool),
+    /// Through the page executor (L1).
+    Page(PageTool),
+    /// Through the debugger protocol (L2).
+    Debugger(DebuggerTool),
+    /// By the engine itself: it asks the user.
+    Engine,
+}
+
+/// The tab tools (L0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TabTool {
+    /// `tabs_list`.
+    List,
+    /// `tab_open`.
+    Open,
+    /// `tab_focus`.
+    Focus,
+    /// `tab_close`.
+    Close,
+    /// `navigate`.
+    Navigate,
+    /// `go_back`.
+    Back,
+    /// `go_forward`.
+    Forward,
+}
+
+/// The page-executor tools (L1); each is one call of the executor protocol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageTool {
+    /// `read_page`: the snapshot.
+    ReadPage,
+    /// `find_in_page`.
+    FindInPage,
+    /// `extract`.
+    Extract,
+    /// `get_selection`.
+    GetSelection,
+    /// `click`.
+    Click,
+    /// `type`.
+    Type,
+    /// `select_option`.
+    SelectOption,
+    /// `scroll`.
+    Scroll,
+    /// `hover`.
+    Hover,
+    /// `wait_for`.
+    WaitFor,
+    /// `press_key`.
+    PressKey,
+    /// `batch_actions`.
+    BatchActions,
+}
+
+/// The debugger tools (L2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DebuggerTool {
+    /// `click_trusted`.
+    ClickTrusted,
+    /// `type_trusted`.
+    TypeTrusted,
+    /// `screenshot`.
+    Screenshot,
+    /// `run_javascript`.
+    RunJavascript,
+}
+
+/// Whether an offered tool takes `tabId`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TabParam {
+    /// It names no tab.
+    None,
+    /// It may name one; otherwise the run's tab.
+    Optional,
+    /// It must name one.
+    Required,
+}
+
+/// How a tool is offered to the model and run.
+#[derive(Debug, Clone, Copy)]
+pub struct Offer {
+    /// How it runs.
+    pub route: Route,
+    /// What the model reads about it.
+    pub description: &'static str,
+    /// Its parameters besides `tabId`, as JSON Schema properties.
+    pub properties: fn() -> Value,
+    /// The required ones.
+    pub required: &'static [&'static str],
+    /// Whether it takes `tabId`.
+    pub tab: TabParam,
+}
+
+/// One row of the catalog.
+#[derive(Debug, Clone, Copy)]
+pub struct CatalogTool {
+    /// The name the model calls it by.
+    pub name: &'static str,
+    /// Its family: L2 tools act through the debugger, and their cards say so.
+    pub level: ToolLevel,
+    /// How the gatekeeper treats it.
+    pub info: ToolInfo,
+    /// How it is offered and run, for the tools this workspace implements.
+    pub offer: Option<Offer>,
+}
+
+impl CatalogTool {
+    /// The registry entry of an offered tool.
+    pub fn descriptor(&self) -> Option<ToolDescriptor> {
+        let offer = self.offer?;
+        let mut properties = match (offer.properties)() {
+            Value::Object(map) => map,
+            _ => serde_json::Map::new(),
+        };
+        let mut required: Vec<&str> = offer.required.to_vec();
+        if offer.tab != TabParam::None {
+            // How the default tab is chosen is said once, in the kernel prompt.
+            properties.insert(TAB_ID_PARAM.to_owned(), json!({"type": "integer", "minimum": 0}));
+            if offer.tab == TabParam::Required {
+                required.push(TAB_ID_PARAM);
+            }
+        }
+        let parameters = json!({
+            "type": "object",
+            "properties": properties,
+            "required": required,
+            "additionalProperties": false,
+        });
+        let effect = match self.info.access {
+            Access::Write => ToolEffect::Write,
+            Access::Read | Access::AlwaysAllowed => ToolEffect::Read,
+        };
+        Some(ToolDescriptor::new(self.name, offer.description, parameters, self.level, effect))
+    }
+}
+
+/// A ref parameter. Its length and characters are checked by the protocol's `ElementRef` when
+/// the executor call is built, and the kernel prompt says where refs come from, so the schema
+/// spends no tokens on them.
+fn element_ref() -> Value {
+    json!({"type": "string"})
+}
+
+fn no_properties() -> Value {
+    json!({})
+}
+
+fn url_property() -> Value {
+    json!({"url": {"type": "string", "minLength": 1, "maxLength": 4096, "description": "Absolute http(s) URL."}})
+}
+
+const fn info(access: Access, category: Option<ToolCategory>, target: TargetKind) -> ToolInfo {
+    ToolInfo { access, category, target }
+}
+
+const fn known(name: &'static str, level: ToolLevel, info: ToolInfo) -> CatalogTool {
+    CatalogTool { name, level, info, offer: None }
+}
+
+const fn offered(
+    name: &'static str,
+    level: ToolLevel,
+    info: ToolInfo,
+    offer: Offer,
+) -> CatalogTool {
+    CatalogTool { name, level, info, offer: Some(offer) }
+}
+
+use Access::AlwaysAllowed;
+use Access::Read;
+use Access::Write;
+use TargetKind::Destination;
+use TargetKind::Originless;
+use TargetKind::Page;
+use TargetKind::TabDestination;
+
+const NAVIGATE: Option<ToolCategory> = Some(ToolCategory::Navigate);
+const ORGANIZE: Option<ToolCategory> = Some(ToolCategory::Organize);
+const CLICK: Option<ToolCategory> = Some(ToolCategory::Click);
+const FILL: Option<ToolCategory> = Some(ToolCategory::Fill);
+const INTERACT: Option<ToolCategory> = Some(ToolCategory::Interact);
+
+/// Every known tool. `scroll` is a read by design; `watch_page` only observes.
+pub const CATALOG: &[CatalogTool] = &[
+    // L0: tabs and browser data.
+    offered(
+        "tabs_list",
+        ToolLevel::L0,
+        info(Read, None, Originless),
+        Offer {
+            route: Route::Tabs(TabTool::List),
+            description: "Open tabs (tabId, title, URL), marking the one the user views.",
+            properties: no_properties,
+            required: &[],
+            tab: TabParam::None,
+        },
+    ),
+    offered(
+        "tab_open",
+        ToolLevel::L0,
+        info(Write, NAVIGATE, Destination),
+        Offer {
+            route: Route::Tabs(TabTool::Open),
+            description: "Open url in a background tab (or reuse one at it), wait for the load; page tools then use it.",
+            properties: url_property,
+            required: &["url"],
+            tab: TabParam::None,
+        },
+    ),
+    offered(
+        "tab_focus",
+        ToolLevel::L0,
+        info(Write, NAVIGATE, Page),
+        Offer {
+            route: Route::Tabs(TabTool::Focus),
+            description: "Show a tab to the user: the only tool that changes what they see.",
+            properties: no_properties,
+            required: &[],
+            tab: TabParam::Required,
+        },
+    ),
+    offered(
+        "tab_close",
+        ToolLevel::L0,
+        info(Write, NAVIGATE, Page),
+        Offer {
+            route: Route::Tabs(TabTool::Close),
+            description: "Close a tab.",
+            properties: no_properties,
+            required: &[],
+            tab: TabParam::Required,
+        },
+    ),
+    offered(
+        "navigate",
+        ToolLevel::L0,
+        info(Write, NAVIGATE, TabDestination),
+        Offer {
+            route: Route::Tabs(TabTool::Navigate),
+            description: "Load url in the tab; returns its snapshot.",
+            properties: url_property,
+            required: &["url"],
+            tab: TabParam::Optional,
+        },
+    ),
+    offered(
+        "go_back",
+        ToolLevel::L0,
+        info(Write, NAVIGATE, Page),
+        Offer {
+            route: Route::Tabs(TabTool::Back),
+            description: "Back in the tab's history; returns its snapshot.",
+            properties: no_properties,
+            required: &[],
+            tab: TabParam::Optional,
+        },
+    ),
+    offered(
+        "go_forward",
+        ToolLevel::L0,
+        info(Write, NAVIGATE, Page),
+        Offer {
+            route: Route::Tabs(TabTool::Forward),
+            description: "Forward in the tab's history; returns its snapshot.",
+            properties: no_properties,
+            required: &[],
+            tab: TabParam::Optional,
+        },
+    ),
+    known("history_search", ToolLevel::L0, info(Read, None, Originless)),
+    known("bookmarks_search", ToolLevel::L0, info(Read, None, Originless)),
+    known("top_sites", ToolLevel::L0, info(Read, None, Originless)),
+    known("sessions_recently_closed", ToolLevel::L0, info(Read, None, Originless)),
+    known("session_restore", ToolLevel::L0, info(Write, NAVIGATE, Originless)),
+    known("tab_groups_list", ToolLevel::L0, info(Read, None, Originless)),
+    known("tabs_group", ToolLevel::L0, info(Write, ORGANIZE, Originless)),
+    known("tab_group_update", ToolLevel::L0, info(Write, ORGANIZE, Originless)),
+    // L1: the page executor.
+    offered(
+        "read_page",
+        ToolLevel::L1,
+        info(Read, None, Page),
+        Offer {
+            route: Route::Page(PageTool::ReadPage),
+            description: "Page snapshot, one element a line: `role \"name\" [states] [ref]`. Expand a folded line by passing its ref as scopeRef, or use find_in_page.",
+            properties: || {
+                json!({
+                    "maxTokens": {"type": "integer", "minimum": 200, "maximum": SNAPSHOT_MAX_TOKENS},
+                    "scopeRef": element_ref()
+                })
+            },
+            required: &[],
+            tab: TabParam::Optional,
+        },
+    ),
+    offered(
+        "find_in_page",
+        ToolLevel::L1,
+        info(Read, None, Page),
+        Offer {
+            route: Route::Page(PageTool::FindInPage),
+            description: "Up to 20 snapshot lines matching query (case-insensitive, folded parts too), with refs.",
+            properties: || json!({"query": {"type": "string", "minLength": 1, "maxLength": 200}}),
+            required: &["query"],
+            tab: TabParam::Optional,
+        },
+    ),
+    offered(
+        "extract",
+        ToolLevel::L1,
+        info(Read, None, Page),
+        Offer {
+            route: Route::Page(PageTool::Extract),
+            description: "The page or ref's subtree as Markdown, in windows; continue at fromChar.",
+            properties: || json!({"ref": element_ref(), "fromChar": {"type": "integer", "minimum": 0}}),
+            required: &[],
+            tab: TabParam::Optional,
+        },
+    ),
+    offered(
+        "get_selection",
+        ToolLevel::L1,
+        info(Read, None, Page),
+        Offer {
+            route: Route::Page(PageTool::GetSelection),
+            description: "Text the user selected on the page.",
+            properties: no_properties,
+            required: &[],
+            tab: TabParam::Optional,
+        },
+    ),
+    offered(
+        "click",
+        ToolLevel::L1,
+        info(Write, CLICK, Page),
+        Offer {
+            route: Route::Page(PageTool::Click),
+            description: "Click an element; reports what changed. If occluded, scroll or close the cover first.",
+            properties: || {
+                json!({
+                    "ref": element_ref(),
+                    "button": {"type": "string", "enum": ["left", "right"]},
+                    "doubleClick": {"type": "boolean"}
+                })
+            },
+            required: &["ref"],
+            tab: TabParam::Optional,
+        },
+    ),
+    offered(
+        "type",
+        ToolLevel::L1,
+        info(Write, FILL, Page),
+        Offer {
+            route: Route::Page(PageTool::Type),
+            description: "Type into a field (replaces; mode append adds); submit presses Enter; slowly types per key. Says if it registered.",
+            properties: || {
+                json!({
+                    "ref": element_ref(),
+                    "text": {"type": "string", "maxLength": 20000},
+                    "mode": {"type": "string", "enum": ["replace", "append"]},
+                    "submit": {"type": "boolean"},
+                    "slowly": {"type": "boolean"}
+                })
+            },
+            required: &["ref", "text"],
+            tab: TabParam::Optional,
+        },
+    ),
+    offered(
+        "select_option",
+        ToolLevel::L1,
+        info(Write, FILL, Page),
+        Offer {
+            route: Route::Page(PageTool::SelectOption),
+            description: "Select options by value or label (the error lists them if none match).",
+            properties: || {
+                json!({
+                    "ref": element_ref(),
+                    "values": {"type": "array", "items": {"type": "string", "maxLength": 500}, "maxItems": 50}
+                })
+            },
+            required: &["ref", "values"],
+            tab: TabParam::Optional,
+        },
+    ),
+    offered(
+        "scroll",
+        ToolLevel::L1,
+        info(Read, None, Page),
+        Offer {
+            route: Route::Page(PageTool::Scroll),
+            description: "Scroll the page or ref's element by one page (default), to the end, or by px pixels.",
+            properties: || {
+                json!({
+                    "ref": element_ref(),
+                    "direction": {"type": "string", "enum": ["up", "down"]},
+                    "amount": {
+                        "type": "object",
+                        "properties": {
+                            "unit": {"type": "string", "enum": ["page", "end", "pixels"]},
+                            "px": {"type": "integer", "minimum": 1, "maximum": 100000}
+                        },
+                        "required": ["unit"],
+                        "additionalProperties": false
+                    }
+                })
+            },
+            required: &["direction"],
+            tab: TabParam::Optional,
+        },
+    ),
+    offered(
+        "hover",
+        ToolLevel::L1,
+        info(Write, INTERACT, Page),
+        Offer {
+            route: Route::Page(PageTool::Hover),
+            description: "Hover an element (menus, tooltips); reports what changed.",
+            properties: || json!({"ref": element_ref()}),
+            required: &["ref"],
+            tab: TabParam::Optional,
+        },
+    ),
+    offered(
+        "wait_for",
+        ToolLevel::L1,
+        info(Read, None, Page),
+        Offer {
+            route: Route::Page(PageTool::WaitFor),
+            description: "Wait for text to appear, textGone to vanish (up to 30 s) or timeMs to pass; give one.",
+            properties: || {
+                json!({
+                    "text": {"type": "string", "minLength": 1, "maxLength": 500},
+                    "textGone": {"type": "string", "minLength": 1, "maxLength": 500},
+                    "timeMs": {"type": "integer", "minimum": 0, "maximum": WAIT_FOR_MAX_MS}
+                })
+            },
+            required: &[],
+            tab: TabParam::Optional,
+        },
+    ),
+    offered(
+        "press_key",
+        ToolLevel::L1,
+        info(Write, FILL, Page),
+        Offer {
+            route: Route::Page(PageTool::PressKey),
+            description: "Press a key (Enter, Escape, Control+a, Shift+Tab) on ref's element, else the focused one.",
+            properties: || {
+                json!({
+                    "key": {"type": "string", "minLength": 1, "maxLength": 64},
+                    "ref": element_ref()
+                })
+            },
+            required: &["key"],
+            tab: TabParam::Optional,
+        },
+    ),
+    offered(
+        "batch_actions",
+        ToolLevel::L1,
+        info(Write, FILL, Page),
+        Offer {
+            route: Route::Page(PageTool::BatchActions),
+            description: "Up to 6 actions in order, each {kind, params} with that tool's params (e.g. fill a form and submit). Stops if the page changes.",
+            properties: || {
+                json!({
+                    "actions": {
+                        "type": "array",
+                        "maxItems": 6,
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "kind": {"type": "string", "enum": ["click", "type", "select_option"]},
+                                "params": {"type": "object"}
+                            },
+                            "required": ["kind", "params"],
+                            "additionalProperties": false
+                        }
+                    }
+                })
+            },
+            required: &["actions"],
+            tab: TabParam::Optional,
+        },
+    ),
+    // L2: the debugger.
+    offered(
+        "click_trusted",
+        ToolLevel::L2,
+        info(Write, CLICK, Page),
+        Offer {
+            route: Route::Debugger(DebuggerTool::ClickTrusted),
+            description: "Click ref's element with a real mouse (debugger): for popups and pages that ignore click. Dialogs are dismissed unless acceptDialogs.",
+            properties: || json!({"ref": element_ref(), "acceptDialogs": {"type": "boolean"}}),
+            required: &["ref"],
+            tab: TabParam::Optional,
+        },
+    ),
+    offered(
+        "type_trusted",
+        ToolLevel::L2,
+        info(Write, FILL, Page),
+        Offer {
+            route: Route::Debugger(DebuggerTool::TypeTrusted),
+            description: "Type into ref's element with real key input (debugger), when type did not register; replaces unless mode append.",
+            properties: || {
+                json!({
+                    "ref": element_ref(),
+                    "text": {"type": "string", "maxLength": 20000},
+                    "mode": {"type": "string", "enum": ["replace", "append"]},
+                    "acceptDialogs": {"type": "boolean"}
+                })
+            },
+            required: &["ref", "text"],
+            tab: TabParam::Optional,
+        },
+    ),
+    offered(
+        "screenshot",
+        ToolLevel::L2,
+        info(Read, None, Page),
+        Offer {
+            route: Route::Debugger(DebuggerTool::Screenshot),
+            description: "PNG of the tab's viewport, shown to the user; you get its size.",
+            properties: no_properties,
+            required: &[],
+            tab: TabParam::Optional,
+        },
+    ),
+    offered(
+        "run_javascript",
+        ToolLevel::L2,
+        info(Write, Some(ToolCategory::Eval), Page),
+        Offer {
+            route: Route::Debugger(DebuggerTool::RunJavascript),
+            description: "Run code (an async function body; return a JSON value) in the page; returns the value or the exception.",
+            properties: || {
+                json!({
+                    "code": {"type": "string", "minLength": 1, "maxLength": 20000},
+                    "acceptDialogs": {"type": "boolean"}
+                })
+            },
+            required: &["code"],
+            tab: TabParam::Optional,
+        },
+    ),
+    known("read_page_deep", ToolLevel::L2, info(Read, None, Page)),
+    known("click_xy", ToolLevel::L2, info(Write, CLICK, Page)),
+    known("drag", ToolLevel::L2, info(Write, INTERACT, Page)),
+    known("upload_file", ToolLevel::L2, info(Write, Some(ToolCategory::Upload), Page)),
+    // The engine's and the host's own tools.
+    offered(
+        "ask_user",
+        ToolLevel::Builtin,
+        info(AlwaysAllowed, None, Originless),
+        Offer {
+            route: Route::Engine,
+            description: "Ask the user 1-3 questions you need answered, each with 2-3 likely options. Call it alone.",
+            properties: || {
+                json!({"questions": {"type": "array", "maxItems": 3, "items": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": ["question", "options"],
+                    "properties": {
+                        "question": {"type": "string", "minLength": 1, "maxLength": 500},
+                        "options": {"type": "array", "maxItems": 3, "items":
+                            {"type": "string", "minLength": 1, "maxLength": 200}}
+                    }
+                }}})
+            },
+            required: &["questions"],
+            tab: TabParam::None,
+        },
+    ),
+    offered(
+        "request_user_action",
+        ToolLevel::Builtin,
+        info(AlwaysAllowed, None, Originless),
+        Offer {
+            route: Route::Engine,
+            description: "Ask the user to do a step you must not or cannot (sign in, one-time code, payment, captcha); say what and where.",
+            properties: || json!({"instruction": {"type": "string", "minLength": 1, "maxLength": 1000}}),
+            required: &["instruction"],
+            tab: TabParam::Optional,
+        },
+    ),
+    known("fetch_url", ToolLevel::Builtin, info(Read, None, Destination)),
+    known("memory_read", ToolLevel::Builtin, info(AlwaysAllowed, None, Originless)),
+    known("memory_write", ToolLevel::Builtin, info(Write, Some(ToolCategory::Memory), Originless)),
+    known("load_skill", ToolLevel::Builtin, info(AlwaysAllowed, None, Originless)),
+    known("download", ToolLevel::Builtin, info(Write, Some(ToolCategory::Download), Destination)),
+    known("artifact_create", ToolLevel::Builtin, info(Write, None, Originless)),
+    known("watch_page", ToolLevel::Builtin, info(Read, None, Page)),
+    known("schedule_resume", ToolLevel::Builtin, info(AlwaysAllowed, None, Originless)),
+];
+
+/// The registry of every catalog tool a host can run: `runs(route)` says whether the host
+/// implements a route. A failed registration would be a bug in the static catalog (a test
+/// registers every row), so it is skipped rather than taking the host down.
+pub fn registry(runs: impl Fn(Route) -> bool) -> ToolRegistry {
+    let mut registry = ToolRegistry::new();
+    for row in CATALOG {
+        if let Some(offer) = row.offer
+            && runs(offer.route)
+            && let Some(tool) = row.descriptor()
+        {
+            let _ = registry.register(tool);
+        }
+    }
+    registry
+}
+
+/// The catalog row of `name`.
+pub fn find(name: &str) -> Option<&'static CatalogTool> {
+    CATALOG.iter().find(|tool| tool.name == name)
+}
+
+/// Classifies a tool. MCP tools are originless writes whatever their `readOnlyHint` says;
+/// unknown tools are uncategorised page writes.
+pub fn classify(tool: &str) -> ToolInfo {
+    if tool.starts_with(MCP_PREFIX) {
+        return info(Write, Some(ToolCategory::Mcp), Originless);
+    }
+    find(tool).map_or(info(Write, None, Page), |row| row.info)
+}
+
+/// Whether `name` acts through the debugger (L2): its cards say so.
+pub fn is_debugger_tool(name: &str) -> bool {
+    find(name).is_some_and(|row| row.level == ToolLevel::L2)
+}
+
+/// How `name` runs, when this workspace offers it.
+pub fn route(name: &str) -> Option<Route> {
+    find(name).and_then(|row| row.offer).map(|offer| offer.route)
+}
+
+/// The tab a call names, if any (the schema makes it a non-negative integer).
+pub fn tab_param(params: &Value) -> Option<u32> {
+    params.get(TAB_ID_PARAM).and_then(Value::as_u64).and_then(|id| u32::try_from(id).ok())
+}
+
+#[cfg(test)]
+#[path = "catalog_tests.rs"]
+mod tests;
