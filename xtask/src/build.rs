@@ -87,9 +87,6 @@ pub(crate) fn build(root: &Path, flavor: Flavor) -> anyhow::Result<PathBuf> {
     step("copying the static files");
     copy_dir(&root.join("crates/extension/static"), &dist)?;
     copy_dir(&root.join("crates/ui/static"), &dist)?;
-    if flavor == Flavor::Test {
-        grant_debugger(&dist.join("manifest.json"))?;
-    }
 
     step("bundling the page executor with esbuild");
     let executor_dir = root.join("web/executor");
@@ -150,21 +147,6 @@ fn optimize(sh: &Shell, wasm_opt: &Path, file: &Path) -> anyhow::Result<()> {
             step(&format!("wasm-opt failed on {} ({err}); kept it unoptimized", file.display()));
         }
     }
-    Ok(())
-}
-
-/// The test build has the `debugger` permission from install: the end-to-end tests drive no
-/// user gesture to grant it. The product keeps it optional (asked from an extension page).
-fn grant_debugger(manifest: &Path) -> anyhow::Result<()> {
-    let text = std::fs::read_to_string(manifest)?;
-    let optional = "  \"optional_permissions\": [\"debugger\"],\n";
-    let granted = "\"permissions\": [";
-    if !text.contains(optional) || !text.contains(granted) {
-        anyhow::bail!("{}: no optional debugger permission to grant", manifest.display());
-    }
-    let text =
-        text.replacen(optional, "", 1).replacen(granted, "\"permissions\": [\"debugger\", ", 1);
-    std::fs::write(manifest, text)?;
     Ok(())
 }
 

@@ -11,7 +11,6 @@ mod port;
 mod tabs;
 
 pub(crate) use chrome::log_error;
-pub(crate) use chrome::request_debugger_then;
 pub(crate) use chrome::request_host_access;
 pub(crate) use chrome::request_origin_then;
 pub(crate) use port::send;

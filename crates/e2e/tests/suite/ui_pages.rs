@@ -1,10 +1,12 @@
 //! The Leptos UI pages against the real engine: the chat page's thread list follows engine
 //! broadcasts, its pin and delete buttons go through the engine client's outbox, and the page
-//! reconnects by itself after the service worker is killed.
+//! reconnects by itself after the service worker is killed; the options page's forms; and every
+//! permission the pages ask Chrome for is one the product's manifest declares.
 
 use std::time::Duration;
 
 use panelot_e2e::Browser;
+use panelot_e2e::Flavor;
 use panelot_protocol::AgentEvent;
 use panelot_protocol::ENGINE_PROTOCOL;
 use panelot_protocol::ENGINE_SCHEMA_HASH;
@@ -483,4 +485,110 @@ fn a_preset_made_in_the_options_page_gives_a_chat_thread_its_model_and_instructi
         .expect("read the preset selector");
     assert_eq!(selected, preset_id.as_str());
     assert!(server.violations().is_empty(), "{:?}", server.violations());
+}
+
+/// Wraps `chrome.permissions.request` in the page, so that each request the page's own code
+/// makes is recorded in `window.__asked` with how Chrome answered it: `pending` (a prompt waits
+/// for the user), `granted`, `denied`, or `refused: <message>` (Chrome would not even ask).
+const RECORD_PERMISSION_REQUESTS: &str = r#"(() => {
+    window.__asked = [];
+    const request = chrome.permissions.request.bind(chrome.permissions);
+    chrome.permissions.request = (asked) => {
+        const record = { asked, outcome: "pending" };
+        window.__asked.push(record);
+        try {
+            const answer = request(asked);
+            answer.then((granted) => { record.outcome = granted ? "granted" : "denied"; },
+                (err) => { record.outcome = "refused: " + err.message; });
+            return answer;
+        } catch (err) {
+            record.outcome = "refused: " + err.message;
+            throw err;
+        }
+    };
+    return true;
+})()"#;
+
+/// The requests recorded by [`RECORD_PERMISSION_REQUESTS`], read after one more round trip to
+/// the browser: a refusal comes at once, before the answer to a later call.
+const ASKED_SO_FAR: &str = "chrome.permissions.getAll().then(() => new Promise((r) => setTimeout(r))).then(() => window.__asked)";
+
+/// Asserts that Chrome refused none of `asked` for not being in the manifest.
+#[track_caller]
+fn none_refused(asked: &Value) {
+    for record in asked.as_array().expect("the recorded requests") {
+        let outcome = record["outcome"].as_str().unwrap_or_default();
+        assert!(["pending", "granted", "denied"].contains(&outcome), "{record}");
+    }
+}
+
+#[test]
+fn the_product_manifest_declares_every_permission_the_ui_asks_for() {
+    let mut browser =
+        Browser::launch_flavor(Flavor::Product).expect("launch Chromium with the product build");
+
+    // Saving a connection asks for its server's origin, as accepting an approval asks for its
+    // target's: `{origins: ["<origin>/*"]}`, https or plain http.
+    let options = open_ready(&mut browser, "options.html");
+    browser.cdp.evaluate(&options, RECORD_PERMISSION_REQUESTS).expect("record requests");
+    for (selector, value) in [
+        (".connection-form label:nth-of-type(2) input", "Remote server"),
+        (".connection-form input[type=url]", "https://models.example.test/v1"),
+        (".connection-form label:nth-of-type(5) input", "remote-model"),
+    ] {
+        browser.cdp.evaluate(&options, &type_into(selector, value)).expect("type");
+    }
+    browser
+        .cdp
+        .evaluate(
+            &options,
+            "document.querySelector('.connection-form button[type=submit]').click(), true",
+        )
+        .expect("save");
+    wait(&mut browser, &options, "document.querySelectorAll('.connections li').length === 1");
+    let asked = browser.cdp.evaluate(&options, ASKED_SO_FAR).expect("read the requests");
+    assert_eq!(asked[0]["asked"], json!({"origins": ["https://models.example.test/*"]}), "{asked}");
+    none_refused(&asked);
+    for origin in ["https://devconf.example/*", "http://plain.example.test:8080/*"] {
+        let request = format!(
+            "(() => {{ chrome.permissions.request({{ origins: [{origin:?}] }}); return true; }})()"
+        );
+        browser.cdp.evaluate(&options, &request).expect("ask for an origin");
+    }
+    let asked = browser.cdp.evaluate(&options, ASKED_SO_FAR).expect("read the requests");
+    assert_eq!(asked.as_array().map(Vec::len), Some(3), "{asked}");
+    none_refused(&asked);
+
+    // Trusted input (the debugger's tools) asks for nothing: the permission is granted at
+    // install, and the box only offers the tools to the next turns.
+    let chat = open_ready(&mut browser, "chat.html");
+    browser.cdp.evaluate(&chat, RECORD_PERMISSION_REQUESTS).expect("record requests");
+    browser
+        .cdp
+        .evaluate(&chat, "document.querySelector('.composer .turn-trusted input').click(), true")
+        .expect("tick trusted input");
+    let asked = browser.cdp.evaluate(&chat, ASKED_SO_FAR).expect("read the requests");
+    assert_eq!(asked, json!([]));
+    let checked = browser
+        .cdp
+        .evaluate(&chat, "document.querySelector('.composer .turn-trusted input').checked")
+        .expect("read the box");
+    assert_eq!(checked, json!(true));
+    let debugger = browser
+        .cdp
+        .evaluate(&chat, "chrome.permissions.contains({ permissions: ['debugger'] })")
+        .expect("ask whether the debugger is granted");
+    assert_eq!(debugger, json!(true));
+    // What Chrome tells the user at install, for the README.
+    let warnings = browser
+        .cdp
+        .evaluate(
+            &chat,
+            "fetch('manifest.json').then((r) => r.text())
+                .then((m) => chrome.management.getPermissionWarningsByManifest(m))",
+        )
+        .expect("read the install warnings");
+    eprintln!("install warnings: {warnings}");
+    let warnings = warnings.to_string().to_lowercase();
+    assert!(warnings.contains("debugger"), "{warnings}");
 }

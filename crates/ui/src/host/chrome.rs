@@ -1,5 +1,5 @@
-//! The `chrome.*` calls of the UI that are not the engine port: host and API permissions asked
-//! inside a user gesture, `chrome.storage`, and the JSON and logging helpers the host shares.
+//! The `chrome.*` calls of the UI that are not the engine port: host permissions asked inside a
+//! user gesture, `chrome.storage`, and the JSON and logging helpers the host shares.
 
 use js_sys::JSON;
 use js_sys::Object;
@@ -24,39 +24,24 @@ extern "C" {
     fn permissions_request(permissions: &JsValue) -> Result<Promise, JsValue>;
 }
 
-/// Asks Chrome for `request` (`{origins}` or `{permissions}`) inside the current user gesture,
-/// then runs `then` with whether it was granted. A refusal is not fatal: the engine re-checks
-/// access when a tool runs and reports what is missing itself.
-fn request_permissions_then(request: serde_json::Value, then: impl FnOnce(bool) + 'static) {
+/// Asks for host access to `origin` (`chrome.permissions.request({origins})`) inside the current
+/// user gesture (an approval's accept, a connection's save), then runs `then` whatever the
+/// answer. A refusal is not fatal: the engine re-checks access when a tool runs and reports what
+/// is missing itself. Every other permission the extension uses is granted at install.
+pub(crate) fn request_origin_then(origin: &str, then: impl FnOnce() + 'static) {
+    let request = serde_json::json!({"origins": [format!("{origin}/*")]});
     match json_value(&request).and_then(|r| permissions_request(&r)) {
         Ok(promise) => spawn_local(async move {
-            let granted = match JsFuture::from(promise).await {
-                Ok(answer) => answer.as_bool().unwrap_or(false),
-                Err(err) => {
-                    log_error(&format!("{request} was not granted: {err:?}"));
-                    false
-                }
-            };
-            then(granted);
+            if let Err(err) = JsFuture::from(promise).await {
+                log_error(&format!("{request} was not granted: {err:?}"));
+            }
+            then();
         }),
         Err(err) => {
             log_error(&format!("cannot ask for {request}: {err:?}"));
-            then(false);
+            then();
         }
     }
-}
-
-/// Asks for host access to `origin` inside the current user gesture (an approval's accept), then
-/// runs `then` whatever the answer.
-pub(crate) fn request_origin_then(origin: &str, then: impl FnOnce() + 'static) {
-    let request = serde_json::json!({"origins": [format!("{origin}/*")]});
-    request_permissions_then(request, move |_| then());
-}
-
-/// Asks for the optional `debugger` permission that the trusted-input (L2) tools need, inside
-/// the current user gesture; `then` learns whether it was granted.
-pub(crate) fn request_debugger_then(then: impl FnOnce(bool) + 'static) {
-    request_permissions_then(serde_json::json!({"permissions": ["debugger"]}), then);
 }
 
 /// Asks the user to let the engine reach `origin` (the model server of a connection being

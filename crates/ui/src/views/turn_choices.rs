@@ -10,7 +10,6 @@ use crate::contexts::use_open_thread;
 use crate::contexts::use_page;
 use crate::contexts::use_settings;
 use crate::contexts::use_threads;
-use crate::host;
 use crate::i18n::Msg;
 use crate::state::choices::POLICIES;
 use crate::state::choices::default_model_label;
@@ -116,18 +115,10 @@ pub(crate) fn TurnChoices() -> impl IntoView {
             })}
         </select>
         <label class="turn-trusted" title=move || t(Msg::TrustedInputHint)>
+            // The debugger permission is granted at install; the trusted-input tools stay off
+            // until a turn asks for them here.
             <input type="checkbox" prop:checked=move || draft.turn_trusted_input.get()
-                on:change=move |ev| {
-                    if !event_target_checked(&ev) {
-                        draft.turn_trusted_input.set(false);
-                        return;
-                    }
-                    // Chrome asks for the debugger permission inside this click; the box stays
-                    // checked only if it was granted.
-                    host::request_debugger_then(move |granted| {
-                        draft.turn_trusted_input.set(granted);
-                    });
-                }/>
+                on:change=move |ev| draft.turn_trusted_input.set(event_target_checked(&ev))/>
             {move || t(Msg::TrustedInput)}
         </label>
     }
