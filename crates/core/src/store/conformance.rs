@@ -41,6 +41,8 @@ use super::runs::RunRecord;
 use super::runs::ToolCallRecord;
 use super::runs::ToolCallStatus;
 
+pub mod samples;
+
 /// The cases, by name.
 pub const CASES: [&str; 10] = [
     "empty store",
