@@ -11,6 +11,7 @@
 
 mod backend;
 mod cache;
+mod format;
 mod memory;
 mod records;
 mod runs;
@@ -20,6 +21,15 @@ pub mod conformance;
 
 pub use backend::*;
 pub use cache::CachedStore;
+pub use format::FORMAT_VERSION;
+pub use format::decode_node;
+pub use format::decode_receipt;
+pub use format::decode_run;
+pub use format::decode_thread;
+pub use format::encode_node;
+pub use format::encode_receipt;
+pub use format::encode_run;
+pub use format::encode_thread;
 pub use memory::MemoryStore;
 pub use records::*;
 pub use runs::*;

@@ -1,5 +1,7 @@
-//! The records a store keeps. Their JSON encoding (serde) is the persisted format: a change here
-//! is a schema change and needs a migration in every backend.
+//! The records a store keeps, as the engine works with them. They have no serialization of
+//! their own: backends that keep text store them through the versioned storage format
+//! (`encode_node`, `decode_node`, ...), so a change here that should reach disk is a change of
+//! that format.
 
 use panelot_protocol::ClientId;
 use panelot_protocol::ItemId;
@@ -12,8 +14,6 @@ use panelot_protocol::engine::ProviderStopReason;
 use panelot_protocol::engine::ToolLevel;
 use panelot_protocol::engine::Usage;
 use panelot_protocol::engine::UserInput;
-use serde::Deserialize;
-use serde::Serialize;
 
 /// How long a command receipt answers replays.
 pub const RECEIPT_TTL_MS: u64 = 7 * 24 * 60 * 60 * 1000;
@@ -30,8 +30,7 @@ pub struct NodeLink {
 }
 
 /// A stored node of a thread tree. Nodes are append-only; children are derived from parents.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct NodeRecord {
     /// The node.
     pub id: NodeId,
@@ -57,8 +56,7 @@ impl NodeRecord {
 }
 
 /// What a node holds.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-#[serde(tag = "type", rename_all = "snake_case", rename_all_fields = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub enum NodeBody {
     /// Settings frozen for the turn; never sent to the model, never shown as an item.
     TurnContext {
@@ -120,11 +118,9 @@ pub enum NodeBody {
         details: Option<serde_json::Value>,
         /// What the engine says about the call (a refusal, a safety net's advice), outside
         /// any fence: it is not page content, whatever the tool reads.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
         engine_note: Option<String>,
         /// The URL the content was read from (the page of a page tool): where its values count
         /// as coming from when the thread's taint is rebuilt.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
         source: Option<String>,
     },
     /// A decision on an approval (audit).
@@ -149,8 +145,7 @@ pub enum NodeBody {
 }
 
 /// Identity of a command: who sent it, its id, and its type.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ReceiptKey {
     /// The client.
     pub client_id: ClientId,
@@ -159,8 +154,7 @@ pub struct ReceiptKey {
 }
 
 /// The durable answer of a command, replayed when the same command arrives again.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Receipt {
     /// Its key.
     pub key: ReceiptKey,

@@ -17,12 +17,9 @@ use panelot_protocol::engine::RunState;
 use panelot_protocol::engine::StopReason;
 use panelot_protocol::engine::TurnOverrides;
 use panelot_protocol::engine::UserInput;
-use serde::Deserialize;
-use serde::Serialize;
 
 /// A run of the agent loop.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RunRecord {
     /// The run.
     pub id: RunId,
@@ -54,7 +51,6 @@ pub struct RunRecord {
     pub token_budget: Option<u64>,
     /// The thread's model preset as it was at admission: its instructions, tool families and
     /// generation parameters apply to every model call of the run.
-    #[serde(default)]
     pub preset: Option<panelot_protocol::engine::ModelPreset>,
     /// Steers acknowledged and not yet in the thread, in admission order.
     pub steers: Vec<SteerRecord>,
@@ -63,17 +59,14 @@ pub struct RunRecord {
     /// The approval the run waits for.
     pub approval: Option<ApprovalRecord>,
     /// The question to the user the run waits for.
-    #[serde(default)]
     pub interaction: Option<InteractionRecord>,
     /// Loop bookkeeping that must survive a restart.
     pub counters: LoopCounters,
     /// Values the model has seen in page and MCP content on the thread's path (rebuilt when the
     /// run starts) and during the run, so using one as a destination or typed text asks first.
-    #[serde(default)]
     pub taint: crate::taint::TaintLedger,
     /// Where the run works: its tab, the tabs its actions opened or carried somewhere denied,
     /// and the document whose refs each tab's calls use.
-    #[serde(default)]
     pub route: crate::target::RunRoute,
     /// Why the run ended, once terminal.
     pub stop_reason: Option<StopReason>,
@@ -125,8 +118,7 @@ impl RunRecord {
 }
 
 /// A steer accepted into a running turn.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SteerRecord {
     /// Id of the user-message node it becomes.
     pub node_id: NodeId,
@@ -135,8 +127,7 @@ pub struct SteerRecord {
 }
 
 /// A tool call of the current step.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ToolCallRecord {
     /// The stored tool-call node.
     pub node_id: NodeId,
@@ -155,21 +146,17 @@ pub struct ToolCallRecord {
     pub dispatches: u32,
     /// The user approved this very call; it is still re-checked at dispatch (a deny rule added
     /// meanwhile wins).
-    #[serde(default)]
     pub approved: bool,
     /// The host said it lacks access to the call's site and the user was asked for it once;
     /// a second refusal is the call's result.
-    #[serde(default)]
     pub host_permission_asked: bool,
     /// Where the call was resolved to act and was judged; the dispatch carries it and the host
     /// refuses to act anywhere else.
-    #[serde(default)]
     pub target: Option<crate::target::ResolvedTarget>,
 }
 
 /// Progress of one tool call.
-#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ToolCallStatus {
     /// Not dispatched yet.
     Pending,
@@ -180,8 +167,7 @@ pub enum ToolCallStatus {
 }
 
 /// An approval the run waits for.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ApprovalRecord {
     /// The approval.
     pub id: ApprovalId,
@@ -192,8 +178,7 @@ pub struct ApprovalRecord {
 }
 
 /// A question to the user the run waits for.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InteractionRecord {
     /// The interaction.
     pub id: InteractionId,
@@ -204,8 +189,7 @@ pub struct InteractionRecord {
 }
 
 /// Counters of the loop's safety nets.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq, Default)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct LoopCounters {
     /// Model calls made.
     pub model_calls: u32,

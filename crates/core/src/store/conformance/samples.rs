@@ -123,7 +123,7 @@ pub fn runs() -> Vec<RunRecord> {
         let mut record = run(&format!("r{idx}"), "t", idx as u64 + 10, state);
         record.stop_reason = STOP_REASONS[idx % STOP_REASONS.len()];
         record.policy = POLICIES[idx % POLICIES.len()];
-        record.resumable = idx % 2 == 0;
+        record.resumable = idx.is_multiple_of(2);
         record.interaction = interaction(idx).map(|request| InteractionRecord {
             id: InteractionId::new(format!("q{idx}")).unwrap(),
             tool_index: 0,
@@ -144,13 +144,10 @@ pub fn runs() -> Vec<RunRecord> {
 /// The nodes of [`V0_NODES`], line by line: every body kind, every permission policy, provider
 /// stop reason and tool level, and the optional fields both set and unset.
 pub fn nodes() -> Vec<NodeRecord> {
-    let mut bodies: Vec<NodeBody> = POLICIES
-        .into_iter()
-        .map(|permission_policy| NodeBody::TurnContext {
-            model: "conn/model".into(),
-            permission_policy,
-        })
-        .collect();
+    let mut bodies = Vec::new();
+    for permission_policy in POLICIES {
+        bodies.push(NodeBody::TurnContext { model: "conn/model".into(), permission_policy });
+    }
     bodies.push(NodeBody::UserMessage { input: rich_input(), steered: true });
     bodies.push(NodeBody::UserMessage {
         input: UserInput { text: "plain".into(), ..UserInput::default() },
@@ -489,7 +486,7 @@ pub fn full_run() -> RunRecord {
 pub fn rich_input() -> UserInput {
     let tab = |tab_id: u32| TabRef {
         tab_id,
-        window_id: (tab_id % 2 == 0).then_some(1),
+        window_id: tab_id.is_multiple_of(2).then_some(1),
         url: format!("https://site.test/{tab_id}"),
         title: format!("Tab {tab_id}"),
     };
@@ -506,7 +503,7 @@ pub fn rich_input() -> UserInput {
         .into_iter()
         .enumerate()
         .map(|(idx, (kind, provenance, trust))| {
-            let full = idx % 2 == 0;
+            let full = idx.is_multiple_of(2);
             ContextBlock {
                 kind,
                 label: format!("block {idx}"),

@@ -1,0 +1,252 @@
+//! A stored node of a thread tree and what it holds.
+
+use panelot_protocol::ItemId;
+use panelot_protocol::NodeId;
+use panelot_protocol::ThreadId;
+use panelot_protocol::TurnId;
+use serde::Deserialize;
+use serde::Serialize;
+use serde_json::Value;
+
+use super::V1;
+use super::codes::StoredPolicy;
+use super::codes::StoredProviderStopReason;
+use super::codes::StoredToolLevel;
+use super::input::StoredInput;
+use super::input::StoredUsage;
+use crate::store::NodeBody;
+use crate::store::NodeRecord;
+use crate::store::format::FormatError;
+use crate::store::format::id;
+
+/// A stored node of a thread tree.
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct StoredNode {
+    v: V1,
+    id: String,
+    thread_id: String,
+    parent_id: Option<String>,
+    seq: u64,
+    created_at_ms: u64,
+    turn_id: Option<String>,
+    body: StoredNodeBody,
+}
+
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(tag = "type", rename_all = "snake_case", rename_all_fields = "camelCase")]
+enum StoredNodeBody {
+    TurnContext {
+        model: String,
+        permission_policy: StoredPolicy,
+    },
+    UserMessage {
+        input: StoredInput,
+        steered: bool,
+    },
+    AssistantMessage {
+        text: String,
+        reasoning: Option<String>,
+        provider_state: Vec<Value>,
+        model: String,
+        stop_reason: StoredProviderStopReason,
+        usage: StoredUsage,
+        cost_usd: Option<f64>,
+    },
+    ToolCall {
+        item_id: String,
+        call_id: String,
+        tool_name: String,
+        label: String,
+        params: Value,
+        level: StoredToolLevel,
+    },
+    ToolResult {
+        item_id: String,
+        call_id: String,
+        ok: bool,
+        content_for_model: String,
+        details: Option<Value>,
+        engine_note: Option<String>,
+        source: Option<String>,
+    },
+    ApprovalDecision {
+        approval_id: String,
+        decision: String,
+    },
+    InteractionResponse {
+        interaction_id: String,
+        response: Value,
+    },
+    SystemNotice {
+        text: String,
+    },
+}
+
+impl From<&NodeRecord> for StoredNode {
+    fn from(node: &NodeRecord) -> Self {
+        StoredNode {
+            v: V1,
+            id: node.id.to_string(),
+            thread_id: node.thread_id.to_string(),
+            parent_id: node.parent_id.as_ref().map(ToString::to_string),
+            seq: node.seq,
+            created_at_ms: node.created_at_ms,
+            turn_id: node.turn_id.as_ref().map(ToString::to_string),
+            body: (&node.body).into(),
+        }
+    }
+}
+
+impl TryFrom<StoredNode> for NodeRecord {
+    type Error = FormatError;
+
+    fn try_from(node: StoredNode) -> Result<Self, FormatError> {
+        Ok(NodeRecord {
+            id: id("id", node.id, NodeId::new)?,
+            thread_id: id("threadId", node.thread_id, ThreadId::new)?,
+            parent_id: node.parent_id.map(|raw| id("parentId", raw, NodeId::new)).transpose()?,
+            seq: node.seq,
+            created_at_ms: node.created_at_ms,
+            turn_id: node.turn_id.map(|raw| id("turnId", raw, TurnId::new)).transpose()?,
+            body: node.body.try_into()?,
+        })
+    }
+}
+
+impl From<&NodeBody> for StoredNodeBody {
+    fn from(body: &NodeBody) -> Self {
+        match body {
+            NodeBody::TurnContext { model, permission_policy } => StoredNodeBody::TurnContext {
+                model: model.clone(),
+                permission_policy: (*permission_policy).into(),
+            },
+            NodeBody::UserMessage { input, steered } => {
+                StoredNodeBody::UserMessage { input: input.into(), steered: *steered }
+            }
+            NodeBody::AssistantMessage {
+                text,
+                reasoning,
+                provider_state,
+                model,
+                stop_reason,
+                usage,
+                cost_usd,
+            } => StoredNodeBody::AssistantMessage {
+                text: text.clone(),
+                reasoning: reasoning.clone(),
+                provider_state: provider_state.clone(),
+                model: model.clone(),
+                stop_reason: (*stop_reason).into(),
+                usage: usage.into(),
+                cost_usd: *cost_usd,
+            },
+            NodeBody::ToolCall { item_id, call_id, tool_name, label, params, level } => {
+                StoredNodeBody::ToolCall {
+                    item_id: item_id.to_string(),
+                    call_id: call_id.clone(),
+                    tool_name: tool_name.clone(),
+                    label: label.clone(),
+                    params: params.clone(),
+                    level: (*level).into(),
+                }
+            }
+            NodeBody::ToolResult {
+                item_id,
+                call_id,
+                ok,
+                content_for_model,
+                details,
+                engine_note,
+                source,
+            } => StoredNodeBody::ToolResult {
+                item_id: item_id.to_string(),
+                call_id: call_id.clone(),
+                ok: *ok,
+                content_for_model: content_for_model.clone(),
+                details: details.clone(),
+                engine_note: engine_note.clone(),
+                source: source.clone(),
+            },
+            NodeBody::ApprovalDecision { approval_id, decision } => {
+                StoredNodeBody::ApprovalDecision {
+                    approval_id: approval_id.clone(),
+                    decision: decision.clone(),
+                }
+            }
+            NodeBody::InteractionResponse { interaction_id, response } => {
+                StoredNodeBody::InteractionResponse {
+                    interaction_id: interaction_id.clone(),
+                    response: response.clone(),
+                }
+            }
+            NodeBody::SystemNotice { text } => StoredNodeBody::SystemNotice { text: text.clone() },
+        }
+    }
+}
+
+impl TryFrom<StoredNodeBody> for NodeBody {
+    type Error = FormatError;
+
+    fn try_from(body: StoredNodeBody) -> Result<Self, FormatError> {
+        Ok(match body {
+            StoredNodeBody::TurnContext { model, permission_policy } => {
+                NodeBody::TurnContext { model, permission_policy: permission_policy.into() }
+            }
+            StoredNodeBody::UserMessage { input, steered } => {
+                NodeBody::UserMessage { input: input.try_into()?, steered }
+            }
+            StoredNodeBody::AssistantMessage {
+                text,
+                reasoning,
+                provider_state,
+                model,
+                stop_reason,
+                usage,
+                cost_usd,
+            } => NodeBody::AssistantMessage {
+                text,
+                reasoning,
+                provider_state,
+                model,
+                stop_reason: stop_reason.into(),
+                usage: usage.into(),
+                cost_usd,
+            },
+            StoredNodeBody::ToolCall { item_id, call_id, tool_name, label, params, level } => {
+                NodeBody::ToolCall {
+                    item_id: id("body.itemId", item_id, ItemId::new)?,
+                    call_id,
+                    tool_name,
+                    label,
+                    params,
+                    level: level.into(),
+                }
+            }
+            StoredNodeBody::ToolResult {
+                item_id,
+                call_id,
+                ok,
+                content_for_model,
+                details,
+                engine_note,
+                source,
+            } => NodeBody::ToolResult {
+                item_id: id("body.itemId", item_id, ItemId::new)?,
+                call_id,
+                ok,
+                content_for_model,
+                details,
+                engine_note,
+                source,
+            },
+            StoredNodeBody::ApprovalDecision { approval_id, decision } => {
+                NodeBody::ApprovalDecision { approval_id, decision }
+            }
+            StoredNodeBody::InteractionResponse { interaction_id, response } => {
+                NodeBody::InteractionResponse { interaction_id, response }
+            }
+            StoredNodeBody::SystemNotice { text } => NodeBody::SystemNotice { text },
+        })
+    }
+}
