@@ -336,11 +336,14 @@ impl<S: Store> Engine<S> {
                         body: decision::ResultBody::Outcome(outcome),
                     }
                 }
-                Err(TargetFailure::Unreachable { message }) => FollowUp::WriteResult {
-                    run,
-                    index,
-                    body: decision::ResultBody::Outcome(ToolOutcome::failed(message)),
-                },
+                Err(TargetFailure::Unreachable { message, details }) => {
+                    let outcome = ToolOutcome { details, ..ToolOutcome::failed(message) };
+                    FollowUp::WriteResult {
+                        run,
+                        index,
+                        body: decision::ResultBody::Outcome(outcome),
+                    }
+                }
             };
             self.follow_ups.push_back(follow_up);
         }

@@ -1,3 +1,6 @@
+//! Projection of stored nodes into snapshot items: kinds, tool results joined to their calls,
+//! engine notes, and the budgets of a large thread.
+
 use panelot_protocol::ItemId;
 use panelot_protocol::engine::ItemKind;
 use panelot_protocol::engine::ProviderStopReason;

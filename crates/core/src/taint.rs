@@ -1,5 +1,5 @@
-//! Taint tracking (issue 7 §5, beyond the reference): remember the untrusted values a run's
-//! model has read, and say which call parameters reuse them.
+//! Taint tracking: remember the untrusted values the model has read on a thread, and say which
+//! call parameters reuse them.
 //!
 //! A page or an MCP server can put text in front of the model; if the model then navigates to
 //! a URL from that text, downloads it, or types it into another site, the page chose the

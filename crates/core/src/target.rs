@@ -40,6 +40,9 @@ pub struct TargetRequest {
     pub params: serde_json::Value,
     /// The tab to resolve.
     pub tab: TabChoice,
+    /// The document of the tab's latest snapshot in this run, when known: the call's refs
+    /// belong to it, and a page that no longer shows it has none of them.
+    pub ref_document: Option<String>,
 }
 
 /// A link or form submission an element leads to.
@@ -123,6 +126,8 @@ pub enum TargetFailure {
     Unreachable {
         /// For the model.
         message: String,
+        /// For the UI card (the executor's failure).
+        details: Option<serde_json::Value>,
     },
 }
 

@@ -1,3 +1,6 @@
+//! Thread trees from their links: paths, branches, default leaves and repairs, with property
+//! tests over random trees.
+
 use pretty_assertions::assert_eq;
 use proptest::prelude::*;
 

@@ -1,3 +1,6 @@
+//! Resource budgets of untrusted JSON: depth, nodes, array lengths, keys and bytes, checked before
+//! any field is read, with property tests that the walk never panics.
+
 use proptest::prelude::*;
 use serde_json::Value;
 use serde_json::json;

@@ -1,3 +1,6 @@
+//! Strict decoding of Ops, events and content messages: every field validated, unknown fields and
+//! trailing bytes refused, the first bad field named.
+
 use std::collections::BTreeSet;
 
 use pretty_assertions::assert_eq;

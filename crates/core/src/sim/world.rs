@@ -292,7 +292,10 @@ impl SimBrowser {
 
     /// Resolves a target as the extension's gateway does.
     fn resolve(&mut self, request: &TargetRequest) -> Result<ResolvedTarget, TargetFailure> {
-        let gone = |tab| TargetFailure::Unreachable { message: format!("there is no tab {tab}") };
+        let gone = |tab| TargetFailure::Unreachable {
+            message: format!("there is no tab {tab}"),
+            details: None,
+        };
         let tab = match request.tab {
             TabChoice::Named(tab) | TabChoice::Run(tab) => {
                 self.tabs.contains_key(&tab).then_some(tab).ok_or_else(|| gone(tab))?

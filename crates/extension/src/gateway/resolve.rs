@@ -54,8 +54,10 @@ pub(crate) async fn resolve(
         return Err(TargetFailure::NoHostAccess { origin });
     }
     let targets = described_elements(&request.tool, &request.params);
+    let targets_named = !targets.is_empty();
     let describe = ExecutorCall::DescribeTarget(DescribeTargetParams { targets });
-    match page::execute(tab_id, describe, None, None, abort).await {
+    let ref_document = if targets_named { request.ref_document.clone() } else { None };
+    match page::execute(tab_id, describe, ref_document, None, abort).await {
         Ok(ExecutorResult::Target(description)) => Ok(ResolvedTarget {
             tab: tab_id,
             url: description.url,
@@ -64,7 +66,10 @@ pub(crate) async fn resolve(
             elements: description.elements.into_iter().map(element).collect(),
         }),
         Ok(_) => Err(unreachable(format!("[tabId={tab_id}] the page executor answered badly"))),
-        Err(outcome) => Err(unreachable(outcome.text().trim_start_matches("Error: ").to_owned())),
+        Err(outcome) => Err(TargetFailure::Unreachable {
+            message: outcome.text().trim_start_matches("Error: ").to_owned(),
+            details: outcome.details,
+        }),
     }
 }
 
@@ -118,5 +123,5 @@ fn element(description: content::ElementDescription) -> ElementTarget {
 }
 
 fn unreachable(message: impl Into<String>) -> TargetFailure {
-    TargetFailure::Unreachable { message: message.into() }
+    TargetFailure::Unreachable { message: message.into(), details: None }
 }

@@ -30,6 +30,7 @@ use crate::store::ToolCallRecord;
 use crate::store::ToolCallStatus;
 use crate::store::WriteOp;
 use crate::target::ResolvedTarget;
+use crate::target::TabChoice;
 use crate::target::TargetRequest;
 use crate::tools::catalog;
 use crate::tools::catalog::Route;
@@ -84,7 +85,14 @@ pub(crate) fn next(
             .and_then(|context| context.default_tab.as_ref())
             .map(|tab| tab.tab_id);
         let tab = run.route.choose(catalog::tab_param(&call.params), message_tab);
-        let request = TargetRequest { tool: call.tool_name.clone(), params: call.params, tab };
+        let ref_document = match tab {
+            TabChoice::Named(tab) | TabChoice::Run(tab) | TabChoice::Message(tab) => {
+                run.route.document(tab).map(str::to_owned)
+            }
+            TabChoice::Viewed => None,
+        };
+        let request =
+            TargetRequest { tool: call.tool_name.clone(), params: call.params, tab, ref_document };
         let mut step = Step::default();
         step.effects.push(EffectRequest::Target { run: run.id.clone(), index, request });
         return Ok(step);
