@@ -1,6 +1,9 @@
 //! The connection form of the options page: what was typed, its validation, and the engine's
 //! form of a new connection; and the screen the options page opens on.
 
+use panelot_protocol::Origin;
+use panelot_protocol::Scheme;
+
 use crate::i18n;
 use crate::i18n::Lang;
 use crate::i18n::Msg;
@@ -241,13 +244,18 @@ pub fn parse_headers(text: &str) -> Option<Vec<(String, String)>> {
 
 /// Keys travel over https only, except to a model server on this machine.
 fn acceptable_url(url: &str) -> bool {
-    let lower = url.to_ascii_lowercase();
-    if let Some(rest) = lower.strip_prefix("https://") {
-        return !rest.is_empty();
+    let Ok(origin) = Origin::parse(url) else { return false };
+    match origin.scheme {
+        Scheme::Https => true,
+        Scheme::Http => matches!(origin.host.as_str(), "localhost" | "127.0.0.1" | "[::1]"),
+        Scheme::Chrome
+        | Scheme::Edge
+        | Scheme::About
+        | Scheme::Javascript
+        | Scheme::Data
+        | Scheme::Vbscript
+        | Scheme::File => false,
     }
-    let Some(rest) = lower.strip_prefix("http://") else { return false };
-    let host = rest.split(['/', ':']).next().unwrap_or("");
-    matches!(host, "localhost" | "127.0.0.1" | "[::1]")
 }
 
 /// The message for a form `problem` with the field labelled `field`.

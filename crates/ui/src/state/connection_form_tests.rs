@@ -81,9 +81,19 @@ fn headers_are_one_per_line_and_a_bad_line_is_reported() {
 #[test]
 fn keys_never_go_over_plain_http_to_another_host() {
     assert_eq!(
-        ["https://api.x", "http://api.x", "http://localhost:8080", "ftp://x", "https://"]
-            .map(acceptable_url),
-        [true, false, true, false, false]
+        [
+            "https://api.x",
+            "http://api.x",
+            "http://localhost:8080",
+            "ftp://x",
+            "https://",
+            "HTTP://127.0.0.1:11434/v1",
+            "http://[::1]:8080",
+            "http://localhost.evil.example",
+            "http://127.0.0.1@evil.example",
+        ]
+        .map(acceptable_url),
+        [true, false, true, false, false, true, true, false, false]
     );
 }
 

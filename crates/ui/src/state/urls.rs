@@ -1,18 +1,20 @@
-//! URL helpers: the origin of a URL, and whether a URL is a web page.
+//! URL helpers over the workspace's one origin parser ([`Origin`]): the origin of a URL, and
+//! whether a URL is a web page.
 
-/// `scheme://host[:port]` of a URL: the host permission a connection needs, the origin of an
-/// attached page.
+use panelot_protocol::Origin;
+use panelot_protocol::Scheme;
+
+/// `scheme://host[:port]` of an http(s) URL, as host permissions and the engine spell it (the
+/// host lowercased, a default port left out): the host permission a connection needs, the
+/// origin of an attached page. `None` for anything else.
 pub fn origin_of(url: &str) -> Option<String> {
-    let (scheme, rest) = url.split_once("://")?;
-    let host = rest.split(['/', '?', '#']).next().filter(|h| !h.is_empty())?;
-    Some(format!("{}://{}", scheme.to_ascii_lowercase(), host.to_ascii_lowercase()))
+    Origin::parse(url).ok().filter(Origin::is_web).map(|origin| origin.to_string())
 }
 
 /// Whether `url` is a web page (`http:`, `https:` or `file:`): the pages the agent can act on.
 /// Extension pages (Panelot's own included), `chrome:` and `about:` pages are not.
 pub fn is_web_url(url: &str) -> bool {
-    let Some((scheme, _)) = url.split_once(':') else { return false };
-    ["http", "https", "file"].iter().any(|web| scheme.eq_ignore_ascii_case(web))
+    Origin::parse(url).is_ok_and(|origin| origin.is_web() || origin.scheme == Scheme::File)
 }
 
 #[cfg(test)]

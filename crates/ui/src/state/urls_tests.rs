@@ -12,6 +12,10 @@ fn a_connection_needs_access_to_its_origin_only() {
     );
     assert_eq!(origin_of("http://127.0.0.1:11434/v1").as_deref(), Some("http://127.0.0.1:11434"));
     assert_eq!(origin_of("not a url"), None);
+    // The default port is no part of the origin; only web URLs have one a permission can name.
+    assert_eq!(origin_of("https://a.example:443/x").as_deref(), Some("https://a.example"));
+    assert_eq!(origin_of("file:///home/ada/notes.html"), None);
+    assert_eq!(origin_of("chrome://settings/"), None);
 }
 
 #[test]
