@@ -7,6 +7,10 @@
 //! and a path one `getAll` over a key range, whatever the thread's size: the reference
 //! implementation issued about 4,000 requests to open a 1,000-node thread.
 //!
+//! Thread metas, nodes, runs and receipts are JSON text in the store's versioned format
+//! (`panelot_core::store::encode_run` and its siblings); records written before the format had
+//! versions are migrated as they are read, so the object stores never change with the format.
+//!
 //! A unit of work is one `readwrite` transaction over every store: the integrity checks read
 //! inside it (seeing its own earlier writes) and any failure aborts it, so nothing is written.
 
@@ -23,6 +27,14 @@ use panelot_core::store::StoreError;
 use panelot_core::store::UnitOfWork;
 use panelot_core::store::WriteOp;
 use panelot_core::store::check_append;
+use panelot_core::store::decode_node;
+use panelot_core::store::decode_receipt;
+use panelot_core::store::decode_run;
+use panelot_core::store::decode_thread;
+use panelot_core::store::encode_node;
+use panelot_core::store::encode_receipt;
+use panelot_core::store::encode_run;
+use panelot_core::store::encode_thread;
 use panelot_core::store::sort_recent_first;
 use panelot_protocol::NodeId;
 use panelot_protocol::ThreadId;
@@ -43,14 +55,6 @@ pub struct IdbStore {
 
 fn corrupt(err: serde_json::Error) -> StoreError {
     StoreError::Corrupt(err.to_string())
-}
-
-fn decode<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, StoreError> {
-    serde_json::from_str(text).map_err(corrupt)
-}
-
-fn encode<T: serde::Serialize>(value: &T) -> Result<JsValue, StoreError> {
-    serde_json::to_string(value).map(JsValue::from).map_err(corrupt)
 }
 
 fn store_of(tx: &IdbTransaction, name: &str) -> Result<IdbObjectStore, StoreError> {
@@ -115,7 +119,7 @@ impl Store for IdbStore {
         if value.is_undefined() {
             return Ok(None);
         }
-        decode(&text_field(&value, "meta")?).map(Some)
+        decode_thread(&text_field(&value, "meta")?).map(Some)
     }
 
     async fn threads(&self) -> Result<Vec<ThreadMeta>, StoreError> {
@@ -123,7 +127,7 @@ impl Store for IdbStore {
         let all = done(store_of(&tx, THREADS)?.get_all().map_err(|e| js_err("getAll", e))?).await?;
         let mut threads: Vec<ThreadMeta> = array_items(all)
             .iter()
-            .map(|v| decode(&text_field(v, "meta")?))
+            .map(|v| decode_thread(&text_field(v, "meta")?))
             .collect::<Result<_, _>>()?;
         sort_recent_first(&mut threads);
         Ok(threads)
@@ -155,7 +159,7 @@ impl Store for IdbStore {
             if row.is_undefined() {
                 continue;
             }
-            let record: NodeRecord = decode(&text_field(&row, "record")?)?;
+            let record = decode_node(&text_field(&row, "record")?)?;
             if &record.thread_id == thread {
                 records.push(record);
             }
@@ -174,7 +178,7 @@ impl Store for IdbStore {
         }
         let rows =
             self.get_range(NODES, &seq_range(thread.as_str(), from as f64, to as f64)?).await?;
-        rows.iter().map(|row| decode(&text_field(row, "record")?)).collect()
+        rows.iter().map(|row| decode_node(&text_field(row, "record")?)).collect()
     }
 
     async fn receipt(&self, key: &ReceiptKey) -> Result<Option<Receipt>, StoreError> {
@@ -184,14 +188,14 @@ impl Store for IdbStore {
         if value.is_undefined() {
             return Ok(None);
         }
-        decode(&text_field(&value, "record")?).map(Some)
+        decode_receipt(&text_field(&value, "record")?).map(Some)
     }
 
     async fn open_runs(&self) -> Result<Vec<RunRecord>, StoreError> {
         let tx = self.read(&[RUNS])?;
         let index = store_of(&tx, RUNS)?.index(RUNS_OPEN).map_err(|e| js_err("index", e))?;
         let rows = done(index.get_all().map_err(|e| js_err("getAll", e))?).await?;
-        array_items(rows).iter().map(|row| decode(&text_field(row, "record")?)).collect()
+        array_items(rows).iter().map(|row| decode_run(&text_field(row, "record")?)).collect()
     }
 
     async fn setting(&self, key: &str) -> Result<Option<serde_json::Value>, StoreError> {
@@ -199,7 +203,7 @@ impl Store for IdbStore {
         if value.is_undefined() {
             return Ok(None);
         }
-        decode(&text_field(&value, "value")?).map(Some)
+        serde_json::from_str(&text_field(&value, "value")?).map(Some).map_err(corrupt)
     }
 
     async fn commit(&self, unit: UnitOfWork) -> Result<(), StoreError> {
@@ -235,7 +239,7 @@ async fn apply(tx: &IdbTransaction, trees: &mut TreeCache, op: WriteOp) -> Resul
             let row = object(&[
                 ("id", meta.id.as_str().into()),
                 ("updatedAtMs", (meta.updated_at_ms as f64).into()),
-                ("meta", encode(&meta)?),
+                ("meta", encode_thread(&meta)?.into()),
             ])?;
             done(put(THREADS, row)?).await?;
         }
@@ -273,7 +277,7 @@ async fn apply(tx: &IdbTransaction, trees: &mut TreeCache, op: WriteOp) -> Resul
                 ("clientId", receipt.key.client_id.as_str().into()),
                 ("submissionId", receipt.key.submission_id.as_str().into()),
                 ("expiresAtMs", (receipt.expires_at_ms as f64).into()),
-                ("record", encode(&receipt)?),
+                ("record", encode_receipt(&receipt)?.into()),
             ])?;
             done(put(RECEIPTS, row)?).await?;
         }
@@ -305,7 +309,7 @@ async fn apply(tx: &IdbTransaction, trees: &mut TreeCache, op: WriteOp) -> Resul
             let mut fields = vec![
                 ("id", run.id.as_str().into()),
                 ("threadId", run.thread_id.as_str().into()),
-                ("record", encode(&*run)?),
+                ("record", encode_run(&run)?.into()),
             ];
             if !run.is_terminal() {
                 fields.push(("openSeq", (run.seq as f64).into()));
@@ -364,7 +368,7 @@ async fn append_node(
         ("threadId", node.thread_id.as_str().into()),
         ("seq", (node.seq as f64).into()),
         ("id", node.id.as_str().into()),
-        ("record", encode(node)?),
+        ("record", encode_node(node)?.into()),
     ])?;
     done(nodes.put(&row).map_err(|e| js_err("put", e))?).await?;
     Ok(())

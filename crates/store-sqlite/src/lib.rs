@@ -5,6 +5,10 @@
 //! by thread and seq, with a covering index of the links so a thread's shape is one index-only
 //! range read), `receipts`, `settings`. The schema version lives in `PRAGMA user_version`;
 //! [`MIGRATIONS`] brings any older file up to date in one transaction.
+//!
+//! Records are JSON text in the store's versioned format (`panelot_core::store::encode_run`
+//! and its siblings), which migrates records of older format versions as it reads them; the
+//! tables do not change with the format.
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
@@ -23,6 +27,14 @@ use panelot_core::store::StoreError;
 use panelot_core::store::UnitOfWork;
 use panelot_core::store::WriteOp;
 use panelot_core::store::check_append;
+use panelot_core::store::decode_node;
+use panelot_core::store::decode_receipt;
+use panelot_core::store::decode_run;
+use panelot_core::store::decode_thread;
+use panelot_core::store::encode_node;
+use panelot_core::store::encode_receipt;
+use panelot_core::store::encode_run;
+use panelot_core::store::encode_thread;
 use panelot_protocol::NodeId;
 use panelot_protocol::ThreadId;
 use panelot_protocol::engine::ThreadMeta;
@@ -45,10 +57,6 @@ fn backend(err: rusqlite::Error) -> StoreError {
 
 fn corrupt(err: serde_json::Error) -> StoreError {
     StoreError::Corrupt(err.to_string())
-}
-
-fn encode<T: serde::Serialize>(value: &T) -> Result<String, StoreError> {
-    serde_json::to_string(value).map_err(corrupt)
 }
 
 fn parse_id<T>(
@@ -84,7 +92,7 @@ impl Store for SqliteStore {
             .prepare_cached("SELECT meta FROM threads WHERE id = ?1")
             .and_then(|mut stmt| stmt.query_row([id.as_str()], |row| row.get(0)).optional())
             .map_err(backend)?;
-        meta.map(|m| serde_json::from_str(&m).map_err(corrupt)).transpose()
+        meta.as_deref().map(decode_thread).transpose()
     }
 
     async fn threads(&self) -> Result<Vec<ThreadMeta>, StoreError> {
@@ -93,7 +101,7 @@ impl Store for SqliteStore {
             .prepare_cached("SELECT meta FROM threads ORDER BY updated_at_ms DESC, id ASC")
             .map_err(backend)?;
         let rows = stmt.query_map([], |row| row.get::<_, String>(0)).map_err(backend)?;
-        rows.map(|row| serde_json::from_str(&row.map_err(backend)?).map_err(corrupt)).collect()
+        rows.map(|row| decode_thread(&row.map_err(backend)?)).collect()
     }
 
     async fn tree_links(&self, thread: &ThreadId) -> Result<Vec<NodeLink>, StoreError> {
@@ -149,7 +157,7 @@ impl Store for SqliteStore {
         }
         ids.iter()
             .filter_map(|id| found.get(id.as_str()))
-            .map(|record| serde_json::from_str(record).map_err(corrupt))
+            .map(|record| decode_node(record))
             .collect()
     }
 
@@ -168,7 +176,7 @@ impl Store for SqliteStore {
                 row.get::<_, String>(0)
             })
             .map_err(backend)?;
-        rows.map(|row| serde_json::from_str(&row.map_err(backend)?).map_err(corrupt)).collect()
+        rows.map(|row| decode_node(&row.map_err(backend)?)).collect()
     }
 
     async fn receipt(&self, key: &ReceiptKey) -> Result<Option<Receipt>, StoreError> {
@@ -184,7 +192,7 @@ impl Store for SqliteStore {
                 .optional()
             })
             .map_err(backend)?;
-        record.map(|r| serde_json::from_str(&r).map_err(corrupt)).transpose()
+        record.as_deref().map(decode_receipt).transpose()
     }
 
     async fn open_runs(&self) -> Result<Vec<RunRecord>, StoreError> {
@@ -193,7 +201,7 @@ impl Store for SqliteStore {
             .prepare_cached("SELECT record FROM runs WHERE open = 1 ORDER BY seq")
             .map_err(backend)?;
         let rows = stmt.query_map([], |row| row.get::<_, String>(0)).map_err(backend)?;
-        rows.map(|row| serde_json::from_str(&row.map_err(backend)?).map_err(corrupt)).collect()
+        rows.map(|row| decode_run(&row.map_err(backend)?)).collect()
     }
 
     async fn setting(&self, key: &str) -> Result<Option<serde_json::Value>, StoreError> {
@@ -219,7 +227,7 @@ impl Store for SqliteStore {
 fn apply(tx: &Transaction<'_>, op: WriteOp) -> Result<(), StoreError> {
     match op {
         WriteOp::PutThread(meta) => {
-            let record = encode(&meta)?;
+            let record = encode_thread(&meta)?;
             tx.prepare_cached(
                 "INSERT OR REPLACE INTO threads (id, updated_at_ms, meta) VALUES (?1, ?2, ?3)",
             )
@@ -237,7 +245,7 @@ fn apply(tx: &Transaction<'_>, op: WriteOp) -> Result<(), StoreError> {
                 .map_err(backend)?;
         }
         WriteOp::PutReceipt(receipt) => {
-            let record = encode(&receipt)?;
+            let record = encode_receipt(&receipt)?;
             tx.prepare_cached(
                 "INSERT OR REPLACE INTO receipts (client_id, submission_id, expires_at_ms, record) VALUES (?1, ?2, ?3, ?4)",
             )
@@ -281,7 +289,7 @@ fn put_run(tx: &Transaction<'_>, run: &RunRecord) -> Result<(), StoreError> {
             run.id, run.thread_id
         )));
     }
-    let record = encode(run)?;
+    let record = encode_run(run)?;
     tx.prepare_cached(
         "INSERT OR REPLACE INTO runs (id, thread_id, seq, open, record) VALUES (?1, ?2, ?3, ?4, ?5)",
     )
@@ -326,7 +334,7 @@ fn append_node(tx: &Transaction<'_>, node: &NodeRecord) -> Result<(), StoreError
         _ => None,
     };
     check_append(node, thread_exists, id_taken, parent_thread.as_ref(), max_seq)?;
-    let record = encode(node)?;
+    let record = encode_node(node)?;
     tx.prepare_cached(
         "INSERT INTO nodes (thread_id, seq, id, parent_id, record) VALUES (?1, ?2, ?3, ?4, ?5)",
     )

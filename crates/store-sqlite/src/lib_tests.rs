@@ -1,6 +1,7 @@
-//! Tests of the SQLite store: the store conformance suite, data surviving a reopened file, a
-//! database from a newer build refused, migrations run once and in order, and the thread-shape
-//! query served from its covering index.
+//! Tests of the SQLite store: the store conformance suite, records stored before the storage
+//! format had versions read back, data surviving a reopened file, a database from a newer build
+//! refused, migrations run once and in order, and the thread-shape query served from its
+//! covering index.
 
 use panelot_core::store::conformance;
 use panelot_core::store::conformance::block_on;
@@ -78,4 +79,92 @@ fn thread_shape_is_read_from_the_covering_index() {
         .map(Result::unwrap)
         .collect();
     assert!(plan.iter().any(|step| step.contains("COVERING INDEX node_links")), "{plan:?}");
+}
+
+/// Writes the version-0 fixtures straight into the tables, as builds before the storage format
+/// had versions left them, and reads them back through the store; a record written back is
+/// stored in the current version.
+#[test]
+fn records_stored_before_format_versions_read_back() {
+    use panelot_core::store::conformance::samples;
+
+    let store = SqliteStore::open_in_memory().unwrap();
+    let (threads, nodes, runs, receipts) =
+        (samples::threads(), samples::nodes(), samples::runs(), samples::receipts());
+    {
+        let conn = store.conn.borrow();
+        for (text, meta) in samples::V0_THREADS.lines().zip(&threads) {
+            conn.execute(
+                "INSERT INTO threads (id, updated_at_ms, meta) VALUES (?1, ?2, ?3)",
+                params![meta.id.as_str(), meta.updated_at_ms as i64, text],
+            )
+            .unwrap();
+        }
+        for (text, node) in samples::V0_NODES.lines().zip(&nodes) {
+            conn.execute(
+                "INSERT INTO nodes (thread_id, seq, id, parent_id, record) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![
+                    node.thread_id.as_str(),
+                    node.seq as i64,
+                    node.id.as_str(),
+                    node.parent_id.as_ref().map(NodeId::as_str),
+                    text
+                ],
+            )
+            .unwrap();
+        }
+        for (text, run) in samples::V0_RUNS.lines().zip(&runs) {
+            conn.execute(
+                "INSERT INTO runs (id, thread_id, seq, open, record) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![
+                    run.id.as_str(),
+                    run.thread_id.as_str(),
+                    run.seq as i64,
+                    i64::from(!run.is_terminal()),
+                    text
+                ],
+            )
+            .unwrap();
+        }
+        for (text, receipt) in samples::V0_RECEIPTS.lines().zip(&receipts) {
+            conn.execute(
+                "INSERT INTO receipts (client_id, submission_id, expires_at_ms, record) VALUES (?1, ?2, ?3, ?4)",
+                params![
+                    receipt.key.client_id.as_str(),
+                    receipt.key.submission_id.as_str(),
+                    receipt.expires_at_ms as i64,
+                    text
+                ],
+            )
+            .unwrap();
+        }
+    }
+
+    let mut recent_first = threads.clone();
+    panelot_core::store::sort_recent_first(&mut recent_first);
+    assert_eq!(block_on(store.threads()).unwrap(), recent_first);
+    assert_eq!(block_on(store.thread(&threads[0].id)).unwrap().as_ref(), Some(&threads[0]));
+    assert_eq!(block_on(store.node_range(&thread_id("t"), 0, 1 << 40)).unwrap(), nodes);
+    let ids: Vec<NodeId> = nodes.iter().rev().map(|node| node.id.clone()).collect();
+    let mut reversed = nodes;
+    reversed.reverse();
+    assert_eq!(block_on(store.nodes(&thread_id("t"), &ids)).unwrap(), reversed);
+    let mut open: Vec<RunRecord> = runs.into_iter().filter(|run| !run.is_terminal()).collect();
+    open.sort_by_key(|run| run.seq);
+    assert_eq!(block_on(store.open_runs()).unwrap(), open);
+    for receipt in receipts {
+        assert_eq!(block_on(store.receipt(&receipt.key)).unwrap(), Some(receipt));
+    }
+
+    // Written back, a record is stored in the current version.
+    block_on(store.commit(UnitOfWork { ops: vec![WriteOp::PutThread(threads[0].clone())] }))
+        .unwrap();
+    let stored: String = store
+        .conn
+        .borrow()
+        .query_row("SELECT meta FROM threads WHERE id = ?1", [threads[0].id.as_str()], |row| {
+            row.get(0)
+        })
+        .unwrap();
+    assert!(stored.starts_with(r#"{"v":1,"#), "{stored}");
 }

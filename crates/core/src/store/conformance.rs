@@ -44,7 +44,7 @@ use super::runs::ToolCallStatus;
 pub mod samples;
 
 /// The cases, by name.
-pub const CASES: [&str; 10] = [
+pub const CASES: [&str; 11] = [
     "empty store",
     "threads and nodes round trip",
     "every node body round trips",
@@ -55,6 +55,7 @@ pub const CASES: [&str; 10] = [
     "receipts and pruning",
     "settings",
     "runs: open ones in admission order, terminal ones kept out, cascade",
+    "every field and variant of every record round trips",
 ];
 
 /// Runs one case by its index in [`CASES`] against `store`, which must be empty.
@@ -70,6 +71,7 @@ pub async fn run_case<S: Store>(idx: usize, store: &S) {
         7 => receipts_and_pruning(store).await,
         8 => settings(store).await,
         9 => runs(store).await,
+        10 => every_record_round_trips(store).await,
         _ => panic!("no conformance case {idx}"),
     }
 }
@@ -498,6 +500,28 @@ async fn runs<S: Store>(store: &S) {
     assert_eq!(store.open_runs().await.unwrap(), vec![restart_interrupted.clone()]);
     commit(store, vec![WriteOp::DeleteThread(thread_id("b"))]).await.unwrap();
     assert!(store.open_runs().await.unwrap().is_empty());
+}
+
+/// The records of [`samples`], with every field set and every enum variant somewhere, read
+/// back as they were written.
+async fn every_record_round_trips<S: Store>(store: &S) {
+    let mut ops: Vec<WriteOp> = samples::threads().into_iter().map(WriteOp::PutThread).collect();
+    ops.push(WriteOp::PutThread(meta("t", 1)));
+    ops.extend(samples::nodes().into_iter().map(WriteOp::AppendNode));
+    ops.extend(samples::runs().into_iter().map(|run| WriteOp::PutRun(Box::new(run))));
+    ops.extend(samples::receipts().into_iter().map(WriteOp::PutReceipt));
+    commit(store, ops).await.unwrap();
+    for meta in samples::threads() {
+        assert_eq!(store.thread(&meta.id).await.unwrap(), Some(meta));
+    }
+    assert_eq!(store.node_range(&thread_id("t"), 0, 1 << 40).await.unwrap(), samples::nodes());
+    let mut open: Vec<RunRecord> =
+        samples::runs().into_iter().filter(|run| !run.is_terminal()).collect();
+    open.sort_by_key(|run| run.seq);
+    assert_eq!(store.open_runs().await.unwrap(), open);
+    for receipt in samples::receipts() {
+        assert_eq!(store.receipt(&receipt.key).await.unwrap(), Some(receipt));
+    }
 }
 
 /// A realistic conversation for benchmarks: turns of user message, tool call, tool result and
