@@ -11,13 +11,13 @@ use std::time::Instant;
 
 use panelot_core::engine::Effect;
 use panelot_core::engine::Engine;
-use panelot_core::engine::SETTING_DEFAULT_MODEL;
 use panelot_core::engine::TITLE_PROMPT;
 use panelot_core::env::CountingIds;
 use panelot_core::env::ManualClock;
 use panelot_core::model::AssistantTurn;
 use panelot_core::model::ModelEvent;
 use panelot_core::model::ModelResponse;
+use panelot_core::settings::DEFAULT_MODEL;
 use panelot_core::store::Store;
 use panelot_core::store::UnitOfWork;
 use panelot_core::store::WriteOp;
@@ -44,7 +44,7 @@ fn one_run() -> Figures {
     let store = SqliteStore::open(&dir).unwrap();
     let mut unit = UnitOfWork::new();
     unit.push(WriteOp::PutSetting {
-        key: SETTING_DEFAULT_MODEL.into(),
+        key: DEFAULT_MODEL.key().into(),
         value: json!({"connectionId": "c", "modelId": "m"}),
     });
     block_on(store.commit(unit)).unwrap();
