@@ -183,7 +183,7 @@ impl ExecutorHarness {
         tab: Tab,
         budget: Option<u32>,
     ) -> anyhow::Result<(SnapshotResult, Timing)> {
-        let call = json!({"tool": "snapshot", "params": {"maxTokens": budget, "scopeRef": null}});
+        let call = json!({"tool": "read_page", "params": {"maxTokens": budget, "scopeRef": null}});
         match self.timed_call(tab, call)? {
             (ContentOutcome::Ok { result: ExecutorResult::Snapshot(snap) }, ms) => Ok((snap, ms)),
             (other, _) => bail!("the snapshot failed: {other:?}"),

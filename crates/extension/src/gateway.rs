@@ -34,7 +34,7 @@ use panelot_protocol::content::ExecutorCall;
 use panelot_protocol::content::ExecutorResult;
 use panelot_protocol::content::ExpectedTarget;
 use panelot_protocol::content::HighlightParams;
-use panelot_protocol::content::SnapshotParams;
+use panelot_protocol::content::ReadPageParams;
 use serde_json::Value;
 use serde_json::json;
 
@@ -291,7 +291,7 @@ async fn after_navigation(
     abort: &AbortSignal,
 ) -> ToolOutcome {
     let head = format!("{}{}", info.line(), load_note(load));
-    let read = ExecutorCall::Snapshot(SnapshotParams::default());
+    let read = ExecutorCall::ReadPage(ReadPageParams::default());
     let (content, document_id) = match page::execute(tab, read, None, None, abort).await {
         Ok(ExecutorResult::Snapshot(snapshot)) => {
             (format!("{head}\n{}", snapshot.text), Some(snapshot.document_id))

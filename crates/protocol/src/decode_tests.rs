@@ -435,7 +435,7 @@ fn content_requests_are_checked_for_ranges() {
     assert!(err.to_string().contains("exactly one"), "{err}");
 
     let err = decode_content_request(content_request(
-        json!({"tool": "snapshot", "params": {"maxTokens": 6001}}),
+        json!({"tool": "read_page", "params": {"maxTokens": 6001}}),
     ))
     .unwrap_err();
     assert!(err.to_string().contains("6000"), "{err}");

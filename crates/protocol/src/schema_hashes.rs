@@ -5,4 +5,4 @@ pub const ENGINE_SCHEMA_HASH: &str =
     "5a2a6e469f177465a277a6c2fe1521359dfaa5521ea76c61f20766f310863ca4";
 /// Hash of the page-executor protocol (`panelot/content-v1`) schema.
 pub const CONTENT_SCHEMA_HASH: &str =
-    "b384dca6d524e7928b0d1c683b713d9d593246f70ebf0ae9e665e71cc4d9d2ad";
+    "02341687db49f858c025144bfcf3bd7746e48a550f3a05cb592596c09e037e23";

@@ -1,7 +1,7 @@
 // The `snapshot` tool: walk, budget, render. Also keeps the full (unbudgeted) lines of the latest
 // walk for find_in_page, so an element folded away is still reachable by text.
 
-import type { SnapshotParams, SnapshotResult } from "./generated/protocol";
+import type { ReadPageParams, SnapshotResult } from "./generated/protocol";
 import { SNAPSHOT_DEFAULT_TOKENS, SNAPSHOT_MAX_TOKENS } from "./generated/protocol";
 import { ExecutorError } from "./failure";
 import type { RefRegistry } from "./refs";
@@ -22,7 +22,7 @@ export class Snapshotter {
   ) {}
 
   /** Takes a snapshot within the budget. */
-  take(params: SnapshotParams): SnapshotResult {
+  take(params: ReadPageParams): SnapshotResult {
     const budget = Math.min(Math.max(params.maxTokens ?? SNAPSHOT_DEFAULT_TOKENS, 200), SNAPSHOT_MAX_TOKENS);
     const rootEl = params.scopeRef ? this.registry.resolve(params.scopeRef) : document.body ?? document.documentElement;
     if (!rootEl) throw new ExecutorError("invalid_target", "resolve", "the page has no document body to snapshot");

@@ -26,7 +26,7 @@ export async function runCall(ex: Executor, call: ExecutorCall, signal: AbortSig
   const action = (evidence: ActionEvidence): ExecutorResult => ({ shape: "action", data: { evidence, snapshotDiff: null } });
   const write = (evidence: ActionEvidence): ExecutorResult => ({ shape: "action", data: { evidence, snapshotDiff: diffAfter(ex, evidence) } });
   switch (call.tool) {
-    case "snapshot":
+    case "read_page":
       return { shape: "snapshot", data: ex.snapshots.take(call.params) };
     case "click":
       return write(await click(ex.registry, call.params, SETTLE_WRITE, signal));

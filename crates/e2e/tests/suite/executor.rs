@@ -42,7 +42,7 @@ fn outcome(h: &mut ExecutorHarness, tab: Tab, call: Value) -> ContentOutcome {
 }
 
 fn snapshot(h: &mut ExecutorHarness, tab: Tab, max_tokens: Option<u32>) -> SnapshotResult {
-    let call = json!({"tool": "snapshot", "params": {"maxTokens": max_tokens, "scopeRef": null}});
+    let call = json!({"tool": "read_page", "params": {"maxTokens": max_tokens, "scopeRef": null}});
     match outcome(h, tab, call) {
         ContentOutcome::Ok { result: ExecutorResult::Snapshot(snap) } => snap,
         other => panic!("snapshot: {other:?}"),
@@ -127,7 +127,7 @@ fn executor_snapshot_names_states_and_yaml() {
     let mut h = ExecutorHarness::launch().expect("launch Chromium with the test build");
     let tab = open(&mut h, &site.url("/accname.html"));
     let snap = snapshot(&mut h, tab, None);
-    let call = json!({"tool": "snapshot", "params": {"maxTokens": null, "scopeRef": null}});
+    let call = json!({"tool": "read_page", "params": {"maxTokens": null, "scopeRef": null}});
     let (_, timing) = h.timed_call(tab, call).unwrap();
     println!(
         "small page: {} tokens (o200k), {:.1} ms round trip",
@@ -315,7 +315,7 @@ fn executor_refs_are_stable_never_reused_and_stale_when_gone() {
     );
     h.navigate(tab, &site.url("/empty.html")).unwrap();
     h.inject(tab).unwrap();
-    let call = json!({"tool": "snapshot", "params": {"maxTokens": null, "scopeRef": null}});
+    let call = json!({"tool": "read_page", "params": {"maxTokens": null, "scopeRef": null}});
     let empty = failure(&mut h, tab, call);
     assert_eq!(empty.code, ActionFailureCode::InvalidTarget, "{empty:?}");
     assert!(empty.message.contains("nothing visible"), "{}", empty.message);
@@ -680,7 +680,7 @@ fn executor_budget_holds_on_large_pages() {
         let tab = open(&mut h, &site.url(path));
         for budget in [None, Some(1_000), Some(6_000)] {
             let call =
-                json!({"tool": "snapshot", "params": {"maxTokens": budget, "scopeRef": null}});
+                json!({"tool": "read_page", "params": {"maxTokens": budget, "scopeRef": null}});
             let (snap, timing) = h.timed_call(tab, call).unwrap();
             let ms = timing.round_trip_ms;
             let ContentOutcome::Ok { result: ExecutorResult::Snapshot(snap) } = snap else {
@@ -724,7 +724,7 @@ fn executor_budget_holds_on_large_pages() {
         let snap = snapshot(&mut h, tab, Some(1_000));
         let folded = snap.text.lines().find(|l| l.contains("[folded ")).expect("a folded line");
         let region = refs_in(folded).pop().expect("a ref on the folded line");
-        let call = json!({"tool": "snapshot", "params": {"maxTokens": 1_000, "scopeRef": region}});
+        let call = json!({"tool": "read_page", "params": {"maxTokens": 1_000, "scopeRef": region}});
         let ContentOutcome::Ok { result: ExecutorResult::Snapshot(inner) } =
             outcome(&mut h, tab, call)
         else {

@@ -18,7 +18,7 @@ use serde_json::json;
 /// The executor call a page tool is (`ExecutorCall`'s serde name).
 pub(crate) fn executor_tool(tool: PageTool) -> &'static str {
     match tool {
-        PageTool::ReadPage => "snapshot",
+        PageTool::ReadPage => "read_page",
         PageTool::FindInPage => "find_in_page",
         PageTool::Extract => "extract",
         PageTool::GetSelection => "get_selection",
@@ -52,7 +52,7 @@ pub(crate) fn executor_call(executor_tool: &str, params: &Value) -> Result<Execu
 /// Whether a call names elements by ref, so it must go to the document the refs came from.
 pub(crate) fn carries_refs(call: &ExecutorCall) -> bool {
     match call {
-        ExecutorCall::Snapshot(p) => p.scope_ref.is_some(),
+        ExecutorCall::ReadPage(p) => p.scope_ref.is_some(),
         ExecutorCall::Click(_)
         | ExecutorCall::Hover(_)
         | ExecutorCall::Type(_)

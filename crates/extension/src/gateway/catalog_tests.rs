@@ -124,7 +124,7 @@ fn schemas_and_executor_params_agree_both_ways() {
 
 #[test]
 fn minimal_calls_decode_and_bad_ones_are_explained() {
-    let call = executor_call("snapshot", &json!({})).unwrap();
+    let call = executor_call("read_page", &json!({})).unwrap();
     assert!(!carries_refs(&call));
     let call = executor_call("click", &json!({"ref": "e1"})).unwrap();
     assert!(carries_refs(&call));

@@ -27,8 +27,8 @@ pub const WAIT_FOR_MAX_MS: u32 = 30_000;
 #[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, PartialEq)]
 #[serde(tag = "tool", content = "params", rename_all = "snake_case")]
 pub enum ExecutorCall {
-    /// Accessibility snapshot of the page.
-    Snapshot(SnapshotParams),
+    /// Reads the page: its accessibility snapshot (the `read_page` tool).
+    ReadPage(ReadPageParams),
     /// Click an element.
     Click(ClickParams),
     /// Hover an element.
@@ -78,10 +78,10 @@ pub struct RefParams {
     pub element_ref: ElementRef,
 }
 
-/// Parameters of `snapshot`.
+/// Parameters of `read_page`.
 #[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, PartialEq, Default)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct SnapshotParams {
+pub struct ReadPageParams {
     /// Token budget, at most [`SNAPSHOT_MAX_TOKENS`].
     pub max_tokens: Option<u32>,
     /// Snapshot only this subtree (to expand a folded region).
@@ -442,7 +442,7 @@ impl ExecutorCall {
     /// Checks the ranges serde cannot express: budgets, counts, exactly-one conditions.
     pub fn check_ranges(&self) -> Result<(), RangeError> {
         match self {
-            ExecutorCall::Snapshot(p) => match p.max_tokens {
+            ExecutorCall::ReadPage(p) => match p.max_tokens {
                 Some(n) if n > SNAPSHOT_MAX_TOKENS => Err(range_error(
                     "params.maxTokens",
                     format!("is {n}, more than {SNAPSHOT_MAX_TOKENS}"),

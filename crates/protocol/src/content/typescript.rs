@@ -32,7 +32,7 @@ fn declared_types() -> Vec<(String, String, Vec<String>)> {
         RequestId, ElementRef, SnapshotId,
         ContentRequest, ContentOp, ContentResponse, ContentOutcome,
         ActionFailure, ActionFailureCode, ActionPhase,
-        ExecutorCall, EmptyParams, RefParams, SnapshotParams, MouseButton, ClickParams, TypeMode,
+        ExecutorCall, EmptyParams, RefParams, ReadPageParams, MouseButton, ClickParams, TypeMode,
         TypeParams, SelectOptionParams, PressKeyParams, ScrollDirection, ScrollAmount, ScrollParams,
         WaitForParams, ExtractParams, FindInPageParams, BatchActionsParams, BatchAction,
         ExecutorResult, SnapshotResult, ActionResult, ActionEvidence, EffectState, ExtractResult,

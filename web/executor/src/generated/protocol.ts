@@ -2,7 +2,7 @@
 // Do not edit by hand.
 
 export const CONTENT_PROTOCOL = "panelot/content-v1";
-export const CONTENT_SCHEMA_HASH = "b384dca6d524e7928b0d1c683b713d9d593246f70ebf0ae9e665e71cc4d9d2ad";
+export const CONTENT_SCHEMA_HASH = "02341687db49f858c025144bfcf3bd7746e48a550f3a05cb592596c09e037e23";
 export const SNAPSHOT_DEFAULT_TOKENS = 3000;
 export const SNAPSHOT_MAX_TOKENS = 6000;
 export const BATCH_MAX_ACTIONS = 6;
@@ -121,7 +121,7 @@ export type ActionFailureCode = "stale_ref" | "detached" | "not_visible" | "not_
 
 export type ActionPhase = "resolve" | "precheck" | "execute" | "settle" | "verify" | "recover";
 
-export type ExecutorCall = { "tool": "snapshot", "params": SnapshotParams } | { "tool": "click", "params": ClickParams } | { "tool": "hover", "params": RefParams } | { "tool": "type", "params": TypeParams } | { "tool": "select_option", "params": SelectOptionParams } | { "tool": "press_key", "params": PressKeyParams } | { "tool": "scroll", "params": ScrollParams } | { "tool": "wait_for", "params": WaitForParams } | { "tool": "extract", "params": ExtractParams } | { "tool": "find_in_page", "params": FindInPageParams } | { "tool": "get_selection", "params": EmptyParams } | { "tool": "batch_actions", "params": BatchActionsParams } | { "tool": "get_rect", "params": RefParams } | { "tool": "validate_ref", "params": RefParams } | { "tool": "focus", "params": RefParams } | { "tool": "describe_target", "params": DescribeTargetParams } | { "tool": "highlight", "params": HighlightParams };
+export type ExecutorCall = { "tool": "read_page", "params": ReadPageParams } | { "tool": "click", "params": ClickParams } | { "tool": "hover", "params": RefParams } | { "tool": "type", "params": TypeParams } | { "tool": "select_option", "params": SelectOptionParams } | { "tool": "press_key", "params": PressKeyParams } | { "tool": "scroll", "params": ScrollParams } | { "tool": "wait_for", "params": WaitForParams } | { "tool": "extract", "params": ExtractParams } | { "tool": "find_in_page", "params": FindInPageParams } | { "tool": "get_selection", "params": EmptyParams } | { "tool": "batch_actions", "params": BatchActionsParams } | { "tool": "get_rect", "params": RefParams } | { "tool": "validate_ref", "params": RefParams } | { "tool": "focus", "params": RefParams } | { "tool": "describe_target", "params": DescribeTargetParams } | { "tool": "highlight", "params": HighlightParams };
 
 export type EmptyParams = Record<symbol, never>;
 
@@ -131,7 +131,7 @@ export type RefParams = {
  */
 ref: ElementRef, };
 
-export type SnapshotParams = { 
+export type ReadPageParams = { 
 /**
  * Token budget, at most [`SNAPSHOT_MAX_TOKENS`].
  */

@@ -284,7 +284,7 @@ fn executor_refuses_calls_judged_for_another_document_or_origin() {
         Some(json!({"documentId": new_doc, "origin": moved_origin, "url": moved}))
     );
     // Calls without refs are checked too.
-    let call = json!({"tool": "snapshot", "params": {"maxTokens": null, "scopeRef": null}});
+    let call = json!({"tool": "read_page", "params": {"maxTokens": null, "scopeRef": null}});
     let refused = h.call_judged(tab, call, None, Some(&judged)).unwrap();
     assert!(
         matches!(&refused, ContentOutcome::Failed { failure } if failure.code == ActionFailureCode::TargetChanged),
