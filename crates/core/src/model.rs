@@ -146,6 +146,16 @@ pub enum ModelEvent {
         /// A fragment of the JSON arguments.
         fragment: String,
     },
+    /// The call failed in a way that passes and will be tried again after a wait (what streamed
+    /// before the failure, if anything, is discarded by the next attempt).
+    Retrying {
+        /// The attempt that comes next (2 for the first retry).
+        attempt: u32,
+        /// How long the client waits before it.
+        wait_ms: u64,
+        /// What failed, in words.
+        message: String,
+    },
 }
 
 /// The complete result of one model call.

@@ -16,6 +16,7 @@ use std::marker::PhantomData;
 use panelot_protocol::Origin;
 use panelot_protocol::OriginPattern;
 use panelot_protocol::ThreadId;
+use panelot_protocol::engine::Language;
 use panelot_protocol::engine::ModelChoice;
 use panelot_protocol::engine::PermissionPolicy;
 use panelot_protocol::engine::PermissionRuleView;
@@ -90,6 +91,8 @@ pub const RULES_SEEDED: Setting<bool> = Setting::new("permissionRulesSeeded");
 pub const SENSITIVE_ORIGINS: Setting<Vec<String>> = Setting::new("sensitiveOrigins");
 /// Every model preset, in the order they were made.
 pub const PRESETS: Setting<Vec<PresetView>> = Setting::new("presets");
+/// The language of every page.
+pub const LANGUAGE: Setting<Language> = Setting::new("language");
 /// "Accept for this session" grants of every thread.
 pub const SESSION_GRANTS: Setting<SessionGrants> = Setting::new("sessionGrants");
 

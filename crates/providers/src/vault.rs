@@ -6,6 +6,7 @@ use panelot_core::engine::ConnectionVault;
 use panelot_protocol::ConnectionId;
 use panelot_protocol::engine::ConnectionInput;
 use panelot_protocol::engine::ConnectionKind;
+use panelot_protocol::engine::ConnectionTemplateView;
 use panelot_protocol::engine::ConnectionView;
 use serde_json::Value;
 
@@ -14,6 +15,8 @@ use crate::connection::ConnectionDraft;
 use crate::quirks::QuirkFlag;
 use crate::quirks::Quirks;
 use crate::secret::VaultKey;
+use crate::templates::KeyRequirement;
+use crate::templates::TEMPLATES;
 use crate::templates::WireFormat;
 
 /// Seals connections with one vault key.
@@ -97,6 +100,24 @@ impl ConnectionVault for Vault {
 
     fn quirk_names(&self) -> Vec<String> {
         QuirkFlag::ALL.iter().map(|f| f.name().to_owned()).collect()
+    }
+
+    fn templates(&self) -> Vec<ConnectionTemplateView> {
+        TEMPLATES
+            .iter()
+            .map(|template| ConnectionTemplateView {
+                id: template.id.to_owned(),
+                name: template.name.to_owned(),
+                kind: match template.wire {
+                    WireFormat::OpenAi => "openai",
+                    WireFormat::Anthropic => "anthropic",
+                }
+                .to_owned(),
+                base_url: template.base_url.to_owned(),
+                quirks: template.quirks.flags().into_iter().map(|f| f.name().to_owned()).collect(),
+                key_required: template.key == KeyRequirement::Required,
+            })
+            .collect()
     }
 }
 

@@ -9,6 +9,7 @@ use panelot_protocol::Op;
 use panelot_protocol::engine::ConnectionDeleteParams;
 use panelot_protocol::engine::ConnectionSaveParams;
 use panelot_protocol::engine::ErrorCode;
+use panelot_protocol::engine::Language;
 use panelot_protocol::engine::ModelChoice;
 use panelot_protocol::engine::PermissionPolicy;
 use panelot_protocol::engine::PresetView;
@@ -47,6 +48,7 @@ pub(crate) struct Overlay<'a> {
     pub(crate) budget: Option<Option<u64>>,
     pub(crate) rules: Option<&'a [StoredRule]>,
     pub(crate) presets: Option<&'a [PresetView]>,
+    pub(crate) language: Option<Language>,
 }
 
 /// The `id` of a stored connection.
@@ -91,11 +93,17 @@ pub(crate) async fn settings_view<S: Store>(
         Some(presets) => presets.to_vec(),
         None => settings::read_or_default(store, settings::PRESETS).await?,
     };
-    let (views, quirk_names) = match reads.vault {
-        Some(vault) => {
-            (connections.iter().filter_map(|c| vault.view(c)).collect(), vault.quirk_names())
-        }
-        None => (Vec::new(), Vec::new()),
+    let (views, quirk_names, templates) = match reads.vault {
+        Some(vault) => (
+            connections.iter().filter_map(|c| vault.view(c)).collect(),
+            vault.quirk_names(),
+            vault.templates(),
+        ),
+        None => (Vec::new(), Vec::new(), Vec::new()),
+    };
+    let language = match overlay.language {
+        Some(language) => language,
+        None => settings::LANGUAGE.read(store).await?.unwrap_or_default(),
     };
     Ok(SettingsView {
         connections: views,
@@ -105,6 +113,8 @@ pub(crate) async fn settings_view<S: Store>(
         quirk_names,
         rules: rules.iter().map(StoredRule::view).collect(),
         presets,
+        language,
+        templates,
     })
 }
 
@@ -131,10 +141,14 @@ pub(crate) async fn update<S: Store>(
     if let Some(budget) = &budget {
         unit.push(settings::TURN_TOKEN_BUDGET.write(budget)?);
     }
+    if let Some(language) = &p.patch.language {
+        unit.push(settings::LANGUAGE.write(language)?);
+    }
     let overlay = Overlay {
         default_model: p.patch.default_model.clone().map(Some),
         policy: p.patch.permission_policy,
         budget,
+        language: p.patch.language,
         ..Overlay::default()
     };
     let settings = settings_view(reads, overlay).await?;

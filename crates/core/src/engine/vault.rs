@@ -3,6 +3,7 @@
 
 use panelot_protocol::ConnectionId;
 use panelot_protocol::engine::ConnectionInput;
+use panelot_protocol::engine::ConnectionTemplateView;
 use panelot_protocol::engine::ConnectionView;
 use serde_json::Value;
 
@@ -24,4 +25,7 @@ pub trait ConnectionVault {
 
     /// Every provider quirk a connection can switch on.
     fn quirk_names(&self) -> Vec<String>;
+
+    /// The endpoints the host knows, to pre-fill a new connection.
+    fn templates(&self) -> Vec<ConnectionTemplateView>;
 }

@@ -1027,6 +1027,17 @@ impl crate::engine::ConnectionVault for LengthVault {
     fn quirk_names(&self) -> Vec<String> {
         vec!["noSystemRole".into()]
     }
+
+    fn templates(&self) -> Vec<panelot_protocol::engine::ConnectionTemplateView> {
+        vec![panelot_protocol::engine::ConnectionTemplateView {
+            id: "local".into(),
+            name: "Local".into(),
+            kind: "openai".into(),
+            base_url: "http://127.0.0.1:8080/v1".into(),
+            quirks: vec!["noSystemRole".into()],
+            key_required: false,
+        }]
+    }
 }
 
 #[test]
@@ -1303,4 +1314,54 @@ fn a_threads_preset_gives_its_model_instructions_tools_params_and_policy() {
     assert!(!request.system.dynamic.contains("French"));
     assert_eq!(request.params.temperature, None);
     assert!(request.tools.iter().any(|t| t.name == "navigate"));
+}
+
+#[test]
+fn the_language_is_one_setting_and_templates_come_with_the_settings() {
+    let mut world = World::new();
+    world.vault(std::rc::Rc::new(LengthVault));
+    let id = world.submission();
+    let settings = settings_of(world.send(json!({"type": "settings.get", "submissionId": id})));
+    assert_eq!(settings.language, panelot_protocol::engine::Language::System);
+    assert_eq!(settings.templates[0].id, "local");
+    let id = world.submission();
+    let changed = settings_of(world.send(json!({"type": "settings.update", "submissionId": id,
+        "patch": {"language": "zh-CN"}})));
+    assert_eq!(changed.language, panelot_protocol::engine::Language::SimplifiedChinese);
+    world.restart();
+    let id = world.submission();
+    let kept = settings_of(world.send(json!({"type": "settings.get", "submissionId": id})));
+    assert_eq!(kept.language, panelot_protocol::engine::Language::SimplifiedChinese);
+}
+
+#[test]
+fn a_retried_model_call_is_shown_and_what_streamed_before_it_is_dropped() {
+    let mut world = World::new();
+    let thread = world.create_thread();
+    world.script.push_back(Reply::text("Second try works."));
+    submit(&mut world, &thread, "hello");
+    let call = world.effects().iter().find_map(|e| match e {
+        crate::engine::Effect::CallModel { id, .. } => Some(*id),
+        _ => None,
+    });
+    let call = call.unwrap();
+    world.input(crate::driver::Input::ModelEvent(
+        call,
+        crate::model::ModelEvent::TextDelta("Hal".into()),
+    ));
+    let retrying = crate::model::ModelEvent::Retrying {
+        attempt: 2,
+        wait_ms: 2_000,
+        message: "Mock is overloaded".into(),
+    };
+    world.input(crate::driver::Input::ModelEvent(call, retrying));
+    let shown: Vec<(u32, u64)> = world.events(|e| match e {
+        AgentEvent::TurnRetrying(r) => Some((r.attempt, r.wait_ms)),
+        _ => None,
+    });
+    assert_eq!(shown, [(2, 2_000)]);
+    world.settle();
+    let path = world.path(&thread);
+    assert!(matches!(&path[2].body, NodeBody::AssistantMessage { text, .. }
+        if text == "Second try works."));
 }

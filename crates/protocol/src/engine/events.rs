@@ -218,6 +218,22 @@ event_payloads! {
     }
     submission: none; thread: required;
 
+    /// A model call failed in a way that passes (a rate limit, an overloaded or unreachable
+    /// endpoint) and is tried again: shown while it waits, never stored.
+    struct TurnRetryingEvent {
+        /// The thread.
+        thread_id: ThreadId,
+        /// The turn.
+        turn_id: TurnId,
+        /// The attempt that comes next (2 for the first retry).
+        attempt: u32,
+        /// How long it waits before that attempt.
+        wait_ms: u64,
+        /// What failed, in words, naming the connection.
+        message: String,
+    }
+    submission: none; thread: required;
+
     /// Tokens and cost of a model call.
     struct TokenUsageEvent {
         /// The thread.
@@ -522,6 +538,8 @@ wire_catalog! {
     "turn.start" => TurnStart(TurnStartEvent),
     /// Turn ended.
     "turn.complete" => TurnComplete(TurnCompleteEvent),
+    /// A model call is tried again.
+    "turn.retrying" => TurnRetrying(TurnRetryingEvent),
     /// Token usage.
     "token.usage" => TokenUsage(TokenUsageEvent),
     /// Item started.
@@ -582,6 +600,7 @@ impl EventKind {
             EventKind::Error
             | EventKind::TurnStart
             | EventKind::TurnComplete
+            | EventKind::TurnRetrying
             | EventKind::TokenUsage
             | EventKind::ItemStart
             | EventKind::ItemDelta

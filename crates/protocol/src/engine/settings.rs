@@ -97,6 +97,43 @@ pub struct SettingsView {
     pub rules: Vec<PermissionRuleView>,
     /// Model presets, in the order they were made.
     pub presets: Vec<PresetView>,
+    /// The language of every page.
+    pub language: Language,
+    /// The endpoints Panelot knows, for the connection form (they pre-fill it).
+    pub templates: Vec<ConnectionTemplateView>,
+}
+
+/// The language of the UI pages, one choice shared by all of them.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Language {
+    /// The browser's language, when it is one of the others; else English.
+    #[default]
+    #[serde(rename = "system")]
+    System,
+    /// English.
+    #[serde(rename = "en")]
+    English,
+    /// Simplified Chinese.
+    #[serde(rename = "zh-CN")]
+    SimplifiedChinese,
+}
+
+/// A known endpoint that pre-fills a new connection.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ConnectionTemplateView {
+    /// Stable id (`openai`, `ollama`, `custom`).
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// Wire format: `openai` or `anthropic`.
+    pub kind: String,
+    /// Default base URL; empty for a custom endpoint.
+    pub base_url: String,
+    /// The quirks it switches on, by name.
+    pub quirks: Vec<String>,
+    /// Whether calls need a key (hosted APIs) or usually go without (local servers).
+    pub key_required: bool,
 }
 
 /// How long a reasoning model thinks before it answers.
@@ -254,4 +291,6 @@ pub struct SettingsPatch {
     pub permission_policy: Option<PermissionPolicy>,
     /// New token budget (0 removes it).
     pub turn_token_budget: Option<u64>,
+    /// New language of every page.
+    pub language: Option<Language>,
 }

@@ -107,6 +107,9 @@ pub(crate) fn render(events: &[ModelEvent], res: &Result<ModelResponse, Provider
             ModelEvent::ToolCallDelta { index, fragment } => {
                 writeln!(out, "tool_call_delta {index} {fragment:?}")
             }
+            ModelEvent::Retrying { attempt, wait_ms, message } => {
+                writeln!(out, "retrying {attempt} after {wait_ms} ms: {message}")
+            }
         };
     }
     let _ = match res {

@@ -431,6 +431,7 @@ impl ThreadView {
             | AgentEvent::ThreadListed(_)
             | AgentEvent::ActivityUpdated(_)
             | AgentEvent::SettingsState(_)
+            | AgentEvent::TurnRetrying(_)
             | AgentEvent::ConnectionVerified(_) => return Applied::Ignored,
         }
         Applied::Changed

@@ -17,6 +17,7 @@ use panelot_protocol::engine::ItemStartEvent;
 use panelot_protocol::engine::ProviderStopReason;
 use panelot_protocol::engine::ToolLevel;
 use panelot_protocol::engine::ToolResultView;
+use panelot_protocol::engine::TurnRetryingEvent;
 use panelot_protocol::engine::Usage;
 
 use super::chain::item_of;
@@ -87,6 +88,24 @@ impl LiveRun {
                 return vec![start(run, new_item, ItemKind::ToolCall, meta)];
             }
             ModelEvent::ToolCallDelta { .. } => return Vec::new(),
+            ModelEvent::Retrying { attempt, wait_ms, message } => {
+                // What streamed before the failure is superseded by the next attempt.
+                let mut events: Vec<AgentEvent> = Vec::new();
+                for (item, _, _) in self.streaming() {
+                    events.push(complete(&run.thread_id, item, None, None));
+                }
+                self.text = None;
+                self.reasoning = None;
+                self.calls.clear();
+                events.push(AgentEvent::TurnRetrying(TurnRetryingEvent {
+                    thread_id: run.thread_id.clone(),
+                    turn_id: run.turn_id.clone(),
+                    attempt,
+                    wait_ms,
+                    message,
+                }));
+                return events;
+            }
         };
         let mut events = Vec::new();
         let started = slot.is_none();
