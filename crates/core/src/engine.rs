@@ -52,6 +52,8 @@ use panelot_protocol::engine::RunState;
 use panelot_protocol::engine::SettingsStateEvent;
 use panelot_protocol::engine::StopReason;
 use panelot_protocol::engine::ThreadSnapshotEvent;
+use panelot_protocol::engine::ThreadEarlierEvent;
+use panelot_protocol::engine::ThreadLoadEarlierParams;
 use panelot_protocol::engine::ThreadSubscribeParams;
 
 pub use approvals::APPROVAL_TIMEOUT_MS;
@@ -100,6 +102,7 @@ use crate::receipts::check_receipt;
 use crate::session::SessionStep;
 use crate::settings;
 use crate::settings::PermissionState;
+use crate::snapshot::EarlierError;
 use crate::snapshot::LoadError;
 use crate::snapshot::load_thread_view;
 use crate::store::RunRecord;
@@ -411,6 +414,7 @@ impl<S: Store> Engine<S> {
                 Err(err) => Err(err),
             },
             Op::ThreadSubscribe(params) => self.subscribe(port, &params, out).await,
+            Op::ThreadLoadEarlier(params) => self.load_earlier(port, params, out).await,
             Op::SettingsGet(params) => {
                 match setup::settings_view(&self.reads(), setup::Overlay::default()).await {
                     Ok(settings) => {
@@ -551,6 +555,7 @@ impl<S: Store> Engine<S> {
             Op::Initialize(_)
             | Op::ThreadList(_)
             | Op::ThreadSubscribe(_)
+            | Op::ThreadLoadEarlier(_)
             | Op::SettingsGet(_)
             | Op::ConnectionVerify(_)
             | Op::Ping(_) => {
@@ -939,6 +944,38 @@ impl<S: Store> Engine<S> {
             Err(LoadError::Tree(err)) => return Err(StoreError::Corrupt(err.to_string())),
         };
         Delivery::reply(port, answer, out);
+        Ok(())
+    }
+
+    /// `thread.loadEarlier`: the items before the first one a view has, answered to the port.
+    async fn load_earlier(
+        &mut self,
+        port: PortId,
+        p: ThreadLoadEarlierParams,
+        out: &mut Outbox,
+    ) -> Result<(), StoreError> {
+        let limit = p.limit.map_or(crate::snapshot::WINDOW_NODES, |l| l as usize);
+        let loaded =
+            crate::snapshot::earlier_items(&self.store, &p.thread_id, &p.before_node_id, limit)
+                .await;
+        let event = match loaded {
+            Ok((items, has_earlier)) => AgentEvent::ThreadEarlier(ThreadEarlierEvent {
+                submission_id: p.submission_id,
+                thread_id: p.thread_id,
+                items,
+                has_earlier,
+            }),
+            Err(EarlierError::Load(LoadError::Store(err))) => return Err(err),
+            Err(EarlierError::Load(LoadError::NotFound(id))) => rejection(
+                &Op::ThreadLoadEarlier(p),
+                ErrorCode::ThreadNotFound,
+                format!("thread {id} does not exist"),
+            ),
+            Err(err @ (EarlierError::NotOnBranch(_) | EarlierError::Load(LoadError::Tree(_)))) => {
+                rejection(&Op::ThreadLoadEarlier(p), ErrorCode::InvalidCommand, err.to_string())
+            }
+        };
+        Delivery::reply(port, EventFrame::new(event), out);
         Ok(())
     }
 

@@ -1,5 +1,7 @@
 //! Loading a thread for display: three reads whatever its size (metadata, the tree's links, the
-//! records on the selected path), then a projection of stored nodes into snapshot items.
+//! records of the latest window of the selected path), then a projection of stored nodes into
+//! snapshot items. A view gets what it shows first, not the whole path: the window ends at the
+//! leaf and starts at a turn's first message, and `thread.loadEarlier` pages further back.
 
 use std::collections::BTreeMap;
 
@@ -33,6 +35,13 @@ pub enum LoadError {
     Tree(#[from] TreeError),
 }
 
+/// Stored nodes of the selected path a snapshot carries (and each earlier page): a screenful of
+/// turns and then some, whatever the thread's length.
+pub const WINDOW_NODES: usize = 120;
+
+/// Most nodes one `thread.loadEarlier` reads.
+pub const MAX_PAGE_NODES: usize = 1_000;
+
 /// A thread as loaded for display.
 #[derive(Debug, Clone)]
 pub struct ThreadView {
@@ -40,8 +49,10 @@ pub struct ThreadView {
     pub meta: ThreadMeta,
     /// Its tree.
     pub tree: ThreadTree,
-    /// The selected branch, projected.
+    /// The latest window of the selected branch, projected.
     pub items: Vec<SnapshotItem>,
+    /// Whether the branch has items before `items`.
+    pub has_earlier: bool,
     /// Set when the stored leaf cursor was broken and replaced; the caller records a notice and
     /// persists the new cursor.
     pub repaired_leaf: Option<String>,
@@ -61,11 +72,77 @@ pub async fn load_thread_view<S: Store>(
         LeafCheck::Repaired { leaf, reason } => (Some(leaf), Some(reason)),
     };
     meta.leaf_id = leaf.clone();
-    let items = match &leaf {
-        Some(leaf) => path_items(store, thread, &tree, leaf).await?,
-        None => Vec::new(),
+    let (items, has_earlier) = match &leaf {
+        Some(leaf) => {
+            let path = tree.path_to(leaf)?;
+            window_items(store, thread, &tree, &path, path.len(), WINDOW_NODES).await?
+        }
+        None => (Vec::new(), false),
     };
-    Ok(ThreadView { meta, tree, items, repaired_leaf })
+    Ok(ThreadView { meta, tree, items, has_earlier, repaired_leaf })
+}
+
+/// Why earlier items could not be loaded.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum EarlierError {
+    /// The thread could not be loaded.
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    /// The node is not on the thread's selected branch (it changed since the view loaded).
+    #[error("node {0} is not on the selected branch; subscribe again")]
+    NotOnBranch(NodeId),
+}
+
+/// The items of the selected branch just before `before`, reading at most `limit` nodes (from a
+/// turn's start when one is among them), and whether more come before them.
+pub async fn earlier_items<S: Store>(
+    store: &S,
+    thread: &ThreadId,
+    before: &NodeId,
+    limit: usize,
+) -> Result<(Vec<SnapshotItem>, bool), EarlierError> {
+    let meta = store.thread(thread).await.map_err(LoadError::from)?;
+    let meta = meta.ok_or_else(|| LoadError::NotFound(thread.clone()))?;
+    let tree = ThreadTree::from_links(store.tree_links(thread).await.map_err(LoadError::from)?);
+    let Some(leaf) = meta.leaf_id else { return Err(EarlierError::NotOnBranch(before.clone())) };
+    let path = tree.path_to(&leaf).map_err(LoadError::from)?;
+    let Some(end) = path.iter().position(|id| id == before) else {
+        return Err(EarlierError::NotOnBranch(before.clone()));
+    };
+    let limit = limit.clamp(1, MAX_PAGE_NODES);
+    Ok(window_items(store, thread, &tree, &path, end, limit).await?)
+}
+
+/// The projected items of `path[..end]`'s last `size` nodes, moved forward to the first user
+/// message among them so a turn is never cut (a turn longer than the window is shown from the
+/// window's start), and whether nodes come before them.
+async fn window_items<S: Store>(
+    store: &S,
+    thread: &ThreadId,
+    tree: &ThreadTree,
+    path: &[NodeId],
+    end: usize,
+    size: usize,
+) -> Result<(Vec<SnapshotItem>, bool), LoadError> {
+    let start = end.saturating_sub(size);
+    let mut records = path_records(store, thread, tree, &path[start..end]).await?;
+    if records.len() != end - start {
+        return Err(LoadError::Store(StoreError::Corrupt(format!(
+            "{} of {} nodes of the path are missing",
+            end - start - records.len(),
+            end - start
+        ))));
+    }
+    let mut first = 0;
+    if start > 0
+        && let Some(turn_start) = records
+            .iter()
+            .position(|r| matches!(r.body, NodeBody::UserMessage { steered: false, .. }))
+    {
+        first = turn_start;
+        records.drain(..turn_start);
+    }
+    Ok((project(tree, records), start + first > 0))
 }
 
 /// The projected items of the path from the root to `leaf`.

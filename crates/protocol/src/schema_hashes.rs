@@ -2,7 +2,7 @@
 
 /// Hash of the engine protocol (`panelot/engine-v1`) schema.
 pub const ENGINE_SCHEMA_HASH: &str =
-    "a3c414352a94bd456d7c2fe166ebf4180c8b1de0c29aaac717782b01f6f9b9cd";
+    "897b16ff9f00d29d37863bd1fa8860195561f1537bf8f6069a36bded12e5c768";
 /// Hash of the page-executor protocol (`panelot/content-v1`) schema.
 pub const CONTENT_SCHEMA_HASH: &str =
     "02341687db49f858c025144bfcf3bd7746e48a550f3a05cb592596c09e037e23";

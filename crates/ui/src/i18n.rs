@@ -109,6 +109,7 @@ catalog! {
     BadgeApproval => "Waiting for approval", "等待批准";
     /// Empty thread placeholder.
     EmptyThread => "Ask anything about the page you are on.", "可以就当前页面提出任何问题。";
+    ShowEarlier => "Show earlier messages", "显示更早的消息";
     /// Composer placeholder.
     ComposerPlaceholder => "Message Panelot — Enter to send, Shift+Enter for a new line", "给 Panelot 发消息 — Enter 发送，Shift+Enter 换行";
     /// Composer placeholder while a turn runs.

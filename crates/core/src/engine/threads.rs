@@ -83,6 +83,7 @@ pub(crate) fn snapshot(view: ThreadView, runs: &RunTable) -> ThreadSnapshot {
         pending_interactions: runs.pending_interactions(thread),
         meta: view.meta,
         items: view.items,
+        has_earlier: view.has_earlier,
     }
 }
 

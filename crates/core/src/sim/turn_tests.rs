@@ -1365,3 +1365,69 @@ fn a_retried_model_call_is_shown_and_what_streamed_before_it_is_dropped() {
     assert!(matches!(&path[2].body, NodeBody::AssistantMessage { text, .. }
         if text == "Second try works."));
 }
+
+#[test]
+fn a_long_thread_opens_with_its_latest_turns_and_pages_back_to_the_first() {
+    let mut world = World::new();
+    let thread = world.create_thread();
+    // 70 turns of 4 stored nodes each (message, context, call... answer): past one window.
+    for n in 0..70 {
+        world.script.push_back(Reply::text(&format!("answer {n}")));
+        submit(&mut world, &thread, &format!("question {n}"));
+        world.settle();
+    }
+    let id = world.submission();
+    let frames = world.send(json!({"type": "thread.subscribe", "submissionId": id,
+        "threadId": thread}));
+    let snapshot = frames
+        .into_iter()
+        .find_map(|f| match f.event {
+            AgentEvent::ThreadSnapshot(s) => Some(s.snapshot),
+            _ => None,
+        })
+        .unwrap();
+    assert!(snapshot.has_earlier);
+    assert!(snapshot.items.len() < 140, "a window, not the whole path: {}", snapshot.items.len());
+    let text_of = |item: &panelot_protocol::engine::SnapshotItem| match &item.content {
+        panelot_protocol::engine::ItemContent::UserMessage { input, .. } => input.text.clone(),
+        panelot_protocol::engine::ItemContent::AssistantMessage { text, .. } => text.clone(),
+        other => format!("{other:?}"),
+    };
+    assert!(text_of(&snapshot.items[0]).starts_with("question "), "starts at a turn");
+    assert_eq!(text_of(snapshot.items.last().unwrap()), "answer 69");
+    // Page back to the first message; every message comes exactly once, in order.
+    let mut all: Vec<String> = snapshot.items.iter().map(text_of).collect();
+    let mut first = snapshot.items[0].node_id.clone();
+    let mut more = snapshot.has_earlier;
+    while more {
+        let id = world.submission();
+        let frames = world.send(json!({"type": "thread.loadEarlier", "submissionId": id,
+            "threadId": thread, "beforeNodeId": first, "limit": 50}));
+        let page = frames
+            .into_iter()
+            .find_map(|f| match f.event {
+                AgentEvent::ThreadEarlier(e) => Some(e),
+                _ => None,
+            })
+            .unwrap();
+        assert!(!page.items.is_empty());
+        first = page.items[0].node_id.clone();
+        more = page.has_earlier;
+        let mut texts: Vec<String> = page.items.iter().map(text_of).collect();
+        texts.append(&mut all);
+        all = texts;
+    }
+    let expected: Vec<String> = (0..70)
+        .flat_map(|n| [format!("question {n}"), format!("answer {n}")])
+        .collect();
+    assert_eq!(all, expected);
+    // A node that is not on the selected branch is refused.
+    let id = world.submission();
+    let refused: Vec<AgentEvent> = world
+        .send(json!({"type": "thread.loadEarlier", "submissionId": id, "threadId": thread,
+            "beforeNodeId": "n-nowhere", "limit": null}))
+        .into_iter()
+        .map(|f| f.event)
+        .collect();
+    assert_eq!(rejected(&refused), Some(ErrorCode::InvalidCommand));
+}

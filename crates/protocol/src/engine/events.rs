@@ -19,6 +19,7 @@ use super::settings::ConnectionCheck;
 use super::settings::SettingsView;
 use super::thread::ItemMeta;
 use super::thread::QueuedRun;
+use super::thread::SnapshotItem;
 use super::thread::ThreadMeta;
 use super::thread::ThreadMetaPatch;
 use super::thread::ThreadSnapshot;
@@ -182,6 +183,19 @@ event_payloads! {
         snapshot: ThreadSnapshot,
     }
     submission: required; thread: snapshot;
+
+    /// Earlier items of a thread's selected branch, answering `thread.loadEarlier`.
+    struct ThreadEarlierEvent {
+        /// The `thread.loadEarlier` answered.
+        submission_id: SubmissionId,
+        /// The thread.
+        thread_id: ThreadId,
+        /// The items just before the one asked about, oldest first.
+        items: Vec<SnapshotItem>,
+        /// Whether the branch has items before these.
+        has_earlier: bool,
+    }
+    submission: required; thread: required;
 
     /// The thread list.
     struct ThreadListedEvent {
@@ -532,6 +546,8 @@ wire_catalog! {
     "thread.forked" => ThreadForked(ThreadForkedEvent),
     /// Thread snapshot.
     "thread.snapshot" => ThreadSnapshot(ThreadSnapshotEvent),
+    /// Earlier items of a thread.
+    "thread.earlier" => ThreadEarlier(ThreadEarlierEvent),
     /// Thread list.
     "thread.listed" => ThreadListed(ThreadListedEvent),
     /// Turn started.
@@ -595,6 +611,7 @@ impl EventKind {
             | EventKind::CommandRejected
             | EventKind::Pong
             | EventKind::ThreadSnapshot
+            | EventKind::ThreadEarlier
             | EventKind::ThreadListed
             | EventKind::ConnectionVerified => Delivery::Reply,
             EventKind::Error

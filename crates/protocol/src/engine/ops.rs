@@ -106,6 +106,18 @@ op_params! {
     }
     thread: thread_id;
 
+    /// Asks for the items of the selected branch before `before_node_id` (a snapshot carries the
+    /// latest ones; a view loads the rest as the user scrolls back).
+    struct ThreadLoadEarlierParams {
+        /// The thread.
+        thread_id: ThreadId,
+        /// The first item the view has; the answer ends just before it.
+        before_node_id: NodeId,
+        /// Most stored nodes to read (`None`: the engine's page size; at most 1,000).
+        limit: Option<u32>,
+    }
+    thread: thread_id;
+
     /// Changes thread metadata (rename, pin, archive, move).
     struct ThreadUpdateParams {
         /// The thread.
@@ -348,6 +360,8 @@ wire_catalog! {
     "thread.list" => ThreadList(ThreadListParams),
     /// Subscribe to a thread.
     "thread.subscribe" => ThreadSubscribe(ThreadSubscribeParams),
+    /// Load earlier items of a thread.
+    "thread.loadEarlier" => ThreadLoadEarlier(ThreadLoadEarlierParams),
     /// Change thread metadata.
     "thread.update" => ThreadUpdate(ThreadUpdateParams),
     /// Delete a thread.
@@ -415,6 +429,7 @@ impl OpKind {
         match self {
             OpKind::Initialize
             | OpKind::ThreadSubscribe
+            | OpKind::ThreadLoadEarlier
             | OpKind::ThreadList
             | OpKind::SettingsGet
             | OpKind::ConnectionVerify

@@ -110,8 +110,11 @@ pub struct ThreadMetaPatch {
 pub struct ThreadSnapshot {
     /// Thread metadata with its revision.
     pub meta: ThreadMeta,
-    /// The selected branch from the root to the leaf.
+    /// The selected branch up to the leaf: its latest items (from a turn's start), what a view
+    /// shows first; `has_earlier` says whether `thread.loadEarlier` has more.
     pub items: Vec<SnapshotItem>,
+    /// Whether the branch has items before `items`.
+    pub has_earlier: bool,
     /// The running turn, if any.
     pub active_turn: Option<ActiveTurn>,
     /// Approvals waiting for a decision.

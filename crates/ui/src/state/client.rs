@@ -344,6 +344,7 @@ impl EngineClient {
             | AgentEvent::TurnStart(_)
             | AgentEvent::TurnComplete(_)
             | AgentEvent::TokenUsage(_)
+            | AgentEvent::ThreadEarlier(_)
             | AgentEvent::TurnRetrying(_)
             | AgentEvent::ItemStart(_)
             | AgentEvent::ItemDelta(_)

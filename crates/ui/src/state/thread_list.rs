@@ -71,6 +71,7 @@ impl ThreadList {
             | AgentEvent::TurnStart(_)
             | AgentEvent::TurnComplete(_)
             | AgentEvent::TokenUsage(_)
+            | AgentEvent::ThreadEarlier(_)
             | AgentEvent::TurnRetrying(_)
             | AgentEvent::ItemStart(_)
             | AgentEvent::ItemDelta(_)

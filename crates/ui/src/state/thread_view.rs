@@ -22,6 +22,7 @@ use panelot_protocol::engine::PendingApproval;
 use panelot_protocol::engine::PendingInteraction;
 use panelot_protocol::engine::QueuedRun;
 use panelot_protocol::engine::RunRecoveryState;
+use panelot_protocol::engine::SnapshotItem;
 use panelot_protocol::engine::StopReason;
 use panelot_protocol::engine::StreamCursor;
 use panelot_protocol::engine::ThreadMeta;
@@ -70,6 +71,8 @@ pub struct ThreadView {
     fork: Option<PendingFork>,
     /// The view wants a fresh snapshot (the branch positions changed); see [`Self::take_refresh`].
     refresh_wanted: bool,
+    /// The branch has stored items before the first entry (a snapshot carries the latest ones).
+    pub has_earlier: bool,
 }
 
 /// A `turn.fork` sent from this view.
@@ -120,6 +123,7 @@ impl ThreadView {
             deleted: false,
             fork: None,
             refresh_wanted: false,
+            has_earlier: false,
         }
     }
 
@@ -169,6 +173,47 @@ impl ThreadView {
             self.cursor = Some(position);
         }
         self.apply_live(&frame.event)
+    }
+
+    /// The entries of stored items, with the note of each answer that ended early (a reload shows
+    /// it as the live turn did).
+    fn stored_entries(&mut self, items: &[SnapshotItem]) -> Vec<Entry> {
+        let mut entries = Vec::with_capacity(items.len());
+        for item in items {
+            let entry = entry_from_item(item);
+            let note = match &entry.body {
+                EntryBody::Assistant { stop_reason: Some(reason), .. } => turn_note(*reason),
+                _ => None,
+            };
+            let turn_id = entry.turn_id.clone();
+            entries.push(entry);
+            if let Some(stop_reason) = note {
+                self.n_local += 1;
+                let key = EntryKey::Local(self.n_local);
+                let body = EntryBody::TurnNote { stop_reason };
+                entries.push(Entry { key, turn_id, node_id: None, branch: None, body });
+            }
+        }
+        entries
+    }
+
+    /// The stored node of the first entry: where `thread.loadEarlier` ends. `None` when nothing
+    /// comes before the entries.
+    pub fn earlier_before(&self) -> Option<&NodeId> {
+        if !self.has_earlier {
+            return None;
+        }
+        self.entries.iter().find_map(|e| e.node_id.as_ref())
+    }
+
+    /// Puts the earlier items of `thread.earlier` before the entries.
+    fn prepend_earlier(&mut self, items: &[SnapshotItem], has_earlier: bool) {
+        let mut earlier = self.stored_entries(items);
+        earlier.retain(|entry| !self.index.contains_key(&entry.key));
+        earlier.append(&mut self.entries);
+        self.entries = earlier;
+        self.has_earlier = has_earlier;
+        self.reindex();
     }
 
     /// Shows a user message at once, before the engine confirms it.
@@ -259,23 +304,8 @@ impl ThreadView {
             .collect();
         self.cursor = Some(stream.map(|s| (s.epoch, s.sequence)).unwrap_or((0, 0)));
         self.meta = Some(snapshot.meta.clone());
-        self.entries = Vec::with_capacity(snapshot.items.len());
-        for item in &snapshot.items {
-            let entry = entry_from_item(item);
-            // A stored answer that ended early keeps its note after a reload, as it had live.
-            let note = match &entry.body {
-                EntryBody::Assistant { stop_reason: Some(reason), .. } => turn_note(*reason),
-                _ => None,
-            };
-            let turn_id = entry.turn_id.clone();
-            self.entries.push(entry);
-            if let Some(stop_reason) = note {
-                self.n_local += 1;
-                let key = EntryKey::Local(self.n_local);
-                let body = EntryBody::TurnNote { stop_reason };
-                self.entries.push(Entry { key, turn_id, node_id: None, branch: None, body });
-            }
-        }
+        self.has_earlier = snapshot.has_earlier;
+        self.entries = self.stored_entries(&snapshot.items);
         self.active_turn = snapshot.active_turn.as_ref().map(|turn| ActiveTurnView {
             turn_id: turn.turn_id.clone(),
             run_id: turn.run_id.clone(),
@@ -300,6 +330,7 @@ impl ThreadView {
 
     fn apply_live(&mut self, event: &AgentEvent) -> Applied {
         match event {
+            AgentEvent::ThreadEarlier(event) => self.prepend_earlier(&event.items, event.has_earlier),
             AgentEvent::TurnStart(event) => {
                 self.active_turn = Some(ActiveTurnView {
                     turn_id: event.turn_id.clone(),

@@ -7,6 +7,7 @@ use panelot_protocol::NodeId;
 use panelot_protocol::Op;
 use panelot_protocol::engine::BranchPosition;
 use panelot_protocol::engine::StopReason;
+use panelot_protocol::engine::ThreadLoadEarlierParams;
 use panelot_protocol::engine::ThreadSelectBranchParams;
 
 use super::cards::ApprovalCard;
@@ -67,6 +68,7 @@ pub(crate) fn MessageStream() -> impl IntoView {
             <Show when=empty>
                 <p class="empty">{move || page.text(Msg::EmptyThread)}</p>
             </Show>
+            <EarlierButton/>
             <For each=move || keys.get() key=|key| key.clone() let:key>
                 <EntryRow entry_key=key/>
             </For>
@@ -254,6 +256,39 @@ fn render_entry(lang: Lang, turns: Turns, entry: Entry, idle: Memo<bool>) -> Any
             }
             .into_any()
         }
+    }
+}
+
+/// Loads the thread's earlier messages: a snapshot carries the latest ones, so a long thread
+/// opens fast; the rest comes a page at a time.
+#[component]
+fn EarlierButton() -> impl IntoView {
+    let page = use_page();
+    let engine = use_engine();
+    let open = use_open_thread();
+    let before = Memo::new(move |_| {
+        open.view.with(|v| v.as_ref().and_then(|v| v.earlier_before().cloned()))
+    });
+    let load = move |_| {
+        let (Some(before_node_id), Some(thread_id)) = (before.get_untracked(), open.thread_id())
+        else {
+            return;
+        };
+        let _ = engine.send(|submission_id| {
+            Op::ThreadLoadEarlier(ThreadLoadEarlierParams {
+                submission_id,
+                thread_id,
+                before_node_id,
+                limit: None,
+            })
+        });
+    };
+    view! {
+        <Show when=move || before.with(Option::is_some)>
+            <button class="earlier" type="button" on:click=load>
+                {move || page.text(Msg::ShowEarlier)}
+            </button>
+        </Show>
     }
 }
 
