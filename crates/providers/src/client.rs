@@ -3,14 +3,17 @@
 //! [`StreamDecoder`](crate::StreamDecoder), and handles keys, retries, stalls and aborts.
 //!
 //! **Keys** are sticky: the key that last worked is used first, so provider-side prompt caches
-//! stay warm. On 401/403 and 429 (and 402 quota) the next key is tried at once; each key at
-//! most once per call.
+//! stay warm. When the server refuses the key (401, 403, or a proxy's own status for it), rate
+//! limits it (429) or its quota or budget is used up (402, or any status whose body says so), the
+//! next key is tried at once; each key at most once per call.
 //!
 //! **Retries**: at most [`ClientConfig::max_attempts`] requests per call, key switches
 //! included. Network failures, stalls, overload and rate limits without another key back off
 //! `1 s, 2 s, 4 s, …` (capped at 32 s) with 50–100 % jitter, or longer when `retry-after` asks
 //! for it; a `retry-after` beyond [`ClientConfig::max_retry_after_ms`] ends the call instead.
-//! A stream that has delivered an event is never retried: the engine has already shown it.
+//! A stream that has delivered an event is never retried: the engine has already shown it. Each
+//! wait is announced first as `ModelEvent::Retrying`, so the person sees "retrying in 2 s".
+//! An exhausted quota is never retried: it does not refill within a backoff.
 //!
 //! **Errors** are [`ProviderError`]s whose messages and details never contain a key or a
 //! custom header value: upstream text is redacted with the connection's secrets, and transport

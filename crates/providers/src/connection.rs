@@ -228,7 +228,7 @@ fn seal_keys(keys: &[String], key: &VaultKey) -> Result<Vec<SealedSecret>, Conne
 
 /// `Quirks` stored as a list of flag names. An unknown name fails the whole connection rather
 /// than being dropped, so a setting written by a newer version is never silently rewritten
-/// without it.
+/// without it; a retired one (which switches nothing any more) is dropped.
 mod quirk_names {
     use serde::Deserialize;
     use serde::Deserializer;
@@ -248,12 +248,7 @@ mod quirk_names {
         deserializer: D,
     ) -> Result<Quirks, D::Error> {
         let names = Vec::<String>::deserialize(deserializer)?;
-        let flags = names
-            .iter()
-            .map(|name| QuirkFlag::from_name(name))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(serde::de::Error::custom)?;
-        Ok(Quirks::from_flags(&flags))
+        Quirks::from_names(&names).map_err(serde::de::Error::custom)
     }
 }
 

@@ -1,9 +1,21 @@
 //! Diagnosis of failed calls: an HTTP status and body (or an error object inside a stream)
 //! become a classified [`ProviderError`] with a safe upstream summary; `retry-after` parsing.
 //!
+//! The error's message is Panelot's conclusion with the status ("the server rejected the API key
+//! (HTTP 401)"); what the provider said goes to `details.upstream_message` only, so a page that
+//! shows both never shows the provider's sentence twice. The client adds the connection's name
+//! and what to check (`crate::error::for_connection`).
+//!
 //! Upstream text is sanitised (control characters stripped, at most 2,000 characters) and
 //! redacted (the connection's keys and anything shaped like a key); header values other than the
 //! request id are never read into an error.
+//!
+//! Proxies answer in their own ways, and the classification knows the common ones. A LiteLLM
+//! proxy refuses a virtual key over its budget with `type: "budget_exceeded"` and a status that
+//! changed between releases (400, then 429, 422 in current ones): whatever the status, that is an
+//! exhausted quota (the next key is tried, the same one is never retried: a budget does not refill
+//! within a backoff). A LiteLLM proxy without a key database answers any key but its master key
+//! with 400 `no_db_connection`: that is a rejected key, not a malformed request.
 
 use panelot_core::model::ProviderError;
 use panelot_protocol::engine::ProviderDetails;
@@ -20,8 +32,6 @@ use crate::http_date::parse_http_date;
 const MAX_JSON_BODY: usize = 1024 * 1024;
 /// How much of a text body is looked at.
 const MAX_TEXT_BODY: usize = 64 * 1024;
-/// How much upstream text goes into [`ProviderError::message`] (details keep up to 2,000).
-const MAX_MESSAGE_UPSTREAM: usize = 300;
 
 /// A non-success HTTP answer.
 #[derive(Debug, Clone, Copy)]
@@ -37,8 +47,8 @@ pub struct HttpFailure<'a> {
 }
 
 /// Classifies a failed HTTP call, checking in this order and taking the first that matches: 401;
-/// 403; 402 or quota; 404 endpoint or model; 429; 503/529; context length; model not found; other
-/// 4xx; other 5xx.
+/// 403; 402 or quota (budget) wording; a proxy's rejected key; 404 endpoint or model; 429;
+/// 503/529; context length; model not found; other 4xx; other 5xx.
 pub fn classify_http_error(failure: &HttpFailure<'_>) -> ProviderError {
     let upstream = parse_body(failure.body);
     let request_id = header(failure.headers, "x-request-id")
@@ -239,18 +249,17 @@ fn build(
         .to_lowercase();
     let effective = status.or_else(|| infer_status(&code_wording, &wording));
     let (kind, reason, conclusion) = classify(effective, &wording);
+    // LiteLLM and OpenRouter repeat the status as `code`; their `type` says more.
+    let numeric = |code: &str| code.bytes().all(|b| b.is_ascii_digit());
     let upstream_code = match (code, kind_text) {
+        (Some(code), Some(kind_text)) if numeric(&code) => Some(kind_text),
         (Some(code), _) => Some(code),
         (None, kind_text) => kind_text,
     };
-    let mut text = match status {
-        Some(status) => format!("HTTP {status}: {conclusion}"),
-        None => format!("stream error: {conclusion}"),
+    let text = match status {
+        Some(status) => format!("{conclusion} (HTTP {status})"),
+        None => format!("{conclusion} (reported while streaming)"),
     };
-    if let Some(message) = &message {
-        text.push_str(": ");
-        text.push_str(&sanitize(message, MAX_MESSAGE_UPSTREAM));
-    }
     ProviderError {
         kind,
         message: text,
@@ -270,7 +279,8 @@ fn classify(status: Option<u16>, wording: &str) -> Classified {
     use ErrorReason as R;
     use ProviderErrorKind as K;
     let has = |needles: &[&str]| needles.iter().any(|needle| wording.contains(needle));
-    // "credits", not "credit": "invalid credentials" is not about money.
+    // "credits", not "credit": "invalid credentials" is not about money. Budgets by their
+    // phrases only: "budget_tokens" is Anthropic's thinking budget, not money.
     let quota = has(&[
         "quota",
         "insufficient_balance",
@@ -280,7 +290,14 @@ fn classify(status: Option<u16>, wording: &str) -> Classified {
         "billing",
         "arrearage",
         "payment required",
+        "budget_exceeded",
+        "budget has been exceeded",
+        "exceededbudget",
+        "exceeded budget",
+        "over budget",
     ]);
+    // LiteLLM without a key database: any key but the master key.
+    let proxy_key = has(&["no_db_connection"]);
     let context = has(&[
         "context_length",
         "context length",
@@ -308,36 +325,43 @@ fn classify(status: Option<u16>, wording: &str) -> Classified {
         "flagged",
     ]);
     match status {
-        Some(401) => (K::Auth, Some(R::InvalidKey), "the endpoint rejected the key"),
+        Some(401) => (K::Auth, Some(R::InvalidKey), "the server rejected the API key"),
         Some(403) if filtered => (K::ContentFilter, None, "the provider flagged the content"),
         Some(403) => (K::Auth, Some(R::PermissionDenied), "the key is not allowed to do this"),
-        Some(402) => (K::RateLimit, Some(R::QuotaExceeded), "credits or quota are exhausted"),
-        _ if quota && !context => {
-            (K::RateLimit, Some(R::QuotaExceeded), "credits or quota are exhausted")
-        }
+        Some(402) => (K::RateLimit, Some(R::QuotaExceeded), QUOTA),
+        _ if quota && !context => (K::RateLimit, Some(R::QuotaExceeded), QUOTA),
+        Some(400..=499) if proxy_key => (
+            K::Auth,
+            Some(R::InvalidKey),
+            "the proxy rejected the API key (a LiteLLM proxy without a key database accepts only \
+             its master key)",
+        ),
         Some(404) if model_missing => {
-            (K::Protocol, Some(R::ModelNotFound), "the endpoint does not know this model")
+            (K::Protocol, Some(R::ModelNotFound), "the server does not know this model")
         }
-        Some(404) => {
-            (K::Protocol, Some(R::EndpointNotFound), "no API at this URL (check the base URL)")
-        }
-        Some(429) => (K::RateLimit, None, "rate limited"),
+        Some(404) => (K::Protocol, Some(R::EndpointNotFound), "there is no API at this address"),
+        Some(429) => (K::RateLimit, None, "the provider is limiting the rate of requests"),
         Some(503 | 529) => (K::Overloaded, None, "the provider is overloaded"),
         _ if context => {
             (K::ContextTooLong, None, "the conversation is longer than the model accepts")
         }
         _ if model_missing => {
-            (K::Protocol, Some(R::ModelNotFound), "the endpoint does not know this model")
+            (K::Protocol, Some(R::ModelNotFound), "the server does not know this model")
         }
         _ if filtered => (K::ContentFilter, None, "the provider filtered the content"),
         Some(408) => (K::Network, Some(R::UpstreamError), "the request timed out"),
-        Some(400..=499) => {
-            (K::Protocol, Some(R::InvalidRequest), "the endpoint refused the request")
+        Some(400..=499) => (K::Protocol, Some(R::InvalidRequest), "the server refused the request"),
+        Some(500..=599) | None => {
+            (K::Network, Some(R::UpstreamError), "the provider failed on its side")
         }
-        Some(500..=599) | None => (K::Network, Some(R::UpstreamError), "the provider failed"),
-        Some(_) => (K::Protocol, Some(R::ResponseFormat), "unexpected HTTP status"),
+        Some(_) => {
+            (K::Protocol, Some(R::ResponseFormat), "the server answered with an unexpected status")
+        }
     }
 }
+
+/// The conclusion of an exhausted quota, whatever said it.
+const QUOTA: &str = "the credit, quota or budget of the key is used up";
 
 /// Error types and codes of OpenAI, Anthropic and OpenRouter mapped to the status they stand
 /// for (OpenRouter puts the HTTP status itself in `code`); failing that, unmistakable phrases of

@@ -130,6 +130,111 @@ fn classification_order() {
     check(302, "", K::Protocol, Some("response_format"));
 }
 
+/// LiteLLM proxy answers, as its `ProxyException` writes them (`{"error": {message, type,
+/// param, code}}` with the status as a string `code`).
+#[test]
+fn litellm_proxy_answers() {
+    let budget = |code: &str, message: &str| {
+        json!({"error": {"message": message, "type": "budget_exceeded", "param": null, "code": code}})
+            .to_string()
+    };
+    let key_budget = "Budget has been exceeded! Current cost: 30.093831, Max budget: 30.0";
+    // A virtual key over its budget: 400 in older releases, 429 later, 422 now. Always an
+    // exhausted quota, never a malformed request or a passing rate limit.
+    for status in [400, 422, 429] {
+        check(
+            status,
+            &budget(&status.to_string(), key_budget),
+            K::RateLimit,
+            Some("quota_exceeded"),
+        );
+    }
+    // The team's and an end user's budgets, worded differently.
+    check(
+        400,
+        &budget(
+            "400",
+            "Budget has been exceeded! Team=99c74652-6e33-4dbd-93f3-5b545da15ade Current cost: 12.1, Max budget: 12.0",
+        ),
+        K::RateLimit,
+        Some("quota_exceeded"),
+    );
+    check(
+        400,
+        &budget(
+            "400",
+            "ExceededBudget: End User=ishaan3 over budget. Spend=0.000887, Budget=0.0001",
+        ),
+        K::RateLimit,
+        Some("quota_exceeded"),
+    );
+    // A proxy behind a proxy: the inner one's budget error passed on without its type.
+    check(
+        400,
+        r#"{"error":{"message":"litellm.BadRequestError: OpenAIException - Budget has been exceeded! Current cost: 14.2, Max budget: 10.0. Received Model Group=llama3-8b
+Available Model Group Fallbacks=None","type":null,"param":null,"code":"400"}}"#,
+        K::RateLimit,
+        Some("quota_exceeded"),
+    );
+    // Without a key database LiteLLM answers any key but its master key this way: the key.
+    check(
+        400,
+        r#"{"error":{"message":"No connected db.","type":"no_db_connection","param":null,"code":"400"}}"#,
+        K::Auth,
+        Some("invalid_key"),
+    );
+    // With a database that is down, the same type comes with 503: the proxy is unavailable.
+    check(
+        503,
+        r#"{"error":{"message":"Service Unavailable, the authentication database is temporarily unreachable. Please retry shortly.","type":"no_db_connection","param":"None","code":"503"}}"#,
+        K::Overloaded,
+        None,
+    );
+    check(
+        401,
+        r#"{"error":{"message":"Authentication Error, Invalid proxy server token passed. Received API Key = sk-...1234, Key Hash (Token) =a1b2c3. Unable to find token in cache or `LiteLLM_VerificationTokenTable`","type":"token_not_found_in_db","param":"key","code":"401"}}"#,
+        K::Auth,
+        Some("invalid_key"),
+    );
+    // Its requests-per-minute limit passes: a plain rate limit.
+    check(
+        429,
+        r#"{"error":{"message":"LiteLLM Rate Limit Handler for rate limit type = key. Crossed TPM / RPM / Max Parallel Request Limit. current rpm: 1, rpm limit: 1","type":"None","param":"None","code":"429"}}"#,
+        K::RateLimit,
+        None,
+    );
+}
+
+/// The type says more than a `code` that repeats the status; the message names neither.
+#[test]
+fn a_numeric_code_gives_way_to_the_type() {
+    let body = r#"{"error":{"message":"No connected db.","type":"no_db_connection","param":null,"code":"400"}}"#;
+    let err = classify_http_error(&HttpFailure {
+        status: 400,
+        headers: &[],
+        body: body.as_bytes(),
+        secrets: &[],
+    });
+    assert_eq!(err.details.upstream_code.as_deref(), Some("no_db_connection"));
+    assert_eq!(err.details.upstream_message.as_deref(), Some("No connected db."));
+    assert_eq!(
+        err.message,
+        "the proxy rejected the API key (a LiteLLM proxy without a key database accepts only its \
+         master key) (HTTP 400)"
+    );
+}
+
+/// Anthropic's thinking budget is about tokens, not money.
+#[test]
+fn a_thinking_budget_is_not_a_quota() {
+    check(
+        400,
+        r#"{"type":"error","error":{"type":"invalid_request_error","message":"`max_tokens` must be greater than `thinking.budget_tokens`"}}"#,
+        K::Protocol,
+        Some("invalid_request"),
+    );
+}
+
 #[test]
 fn invalid_credentials_wording_is_not_quota() {
     check(
@@ -163,10 +268,8 @@ fn details_carry_request_id_code_and_sanitised_message() {
             upstream_message: Some("invalid x-api-key [redacted]".to_owned()),
         }
     );
-    assert_eq!(
-        err.message,
-        "HTTP 401: the endpoint rejected the key: invalid x-api-key [redacted]"
-    );
+    // The provider's sentence is in the details only, so a page showing both shows it once.
+    assert_eq!(err.message, "the server rejected the API key (HTTP 401)");
     assert!(!format!("{err:?}").contains("secretsecret"));
 }
 

@@ -1,7 +1,12 @@
-//! Construction of [`ProviderError`]s: the finer reasons and the sanitising of upstream text.
+//! Construction of [`ProviderError`]s: the finer reasons, the sanitising of upstream text, and
+//! the sentence a person reads.
 //!
 //! Every error this crate returns is built here, so the rules (control characters stripped, text
-//! capped, secrets redacted) hold in one place.
+//! capped, secrets redacted) hold in one place. The client hands every error of a connection
+//! through [`for_connection`], so its message names the connection and says what to check:
+//! "Work proxy: the server rejected the API key (HTTP 401). Check the connection's API key in
+//! Settings." The words of the provider (or of the browser, for a transport failure) stay in
+//! `details.upstream_message`, shown apart from the message.
 
 use panelot_core::model::ProviderError;
 use panelot_protocol::engine::ProviderDetails;
@@ -42,6 +47,28 @@ pub enum ErrorReason {
 }
 
 impl ErrorReason {
+    /// Every reason.
+    pub const ALL: [ErrorReason; 13] = [
+        ErrorReason::InvalidKey,
+        ErrorReason::PermissionDenied,
+        ErrorReason::QuotaExceeded,
+        ErrorReason::EndpointNotFound,
+        ErrorReason::ModelNotFound,
+        ErrorReason::InvalidRequest,
+        ErrorReason::UpstreamError,
+        ErrorReason::ResponseFormat,
+        ErrorReason::IncompleteResponse,
+        ErrorReason::Unreachable,
+        ErrorReason::Stalled,
+        ErrorReason::Aborted,
+        ErrorReason::ConnectionUnavailable,
+    ];
+
+    /// The reason spelled `text` on the wire.
+    pub fn parse(text: &str) -> Option<ErrorReason> {
+        ErrorReason::ALL.into_iter().find(|reason| reason.as_str() == text)
+    }
+
     /// The wire spelling (`snake_case`).
     pub fn as_str(self) -> &'static str {
         match self {
@@ -60,6 +87,68 @@ impl ErrorReason {
             ErrorReason::ConnectionUnavailable => "connection_unavailable",
         }
     }
+}
+
+/// `err` of the connection named `name` at `base_url`, as a person reads it: the connection's
+/// name, what happened, and what to check.
+pub(crate) fn for_connection(mut err: ProviderError, name: &str, base_url: &str) -> ProviderError {
+    let reason = err.details.reason.as_deref().and_then(ErrorReason::parse);
+    let advice = advice(err.kind, reason, base_url);
+    err.message = match advice {
+        Some(advice) => format!("{name}: {}. {advice}", err.message),
+        None => format!("{name}: {}.", err.message),
+    };
+    err
+}
+
+/// What to check after a failure, as a sentence; `None` when there is nothing to check (the
+/// user stopped the call).
+fn advice(kind: ProviderErrorKind, reason: Option<ErrorReason>, base_url: &str) -> Option<String> {
+    use ErrorReason as R;
+    let text = match reason {
+        Some(R::InvalidKey) => "Check the connection's API key in Settings.",
+        Some(R::PermissionDenied) => "Check that this key may use the model, or add another key.",
+        Some(R::QuotaExceeded) => {
+            "Add credit or raise the budget with the provider, or add another key to the \
+             connection."
+        }
+        Some(R::EndpointNotFound) => {
+            return Some(format!("Check the connection's base URL ({base_url}) in Settings."));
+        }
+        Some(R::ModelNotFound) => "Pick a model the server lists, in the connection's settings.",
+        Some(R::InvalidRequest) => {
+            "If it happens again, check the connection's kind and its advanced settings."
+        }
+        Some(R::UpstreamError) => "The provider had a problem; try again in a moment.",
+        Some(R::ResponseFormat) => {
+            return Some(format!(
+                "Check that the server at {base_url} speaks the connection's kind \
+                 (OpenAI-compatible or Anthropic)."
+            ));
+        }
+        Some(R::IncompleteResponse) => {
+            "The answer broke off; try again, and check the network if it keeps happening."
+        }
+        Some(R::Unreachable) => {
+            return Some(format!(
+                "Check that the server is running and that the base URL ({base_url}) is right."
+            ));
+        }
+        Some(R::Stalled) => "The server may be busy or still loading the model; try again.",
+        Some(R::Aborted) => return None,
+        Some(R::ConnectionUnavailable) => "Open the connection in Settings and check it.",
+        None => match kind {
+            ProviderErrorKind::RateLimit => "Wait a moment, or add another key to the connection.",
+            ProviderErrorKind::Overloaded => "Try again in a moment.",
+            ProviderErrorKind::ContextTooLong => {
+                "Start a new chat, or remove attachments from this one."
+            }
+            ProviderErrorKind::ContentFilter => "Rephrase the request.",
+            ProviderErrorKind::Auth => "Check the connection's API key in Settings.",
+            ProviderErrorKind::Network | ProviderErrorKind::Protocol => return None,
+        },
+    };
+    Some(text.to_owned())
 }
 
 /// A failure of the wire format (non-retryable).

@@ -11,6 +11,22 @@
 //! * [`StreamDecoder`]: SSE framing plus an adapter, fed the body chunk by chunk.
 //! * [`classify_http_error`] and [`retry_after_ms`]: diagnosis of failed HTTP calls.
 //! * [`Quirks`] and [`templates`]: what differs between endpoints of the same wire format.
+//!
+//! **Tool calls finished with `"stop"`.** OpenAI-compatible servers disagree on how a response
+//! with tool calls ends: OpenAI says `"tool_calls"` (but `"stop"` when `tool_choice` forces a
+//! function), Ollama, LM Studio and llama.cpp say `"stop"`. The adapter accepts complete tool
+//! calls with either, from every endpoint, rather than a template switching a quirk on: a
+//! connection typed by hand for a local server then works too, and nobody has to know a setting
+//! exists. A call that ended with `"length"` (cut by the token limit) or a filter stays an error,
+//! because its arguments may be incomplete. The `toolCallsOnStop` quirk earlier versions stored is
+//! read and dropped ([`RETIRED_QUIRKS`]).
+//!
+//! **Errors a person reads.** Every failure of a connection's call names the connection, says
+//! what happened with its HTTP status, and what to check ("Work proxy: the server rejected the
+//! API key (HTTP 401). Check the connection's API key in Settings."); what the provider itself
+//! said stays in the error's details. Proxies such as LiteLLM are classified by what they mean,
+//! not by the status they chose: a budget used up is an exhausted quota, a key refused by a proxy
+//! without a key database is a rejected key.
 //! * [`Http`] (bytes in and out, abortable) and [`Timer`] (now and sleep): the host's effects.
 //! * [`Connection`]: one endpoint as stored (normalized [`BaseUrl`], keys and sensitive header
 //!   values sealed as [`SealedSecret`]s under the host's [`VaultKey`]).
@@ -141,6 +157,7 @@ pub use native::TokioTimer;
 pub use quirks::MaxTokensField;
 pub use quirks::QuirkFlag;
 pub use quirks::Quirks;
+pub use quirks::RETIRED_QUIRKS;
 pub use quirks::ThinkingBudgetMode;
 pub use quirks::UnknownQuirk;
 pub use request::Header;

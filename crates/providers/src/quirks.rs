@@ -1,7 +1,8 @@
 //! Quirk flags: the known ways endpoints of one wire format differ from each other.
 //!
 //! The flags are stored per connection under their camelCase names (`noStreamOptions`, …), which
-//! [`QuirkFlag::name`] and [`QuirkFlag::from_name`] translate.
+//! [`QuirkFlag::name`] and [`QuirkFlag::from_name`] translate; [`Quirks::from_names`] reads a
+//! stored list, skipping the [`RETIRED_QUIRKS`] that earlier versions wrote.
 
 /// Which field carries the output token limit in an OpenAI-compatible request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -47,9 +48,6 @@ pub struct Quirks {
     pub max_tokens_field: MaxTokensField,
     /// Send the system prompt as the start of the first user message.
     pub no_system_role: bool,
-    /// Honour complete tool calls that end with `finish_reason: "stop"` as tool use (several
-    /// local servers finish tool calls that way); without it that is a protocol error.
-    pub tool_calls_on_stop: bool,
     /// Do not replay `reasoning_content` on assistant messages (servers that reject the field).
     pub no_reasoning_replay: bool,
     /// Anthropic thinking mode.
@@ -75,13 +73,18 @@ pub enum QuirkFlag {
     MaxCompletionTokens,
     /// See [`Quirks::no_system_role`].
     NoSystemRole,
-    /// See [`Quirks::tool_calls_on_stop`].
-    ToolCallsOnStop,
     /// See [`Quirks::no_reasoning_replay`].
     NoReasoningReplay,
     /// Manual Anthropic thinking budgets.
     AnthropicManualThinking,
 }
+
+/// Names earlier versions stored that no longer switch anything: they are accepted and dropped.
+///
+/// `toolCallsOnStop` made the OpenAI-compatible adapter accept tool calls finished with
+/// `finish_reason: "stop"`; the adapter now always does (see [`crate::openai`]), so a connection
+/// saved with it reads the same and is saved again without it.
+pub const RETIRED_QUIRKS: [&str; 1] = ["toolCallsOnStop"];
 
 /// A stored quirk name this version does not know.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -90,13 +93,12 @@ pub struct UnknownQuirk(pub String);
 
 impl QuirkFlag {
     /// Every flag, in display order.
-    pub const ALL: [QuirkFlag; 8] = [
+    pub const ALL: [QuirkFlag; 7] = [
         QuirkFlag::NoStreamOptions,
         QuirkFlag::ThinkTagReasoning,
         QuirkFlag::NoParallelToolCalls,
         QuirkFlag::MaxCompletionTokens,
         QuirkFlag::NoSystemRole,
-        QuirkFlag::ToolCallsOnStop,
         QuirkFlag::NoReasoningReplay,
         QuirkFlag::AnthropicManualThinking,
     ];
@@ -109,7 +111,6 @@ impl QuirkFlag {
             QuirkFlag::NoParallelToolCalls => "noParallelToolCalls",
             QuirkFlag::MaxCompletionTokens => "maxCompletionTokens",
             QuirkFlag::NoSystemRole => "noSystemRole",
-            QuirkFlag::ToolCallsOnStop => "toolCallsOnStop",
             QuirkFlag::NoReasoningReplay => "noReasoningReplay",
             QuirkFlag::AnthropicManualThinking => "anthropicManualThinking",
         }
@@ -132,7 +133,6 @@ impl Quirks {
         no_parallel_tool_calls: false,
         max_tokens_field: MaxTokensField::MaxTokens,
         no_system_role: false,
-        tool_calls_on_stop: false,
         no_reasoning_replay: false,
         anthropic_thinking: ThinkingBudgetMode::Adaptive,
     };
@@ -147,7 +147,6 @@ impl Quirks {
                 self.max_tokens_field = MaxTokensField::MaxCompletionTokens
             }
             QuirkFlag::NoSystemRole => self.no_system_role = true,
-            QuirkFlag::ToolCallsOnStop => self.tool_calls_on_stop = true,
             QuirkFlag::NoReasoningReplay => self.no_reasoning_replay = true,
             QuirkFlag::AnthropicManualThinking => {
                 self.anthropic_thinking = ThinkingBudgetMode::Manual
@@ -166,12 +165,22 @@ impl Quirks {
                 self.max_tokens_field == MaxTokensField::MaxCompletionTokens
             }
             QuirkFlag::NoSystemRole => self.no_system_role,
-            QuirkFlag::ToolCallsOnStop => self.tool_calls_on_stop,
             QuirkFlag::NoReasoningReplay => self.no_reasoning_replay,
             QuirkFlag::AnthropicManualThinking => {
                 self.anthropic_thinking == ThinkingBudgetMode::Manual
             }
         }
+    }
+
+    /// Quirks from stored names; retired names are skipped, an unknown one is an error.
+    pub fn from_names<S: AsRef<str>>(names: &[S]) -> Result<Quirks, UnknownQuirk> {
+        let flags = names
+            .iter()
+            .map(AsRef::as_ref)
+            .filter(|name| !RETIRED_QUIRKS.contains(name))
+            .map(QuirkFlag::from_name)
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Quirks::from_flags(&flags))
     }
 
     /// Quirks from stored flags.

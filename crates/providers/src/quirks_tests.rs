@@ -26,3 +26,18 @@ fn default_has_no_flags_and_unknown_names_are_errors() {
         Err(UnknownQuirk("noStreamOption".to_owned()))
     );
 }
+
+/// A connection saved by an earlier version with a retired name reads the same as without it;
+/// an unknown name is still refused.
+#[test]
+fn retired_names_are_dropped_when_read() {
+    assert_eq!(
+        Quirks::from_names(&["noStreamOptions", "toolCallsOnStop"]),
+        Ok(Quirks::default().with(QuirkFlag::NoStreamOptions))
+    );
+    assert_eq!(Quirks::from_names(&["nope"]), Err(UnknownQuirk("nope".to_owned())));
+    assert_eq!(
+        QuirkFlag::from_name("toolCallsOnStop"),
+        Err(UnknownQuirk("toolCallsOnStop".to_owned()))
+    );
+}

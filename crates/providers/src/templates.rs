@@ -115,8 +115,9 @@ pub const TEMPLATES: [ConnectionTemplate; 12] = [
         name: "Ollama",
         wire: WireFormat::OpenAi,
         base_url: "http://localhost:11434/v1",
-        // Older versions reject `stream_options`; tool calls have finished with "stop".
-        quirks: Quirks { no_stream_options: true, tool_calls_on_stop: true, ..Quirks::NONE },
+        // Older versions reject `stream_options`. Its tool calls finish with "stop", which the
+        // adapter accepts from every endpoint.
+        quirks: Quirks { no_stream_options: true, ..Quirks::NONE },
         key: KeyRequirement::Optional,
     },
     ConnectionTemplate {
@@ -124,7 +125,7 @@ pub const TEMPLATES: [ConnectionTemplate; 12] = [
         name: "LM Studio",
         wire: WireFormat::OpenAi,
         base_url: "http://localhost:1234/v1",
-        quirks: Quirks { tool_calls_on_stop: true, ..Quirks::NONE },
+        quirks: Quirks::NONE,
         key: KeyRequirement::Optional,
     },
     ConnectionTemplate {
@@ -132,7 +133,7 @@ pub const TEMPLATES: [ConnectionTemplate; 12] = [
         name: "llama.cpp server",
         wire: WireFormat::OpenAi,
         base_url: "http://localhost:8080/v1",
-        quirks: Quirks { tool_calls_on_stop: true, ..Quirks::NONE },
+        quirks: Quirks::NONE,
         key: KeyRequirement::Optional,
     },
     ConnectionTemplate {

@@ -41,12 +41,7 @@ impl ConnectionVault for Vault {
     ) -> Result<Value, String> {
         let existing: Option<Connection> =
             existing.and_then(|stored| serde_json::from_value(stored.clone()).ok());
-        let flags = input
-            .quirks
-            .iter()
-            .map(|name| QuirkFlag::from_name(name))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| e.to_string())?;
+        let quirks = Quirks::from_names(&input.quirks).map_err(|e| e.to_string())?;
         let draft = ConnectionDraft {
             id: id.to_string(),
             name: input.name.clone(),
@@ -64,7 +59,7 @@ impl ConnectionVault for Vault {
                 .map(|h| (h.name.clone(), h.value.clone()))
                 .collect(),
             enabled: input.enabled,
-            quirks: Quirks::from_flags(&flags),
+            quirks,
             model_ids: input.model_ids.clone(),
             models: existing.as_ref().map(|c| c.models.clone()).unwrap_or_default(),
         };

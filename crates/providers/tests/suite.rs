@@ -6,4 +6,6 @@ mod client_models;
 mod client_stream;
 mod corpus;
 mod harness;
+mod local_servers;
+mod proxies;
 mod replay;

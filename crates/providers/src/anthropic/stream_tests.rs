@@ -56,7 +56,9 @@ fn text_block(index: u32, text: &str) -> [serde_json::Value; 3] {
 fn expect_err(body: &str, kind: ProviderErrorKind, needle: &str) {
     let err = run(body).1.expect_err("should fail");
     assert_eq!(err.kind, kind, "{err:?}");
-    assert!(err.message.contains(needle), "{:?} does not contain {needle:?}", err.message);
+    // Panelot's conclusion is the message; the provider's words are in the details.
+    let said = format!("{} {}", err.message, err.details.upstream_message.unwrap_or_default());
+    assert!(said.contains(needle), "{said:?} does not contain {needle:?}");
 }
 
 #[test]

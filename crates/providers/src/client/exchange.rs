@@ -74,7 +74,9 @@ impl Opened {
             error(
                 ProviderErrorKind::Auth,
                 ErrorReason::ConnectionUnavailable,
-                format!("the stored secrets of connection {:?} cannot be opened", conn.id),
+                "its stored keys cannot be opened (they were sealed in another profile or \
+                 before a reinstall)"
+                    .to_owned(),
             )
         };
         let keys = conn
@@ -196,15 +198,13 @@ impl<H: Http, T: Timer> ProviderClient<H, T> {
             error.kind = ProviderErrorKind::Protocol;
             error.details.reason = Some(ErrorReason::ResponseFormat.as_str().to_owned());
             // The status is fine; what is wrong is the body (an HTML portal page, a
-            // non-streamed JSON answer from a server that ignored `stream: true`).
+            // non-streamed JSON answer from a server that ignored `stream: true`). What the body
+            // said stays in the details.
             let content_type = header(&response.headers, "content-type").unwrap_or("no type");
-            let mut message =
-                format!("expected an event stream, got {}", sanitize(content_type, 80));
-            if let Some(upstream) = &error.details.upstream_message {
-                message.push_str(": ");
-                message.push_str(&sanitize(upstream, 300));
-            }
-            error.message = message;
+            error.message = format!(
+                "the server answered with {} instead of an event stream",
+                sanitize(content_type, 80)
+            );
         }
         let retry_after_ms = retry_after_ms(&response.headers, self.timer.now_ms());
         Failure { error, retry_after_ms, delivered: false }
@@ -259,27 +259,38 @@ pub(super) enum Phase {
     },
 }
 
-/// A transport error as a classified failure; its text is redacted and capped.
+/// A transport error as a classified failure; its text (the browser's or the system's words) is
+/// redacted, capped and kept in the details, apart from the message.
 pub(super) fn transport_failure(err: &HttpError, secrets: &[&str], phase: Phase) -> Failure {
     let clean = |text: &str| sanitize(&redact(text, secrets), 300);
-    let error = match (err, phase) {
-        (HttpError::Aborted, _) => aborted_error(),
-        (HttpError::InvalidRequest(message), _) => error(
-            ProviderErrorKind::Protocol,
-            ErrorReason::InvalidRequest,
-            format!("the request cannot be sent: {}", clean(message)),
+    let (mut error, said) = match (err, phase) {
+        (HttpError::Aborted, _) => (aborted_error(), None),
+        (HttpError::InvalidRequest(message), _) => (
+            error(
+                ProviderErrorKind::Protocol,
+                ErrorReason::InvalidRequest,
+                "the request cannot be sent".to_owned(),
+            ),
+            Some(clean(message)),
         ),
-        (HttpError::Network(message), Phase::Head) => error(
-            ProviderErrorKind::Network,
-            ErrorReason::Unreachable,
-            format!("cannot reach the provider: {}", clean(message)),
+        (HttpError::Network(message), Phase::Head) => (
+            error(
+                ProviderErrorKind::Network,
+                ErrorReason::Unreachable,
+                "cannot reach the server".to_owned(),
+            ),
+            Some(clean(message)),
         ),
-        (HttpError::Network(message), Phase::Body { .. }) => error(
-            ProviderErrorKind::Network,
-            ErrorReason::IncompleteResponse,
-            format!("the stream broke off: {}", clean(message)),
+        (HttpError::Network(message), Phase::Body { .. }) => (
+            error(
+                ProviderErrorKind::Network,
+                ErrorReason::IncompleteResponse,
+                "the connection broke off during the answer".to_owned(),
+            ),
+            Some(clean(message)),
         ),
     };
+    error.details.upstream_message = said.filter(|text| !text.is_empty());
     let delivered = match phase {
         Phase::Head => false,
         Phase::Body { delivered } => delivered,

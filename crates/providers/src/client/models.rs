@@ -17,6 +17,7 @@ use crate::anthropic::ANTHROPIC_VERSION;
 use crate::connection::Connection;
 use crate::error::ErrorReason;
 use crate::error::error;
+use crate::error::for_connection;
 use crate::error::protocol_error;
 use crate::http::Http;
 use crate::http::Method;
@@ -75,7 +76,8 @@ impl<H: Http, T: Timer> ProviderClient<H, T> {
         self.list_models_of(&conn, abort).await
     }
 
-    /// The models of `conn` within the listing budget.
+    /// The models of `conn` within the listing budget: its manual model ids when it has some,
+    /// else what the endpoint lists.
     pub async fn list_models_of(
         &self,
         conn: &Connection,
@@ -84,6 +86,16 @@ impl<H: Http, T: Timer> ProviderClient<H, T> {
         if !conn.model_ids.is_empty() {
             return Ok(conn.model_ids.clone());
         }
+        self.list_endpoint_models(conn, abort).await
+    }
+
+    /// What the endpoint of `conn` lists, within the listing budget, whatever model ids the
+    /// connection names (the settings page offers them to pick from).
+    pub async fn list_endpoint_models(
+        &self,
+        conn: &Connection,
+        abort: &AbortSignal,
+    ) -> Result<Vec<String>, ProviderError> {
         let budget_ms = self.config.list_budget_ms;
         match race(self.fetch_models(conn, abort), self.timer.sleep(Wait::Budget { ms: budget_ms }))
             .await
@@ -95,6 +107,7 @@ impl<H: Http, T: Timer> ProviderClient<H, T> {
                 format!("listing the models took longer than {} s", budget_ms.div_ceil(1000)),
             )),
         }
+        .map_err(|err| for_connection(err, &conn.name, conn.base_url.as_str()))
     }
 
     async fn fetch_models(
@@ -110,7 +123,9 @@ impl<H: Http, T: Timer> ProviderClient<H, T> {
             cap_ms: LIST_BACKOFF_CAP_MS,
             max_retry_after_ms: self.config.list_budget_ms,
         };
-        self.with_retries(&conn.id, n_keys, &policy, abort, async |key_idx| {
+        // Listing is quick and shown nowhere while it runs: its retries are not announced.
+        let mut quiet = |_, _, _: &ProviderError| {};
+        self.with_retries(&conn.id, n_keys, &policy, abort, &mut quiet, async |key_idx| {
             let request = models_request(conn.kind, opened.key(key_idx));
             let http_request = opened.http_request(conn, Method::Get, request);
             let secrets = opened.secrets();

@@ -67,8 +67,16 @@ pub(super) fn next_step(
     let another_key = progress.switches + 1 < progress.n_keys;
     let reason = error.details.reason.as_deref();
     let status = error.details.status;
+    // A key the server refused (whatever status a proxy chose for it) or one out of quota or
+    // rate: another key may work.
     let key_problem = match error.kind {
-        ProviderErrorKind::Auth => matches!(status, Some(401 | 403)),
+        ProviderErrorKind::Auth => {
+            status.is_some()
+                && matches!(
+                    reason.and_then(ErrorReason::parse),
+                    Some(ErrorReason::InvalidKey | ErrorReason::PermissionDenied)
+                )
+        }
         ProviderErrorKind::RateLimit => true,
         ProviderErrorKind::Overloaded
         | ProviderErrorKind::Network
@@ -104,13 +112,15 @@ fn is_aborted(error: &ProviderError) -> bool {
 
 impl<H: Http, T: Timer> ProviderClient<H, T> {
     /// Runs `attempt` (given the index of the key to use) until it succeeds or [`next_step`]
-    /// says stop. The key that succeeds, or the one switched to, becomes the sticky key.
+    /// says stop. The key that succeeds, or the one switched to, becomes the sticky key. Before
+    /// each backoff `on_retry` learns the number of the next attempt, the wait and the failure.
     pub(super) async fn with_retries<R>(
         &self,
         conn_id: &str,
         n_keys: usize,
         policy: &Policy,
         abort: &AbortSignal,
+        on_retry: &mut dyn FnMut(u32, u64, &ProviderError),
         mut attempt: impl AsyncFnMut(usize) -> Result<R, Failure>,
     ) -> Result<R, ProviderError> {
         let mut key_idx = self.sticky_keys.borrow().get(conn_id).copied().unwrap_or(0);
@@ -137,6 +147,7 @@ impl<H: Http, T: Timer> ProviderClient<H, T> {
                 }
                 Next::Backoff(ms) => {
                     progress.backoffs += 1;
+                    on_retry(progress.attempts + 1, ms, &failure.error);
                     if let Either::Right(()) =
                         race(self.timer.sleep(Wait::Backoff { ms }), abort.aborted()).await
                     {

@@ -49,15 +49,39 @@ fn backoff_doubles_from_one_second_to_the_cap_with_half_jitter() {
     );
 }
 
+fn refused(status: u16, reason: ErrorReason) -> Failure {
+    let mut f = failure(ProviderErrorKind::Auth, Some(status));
+    f.error.details.reason = Some(reason.as_str().to_owned());
+    f
+}
+
 #[test]
 fn auth_failures_switch_keys_while_another_is_untried() {
-    let f = failure(ProviderErrorKind::Auth, Some(401));
+    let f = refused(401, ErrorReason::InvalidKey);
     assert_eq!(next_step(&f, progress(1, 3, 0), &POLICY, 0), Next::SwitchKey);
     assert_eq!(next_step(&f, progress(2, 3, 1), &POLICY, 0), Next::SwitchKey);
     assert_eq!(next_step(&f, progress(3, 3, 2), &POLICY, 0), Next::Stop);
     assert_eq!(next_step(&f, progress(1, 1, 0), &POLICY, 0), Next::Stop);
-    let forbidden = failure(ProviderErrorKind::Auth, Some(403));
+    let forbidden = refused(403, ErrorReason::PermissionDenied);
     assert_eq!(next_step(&forbidden, progress(1, 2, 0), &POLICY, 0), Next::SwitchKey);
+    // A proxy that refuses a key with another status (LiteLLM without a key database: 400).
+    let proxy = refused(400, ErrorReason::InvalidKey);
+    assert_eq!(next_step(&proxy, progress(1, 2, 0), &POLICY, 0), Next::SwitchKey);
+    // Keys that cannot be opened are not a key the server refused: no other key helps.
+    let sealed = refused(400, ErrorReason::ConnectionUnavailable);
+    assert_eq!(next_step(&sealed, progress(1, 2, 0), &POLICY, 0), Next::Stop);
+}
+
+/// A quota or budget that is used up moves to the next key at once, and with none left ends
+/// the call: it does not refill within a backoff.
+#[test]
+fn an_exhausted_quota_switches_keys_and_is_never_retried() {
+    for status in [402, 422, 429, 400] {
+        let mut f = failure(ProviderErrorKind::RateLimit, Some(status));
+        f.error.details.reason = Some(ErrorReason::QuotaExceeded.as_str().to_owned());
+        assert_eq!(next_step(&f, progress(1, 2, 0), &POLICY, 0), Next::SwitchKey, "{status}");
+        assert_eq!(next_step(&f, progress(2, 2, 1), &POLICY, 0), Next::Stop, "{status}");
+    }
 }
 
 #[test]

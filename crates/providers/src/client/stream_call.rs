@@ -1,6 +1,8 @@
 //! A model call: request built per attempt (the key may change), body decoded as it arrives,
 //! events handed to the engine at once.
 
+use std::cell::RefCell;
+
 use panelot_core::env::AbortSignal;
 use panelot_core::model::Message;
 use panelot_core::model::ModelEvent;
@@ -19,6 +21,7 @@ use super::exchange::transport_failure;
 use crate::anthropic;
 use crate::anthropic::AnthropicStream;
 use crate::connection::Connection;
+use crate::error::for_connection;
 use crate::http::Http;
 use crate::http::HttpResponse;
 use crate::http::Method;
@@ -58,7 +61,8 @@ impl StreamAdapter for AnyStream {
 }
 
 impl<H: Http, T: Timer> ProviderClient<H, T> {
-    /// One model call with keys, retries, stall timeout and abort.
+    /// One model call with keys, retries, stall timeout and abort. A retry after a wait is
+    /// announced as [`ModelEvent::Retrying`]; a failure names the connection and what to check.
     pub(super) async fn stream_call(
         &self,
         conn: &Connection,
@@ -66,12 +70,23 @@ impl<H: Http, T: Timer> ProviderClient<H, T> {
         on_event: &mut dyn FnMut(ModelEvent),
         abort: &AbortSignal,
     ) -> Result<ModelResponse, ProviderError> {
-        let opened = Opened::open(conn, &self.vault)?;
+        let named = |err| for_connection(err, &conn.name, conn.base_url.as_str());
+        let opened = Opened::open(conn, &self.vault).map_err(named)?;
         let policy = self.call_policy();
-        self.with_retries(&conn.id, opened.keys.len(), &policy, abort, async |key_idx| {
-            self.stream_attempt(conn, &opened, key_idx, request, &mut *on_event, abort).await
+        // Attempts and the retry announcements take turns with the engine's callback.
+        let on_event = RefCell::new(on_event);
+        let mut on_retry = |attempt, wait_ms, err: &ProviderError| {
+            let message = format!("{}: {}", conn.name, err.message);
+            (on_event.borrow_mut())(ModelEvent::Retrying { attempt, wait_ms, message });
+        };
+        let n_keys = opened.keys.len();
+        self.with_retries(&conn.id, n_keys, &policy, abort, &mut on_retry, async |key_idx| {
+            // Borrowed per event, never across an await.
+            let mut emit = |event| (on_event.borrow_mut())(event);
+            self.stream_attempt(conn, &opened, key_idx, request, &mut emit, abort).await
         })
         .await
+        .map_err(named)
     }
 
     async fn stream_attempt(

@@ -1,5 +1,9 @@
-//! Verify a connection from the settings editor: list the models, stream once, and do one tool
-//! round trip (call, result, answer). The report is shown, never stored.
+//! Verify a connection from the settings editor: list the endpoint's models, stream once, and do
+//! one tool round trip (call, result, answer). The report is shown, never stored.
+//!
+//! The listing asks the endpoint even when the connection names its models, so the settings page
+//! can offer what the server has. The calls use the model asked for, else the connection's first
+//! model, else the first one listed.
 
 use panelot_core::env::AbortSignal;
 use panelot_core::model::ContentPart;
@@ -76,7 +80,10 @@ impl VerifyReport {
                 VerifyFailure::ProtocolMismatch => ConnectionCheckFailure::ProtocolMismatch,
                 VerifyFailure::NoToolUse => ConnectionCheckFailure::NoToolUse,
             }),
-            diagnosis: self.error.as_ref().map(|err| err.message.clone()),
+            diagnosis: self.error.as_ref().map(|err| match &err.details.upstream_message {
+                Some(said) => format!("{} The server said: “{said}”", err.message),
+                None => err.message.clone(),
+            }),
         }
     }
 }
@@ -99,21 +106,23 @@ impl<H: Http, T: Timer> ProviderClient<H, T> {
             failure: None,
             error: None,
         };
-        match self.list_models_of(conn, abort).await {
+        let chosen = model.or(conn.model_ids.first().map(String::as_str));
+        match self.list_endpoint_models(conn, abort).await {
             Ok(models) => {
                 report.reachable = true;
-                // Manual model ids are listed without a request, so they say nothing about the key.
-                report.key_valid = conn.model_ids.is_empty();
+                // The listing went out with the key (servers that list without one say nothing
+                // against it either); a call refusing the key later takes this back.
+                report.key_valid = true;
                 report.models = Some(models);
             }
             // Some servers have no listing; a given model can still be tried.
-            Err(err) if model.is_some() && !is_fatal(&err) => {
+            Err(err) if chosen.is_some() && !is_fatal(&err) => {
                 report.reachable = err.details.status.is_some()
             }
             Err(err) => return report.failed(err),
         }
         let listed = report.models.as_ref().and_then(|models| models.first()).map(String::as_str);
-        let Some(model) = model.or(listed).map(str::to_owned) else {
+        let Some(model) = chosen.or(listed).map(str::to_owned) else {
             report.failure = Some(VerifyFailure::NoModel);
             return report;
         };
@@ -165,7 +174,10 @@ impl VerifyReport {
     fn failed(mut self, err: ProviderError) -> VerifyReport {
         let reason = err.details.reason.as_deref();
         self.failure = Some(match err.kind {
-            ProviderErrorKind::Auth => VerifyFailure::InvalidKey,
+            ProviderErrorKind::Auth => {
+                self.key_valid = false;
+                VerifyFailure::InvalidKey
+            }
             ProviderErrorKind::Network
                 if err.details.status.is_none()
                     && reason != Some(ErrorReason::IncompleteResponse.as_str()) =>

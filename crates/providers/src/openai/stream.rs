@@ -37,7 +37,6 @@ const MAX_TOOL_CALLS: usize = 256;
 /// The adapter for one OpenAI-compatible call.
 #[derive(Debug)]
 pub struct OpenAiStream {
-    quirks: Quirks,
     ids: ToolCallIds,
     text: String,
     reasoning: String,
@@ -64,7 +63,6 @@ impl OpenAiStream {
     pub fn new(quirks: Quirks, ids: ToolCallIds) -> OpenAiStream {
         OpenAiStream {
             think: quirks.think_tag_reasoning.then(ThinkSplitter::new),
-            quirks,
             ids,
             text: String::new(),
             reasoning: String::new(),
@@ -319,7 +317,11 @@ impl StreamAdapter for OpenAiStream {
 }
 
 impl OpenAiStream {
-    /// Tool calls and the stop reason must agree; the exception is the `toolCallsOnStop` quirk.
+    /// Tool calls and the stop reason must agree, with one exception: complete tool calls that
+    /// end with `"stop"` are tool use. OpenAI itself finishes that way when `tool_choice` names a
+    /// function, and Ollama, LM Studio, llama.cpp and other local servers always do; rejecting
+    /// them would make every tool call of those servers fail unless the user knew to switch a
+    /// setting on. A call cut by the token limit (`"length"`) or a filter stays an error.
     fn check_tool_calls(
         &self,
         stop_reason: ProviderStopReason,
@@ -329,23 +331,19 @@ impl OpenAiStream {
             return Err(protocol_error("a tool call arrived without a name"));
         }
         match (stop_reason, self.calls.is_empty()) {
-            (ProviderStopReason::ToolUse, false) => Ok(ProviderStopReason::ToolUse),
+            (ProviderStopReason::ToolUse | ProviderStopReason::End, false) => {
+                Ok(ProviderStopReason::ToolUse)
+            }
             (ProviderStopReason::ToolUse, true) => {
                 Err(protocol_error("finish reason \"tool_calls\" without any tool call"))
             }
-            (ProviderStopReason::End, false) if self.quirks.tool_calls_on_stop => {
-                Ok(ProviderStopReason::ToolUse)
-            }
-            (
-                ProviderStopReason::End
-                | ProviderStopReason::MaxTokens
-                | ProviderStopReason::ContentFilter
-                | ProviderStopReason::Interrupted,
-                false,
-            ) => Err(protocol_error(format!(
-                "tool calls arrived with finish reason {}",
-                quoted(raw)
-            ))),
+            // Not retried: the same request would be cut at the same place.
+            (ProviderStopReason::MaxTokens, false) => Err(protocol_error(
+                "the answer reached the output token limit in the middle of a tool call",
+            )),
+            (ProviderStopReason::ContentFilter | ProviderStopReason::Interrupted, false) => Err(
+                protocol_error(format!("tool calls arrived with finish reason {}", quoted(raw))),
+            ),
             (
                 ProviderStopReason::End
                 | ProviderStopReason::MaxTokens

@@ -45,7 +45,9 @@ fn expect_err(body: &str, quirks: Quirks, kind: ProviderErrorKind, needle: &str)
     let (_, res) = run(body, quirks);
     let err = res.expect_err("should fail");
     assert_eq!(err.kind, kind, "{err:?}");
-    assert!(err.message.contains(needle), "{:?} does not contain {needle:?}", err.message);
+    // Panelot's conclusion is the message; the provider's words are in the details.
+    let said = format!("{} {}", err.message, err.details.upstream_message.unwrap_or_default());
+    assert!(said.contains(needle), "{said:?} does not contain {needle:?}");
 }
 
 #[test]
@@ -225,19 +227,46 @@ fn tool_calls_without_index_and_object_arguments() {
     );
 }
 
+/// Complete tool calls finished with "stop" (OpenAI with a forced `tool_choice`, Ollama, LM
+/// Studio, llama.cpp) are tool use on every connection, with no setting to switch on.
 #[test]
-fn tool_calls_with_stop_are_an_error_unless_the_quirk_honours_them() {
-    let body =
-        sse(&[&tool_delta(0, Some("call_1"), Some("read"), "{}"), &finish("stop"), "[DONE]"]);
-    expect_err(&body, Quirks::default(), ProviderErrorKind::Protocol, "finish reason \"stop\"");
-    let quirks = Quirks { tool_calls_on_stop: true, ..Quirks::default() };
-    let res = run(&body, quirks).1.unwrap();
+fn tool_calls_finished_with_stop_are_tool_use() {
+    let body = sse(&[
+        &text("Let me look."),
+        &tool_delta(0, Some("call_1"), Some("read"), "{\"ref\":"),
+        &tool_delta(0, None, None, "\"e1\"}"),
+        &finish("stop"),
+        "[DONE]",
+    ]);
+    let res = run(&body, Quirks::default()).1.unwrap();
     assert_eq!(res.stop_reason, ProviderStopReason::ToolUse);
-    assert_eq!(res.turn.tool_calls.len(), 1);
-    // The quirk covers "stop" only: a call cut off by the token limit is never run.
+    assert_eq!(res.turn.text, "Let me look.");
+    assert_eq!(
+        res.turn.tool_calls,
+        vec![ToolCall {
+            id: "call_1".into(),
+            name: "read".into(),
+            arguments: "{\"ref\":\"e1\"}".into()
+        }]
+    );
+    // "stop" without calls stays the end of the answer.
+    let plain = run(&sse(&[&text("Done."), &finish("stop"), "[DONE]"]), Quirks::default());
+    assert_eq!(plain.1.unwrap().stop_reason, ProviderStopReason::End);
+}
+
+/// A call cut off by the token limit is never run (its arguments are likely incomplete), nor is
+/// one that came with a filtered answer.
+#[test]
+fn tool_calls_cut_by_the_limit_or_a_filter_are_errors() {
     let body =
         sse(&[&tool_delta(0, Some("call_1"), Some("read"), "{"), &finish("length"), "[DONE]"]);
-    expect_err(&body, quirks, ProviderErrorKind::Protocol, "\"length\"");
+    expect_err(&body, Quirks::default(), ProviderErrorKind::Protocol, "output token limit");
+    let body = sse(&[
+        &tool_delta(0, Some("call_1"), Some("read"), "{}"),
+        &finish("content_filter"),
+        "[DONE]",
+    ]);
+    expect_err(&body, Quirks::default(), ProviderErrorKind::Protocol, "\"content_filter\"");
 }
 
 #[test]

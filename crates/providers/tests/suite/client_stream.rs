@@ -157,7 +157,19 @@ async fn an_empty_stream_before_any_event_is_retried() {
     let client = client(&timer, vec![anthropic_at(&server, &["ak-k1"])]);
     let (events, res) = call(&client, "an", &hello()).await;
     assert_eq!(res.unwrap().turn.text, "second time");
-    assert_eq!(events, vec![ModelEvent::TextDelta("second time".to_owned())]);
+    // The retry is announced before the wait, naming the connection and what failed.
+    let wait_ms = timer.backoffs()[0];
+    assert_eq!(
+        events,
+        vec![
+            ModelEvent::Retrying {
+                attempt: 2,
+                wait_ms,
+                message: "an: the response was empty".to_owned(),
+            },
+            ModelEvent::TextDelta("second time".to_owned()),
+        ]
+    );
     assert_eq!(timer.backoffs().len(), 1);
 }
 
@@ -170,7 +182,12 @@ async fn an_html_error_page_is_classified_not_parsed() {
     let (_, res) = call(&client, "oa", &hello()).await;
     let err = res.unwrap_err();
     assert_eq!((err.kind, reason(&err)), (ProviderErrorKind::Protocol, Some("endpoint_not_found")));
-    assert!(err.message.contains("HTML page: 404 Not Found"), "{}", err.message);
+    assert_eq!(err.details.upstream_message.as_deref(), Some("HTML page: 404 Not Found"));
+    assert!(
+        err.message.starts_with("oa: there is no API at this address (HTTP 404)."),
+        "{}",
+        err.message
+    );
     assert_eq!(chat_requests(&server).len(), 1);
 }
 
@@ -183,7 +200,15 @@ async fn an_html_page_with_status_200_is_a_protocol_error() {
     let (events, res) = call(&client, "oa", &hello()).await;
     let err = res.unwrap_err();
     assert_eq!((err.kind, reason(&err)), (ProviderErrorKind::Protocol, Some("response_format")));
-    assert_eq!(err.message, "expected an event stream, got text/html: HTML page: 200 OK");
+    let base_url = format!("{}/v1", server.base_url());
+    assert_eq!(
+        err.message,
+        format!(
+            "oa: the server answered with text/html instead of an event stream. Check that the \
+             server at {base_url} speaks the connection's kind (OpenAI-compatible or Anthropic)."
+        )
+    );
+    assert_eq!(err.details.upstream_message.as_deref(), Some("HTML page: 200 OK"));
     assert!(events.is_empty());
     assert_eq!(chat_requests(&server).len(), 1);
 }

@@ -6,7 +6,6 @@ use std::fmt::Write;
 use panelot_core::model::ModelEvent;
 use panelot_core::model::ModelResponse;
 use panelot_core::model::ProviderError;
-use panelot_providers::QuirkFlag;
 use panelot_providers::Quirks;
 use panelot_providers::StreamAdapter;
 use panelot_providers::StreamDecoder;
@@ -24,14 +23,9 @@ pub(crate) enum Wire {
 impl Wire {
     /// From an expectation header: `wire: openai` and `quirks: a, b`.
     pub(crate) fn parse(wire: &str, quirks: &str) -> Wire {
-        let quirks = Quirks::from_flags(
-            &quirks
-                .split(',')
-                .map(str::trim)
-                .filter(|name| !name.is_empty())
-                .map(|name| QuirkFlag::from_name(name).expect("known quirk"))
-                .collect::<Vec<_>>(),
-        );
+        let names: Vec<&str> =
+            quirks.split(',').map(str::trim).filter(|name| !name.is_empty()).collect();
+        let quirks = Quirks::from_names(&names).expect("known quirks");
         match wire {
             "openai" => Wire::OpenAi(quirks),
             "anthropic" => Wire::Anthropic,
