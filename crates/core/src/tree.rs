@@ -28,7 +28,7 @@ pub enum TreeError {
 }
 
 #[derive(Debug, Clone)]
-struct Entry {
+struct TreeNode {
     parent: Option<NodeId>,
     seq: u64,
 }
@@ -36,7 +36,7 @@ struct Entry {
 /// The tree of one thread.
 #[derive(Debug, Clone, Default)]
 pub struct ThreadTree {
-    entries: BTreeMap<NodeId, Entry>,
+    nodes: BTreeMap<NodeId, TreeNode>,
     /// Children of each parent (`None`: the roots), in seq order.
     children: BTreeMap<Option<NodeId>, Vec<NodeId>>,
     max_seq: Option<u64>,
@@ -77,20 +77,20 @@ impl ThreadTree {
         // Appends arrive in seq order; keep the order even if one does not.
         let at = siblings
             .iter()
-            .position(|id| self.entries.get(id).is_some_and(|e| e.seq > link.seq))
+            .position(|id| self.nodes.get(id).is_some_and(|e| e.seq > link.seq))
             .unwrap_or(siblings.len());
         siblings.insert(at, link.id.clone());
-        self.entries.insert(link.id, Entry { parent: link.parent_id, seq: link.seq });
+        self.nodes.insert(link.id, TreeNode { parent: link.parent_id, seq: link.seq });
     }
 
     /// Number of nodes.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.nodes.len()
     }
 
     /// Whether the thread has no nodes.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.nodes.is_empty()
     }
 
     /// The next seq to append with.
@@ -100,17 +100,17 @@ impl ThreadTree {
 
     /// Whether the node is in the tree.
     pub fn contains(&self, id: &NodeId) -> bool {
-        self.entries.contains_key(id)
+        self.nodes.contains_key(id)
     }
 
     /// The node's seq.
     pub fn seq(&self, id: &NodeId) -> Option<u64> {
-        self.entries.get(id).map(|e| e.seq)
+        self.nodes.get(id).map(|e| e.seq)
     }
 
     /// The node's parent.
     pub fn parent(&self, id: &NodeId) -> Result<Option<&NodeId>, TreeError> {
-        self.entries
+        self.nodes
             .get(id)
             .map(|e| e.parent.as_ref())
             .ok_or_else(|| TreeError::UnknownNode(id.clone()))
@@ -126,10 +126,10 @@ impl ThreadTree {
         let mut path = Vec::new();
         let mut cursor = Some(leaf.clone());
         while let Some(id) = cursor {
-            if path.len() > self.entries.len() {
+            if path.len() > self.nodes.len() {
                 return Err(TreeError::Unrooted(leaf.clone()));
             }
-            let entry = self.entries.get(&id).ok_or_else(|| match path.is_empty() {
+            let entry = self.nodes.get(&id).ok_or_else(|| match path.is_empty() {
                 true => TreeError::UnknownNode(id.clone()),
                 false => TreeError::Unrooted(leaf.clone()),
             })?;
@@ -159,7 +159,7 @@ impl ThreadTree {
             return Err(TreeError::UnknownNode(id.clone()));
         }
         let mut cursor = id.clone();
-        for _ in 0..self.entries.len() {
+        for _ in 0..self.nodes.len() {
             match self.children(Some(&cursor)).last() {
                 Some(child) => cursor = child.clone(),
                 None => return Ok(cursor),
@@ -190,7 +190,7 @@ impl ThreadTree {
     /// The highest-seq node without children whose path reaches a root.
     fn best_rooted_leaf(&self) -> Option<NodeId> {
         let mut leaves: Vec<(&NodeId, u64)> = self
-            .entries
+            .nodes
             .iter()
             .filter(|(id, _)| self.children(Some(id)).is_empty())
             .map(|(id, e)| (id, e.seq))

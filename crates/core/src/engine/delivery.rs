@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use panelot_protocol::AgentEvent;
 use panelot_protocol::EventFrame;
 use panelot_protocol::ThreadId;
-use panelot_protocol::engine::Delivery as Recipients;
+use panelot_protocol::engine::Audience;
 use panelot_protocol::engine::StreamCursor;
 
 pub use deltas::COALESCE_MS;
@@ -158,15 +158,15 @@ impl Delivery {
         let thread = event.common().thread_id().cloned();
         let stream = thread.as_ref().map(|id| self.next_cursor(id));
         let frame = EventFrame { event, stream };
-        let recipients: Vec<PortId> = match frame.event.kind().delivery() {
-            Recipients::Reply => vec![sender],
-            Recipients::Thread => self
+        let recipients: Vec<PortId> = match frame.event.kind().audience() {
+            Audience::Reply => vec![sender],
+            Audience::Thread => self
                 .ports
                 .iter()
                 .filter(|(_, p)| p.subscription.is_some() && p.subscription == thread)
                 .map(|(id, _)| *id)
                 .collect(),
-            Recipients::Everyone => {
+            Audience::Everyone => {
                 self.ports.iter().filter(|(_, p)| p.session.is_open()).map(|(id, _)| *id).collect()
             }
         };

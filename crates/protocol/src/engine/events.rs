@@ -590,9 +590,9 @@ wire_catalog! {
     "connection.verified" => ConnectionVerified(ConnectionVerifiedEvent),
 }
 
-/// How an event reaches UIs.
+/// Which UIs an event reaches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Delivery {
+pub enum Audience {
     /// Only to the port whose Op caused it.
     Reply,
     /// To every port subscribed to the event's thread.
@@ -602,8 +602,8 @@ pub enum Delivery {
 }
 
 impl EventKind {
-    /// How events of this kind are delivered.
-    pub const fn delivery(self) -> Delivery {
+    /// Which UIs events of this kind reach.
+    pub const fn audience(self) -> Audience {
         match self {
             EventKind::Initialized
             | EventKind::FatalReloadRequired
@@ -613,7 +613,7 @@ impl EventKind {
             | EventKind::ThreadSnapshot
             | EventKind::ThreadEarlier
             | EventKind::ThreadListed
-            | EventKind::ConnectionVerified => Delivery::Reply,
+            | EventKind::ConnectionVerified => Audience::Reply,
             EventKind::Error
             | EventKind::TurnStart
             | EventKind::TurnComplete
@@ -628,7 +628,7 @@ impl EventKind {
             | EventKind::InteractionResolved
             | EventKind::QueueUpdated
             | EventKind::RunRecoveryRequired
-            | EventKind::TabsUpdated => Delivery::Thread,
+            | EventKind::TabsUpdated => Audience::Thread,
             EventKind::ThreadCreated
             | EventKind::ThreadForked
             | EventKind::ThreadDeleted
@@ -636,7 +636,7 @@ impl EventKind {
             | EventKind::ThreadUpdated
             | EventKind::ActivityUpdated
             // Every settings page shows the same settings.
-            | EventKind::SettingsState => Delivery::Everyone,
+            | EventKind::SettingsState => Audience::Everyone,
         }
     }
 }
