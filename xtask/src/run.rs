@@ -18,12 +18,7 @@ pub(crate) fn run(root: &Path) -> anyhow::Result<()> {
     let display = if has_display { Display::Window } else { Display::Headless };
     let id = extension_id(&dist)?;
     let chat_url = format!("chrome-extension://{id}/chat.html");
-    let mut chromium = Chromium::launch(&LaunchOptions {
-        binary,
-        extension_dir: Some(dist),
-        display,
-        extra_args: Vec::new(),
-    })?;
+    let mut chromium = Chromium::launch(&LaunchOptions::new(binary, Some(dist), display))?;
     chromium.open(&chat_url)?;
     step(&format!("extension id {id}; chat page {chat_url}"));
     step(&format!("DevTools: {}", chromium.devtools_http_url()));

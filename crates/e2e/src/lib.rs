@@ -70,13 +70,27 @@ impl Browser {
     /// Launches headless Chromium with the extension built into `extension_dir` and more
     /// Chromium flags.
     pub fn launch_from(extension_dir: PathBuf, extra_args: Vec<String>) -> anyhow::Result<Self> {
+        Self::launch_custom(extension_dir, |options, _| options.extra_args = extra_args)
+    }
+
+    /// Launches headless Chromium with a flavor of the extension, after `customize` set more of
+    /// the launch options (flags, a seeded profile); it gets the extension's id too.
+    pub fn launch_with(
+        flavor: Flavor,
+        customize: impl FnOnce(&mut LaunchOptions, &str),
+    ) -> anyhow::Result<Self> {
+        Self::launch_custom(extension_dir(flavor)?, customize)
+    }
+
+    fn launch_custom(
+        extension_dir: PathBuf,
+        customize: impl FnOnce(&mut LaunchOptions, &str),
+    ) -> anyhow::Result<Self> {
         let id = extension_id(&extension_dir)?;
-        let chromium = Chromium::launch(&LaunchOptions {
-            binary: find_chromium()?,
-            extension_dir: Some(extension_dir),
-            display: Display::Headless,
-            extra_args,
-        })?;
+        let mut options =
+            LaunchOptions::new(find_chromium()?, Some(extension_dir), Display::Headless);
+        customize(&mut options, &id);
+        let chromium = Chromium::launch(&options)?;
         let cdp = chromium.connect()?;
         Ok(Browser { cdp, extension_origin: format!("chrome-extension://{id}"), chromium })
     }

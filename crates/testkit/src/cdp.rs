@@ -142,6 +142,40 @@ impl Cdp {
         Ok(page)
     }
 
+    /// Attaches to an existing target (a tab, a side panel) with a flat session.
+    pub fn attach(&mut self, target_id: &str) -> anyhow::Result<Page> {
+        let attached =
+            self.call("Target.attachToTarget", json!({ "targetId": target_id, "flatten": true }))?;
+        let session_id =
+            attached["sessionId"].as_str().context("attachToTarget: no sessionId")?.to_owned();
+        Ok(Page { target_id: target_id.to_owned(), session_id })
+    }
+
+    /// Waits until a target of type `kind` whose URL satisfies `matches` exists and returns its
+    /// id.
+    pub fn wait_for_target(
+        &mut self,
+        kind: &str,
+        deadline: Duration,
+        matches: impl Fn(&str) -> bool,
+    ) -> anyhow::Result<String> {
+        let until = Instant::now() + deadline;
+        loop {
+            let found =
+                self.targets(kind)?.into_iter().find(|t| t["url"].as_str().is_some_and(&matches));
+            if let Some(target) = found {
+                return target["targetId"]
+                    .as_str()
+                    .map(str::to_owned)
+                    .context("a target without targetId");
+            }
+            if Instant::now() > until {
+                bail!("no {kind} target with a matching URL within {deadline:?}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     /// Evaluates `expression` in the page (awaiting a returned promise, with a user gesture) and
     /// returns its value as JSON. A thrown exception is an error carrying its text.
     pub fn evaluate(&mut self, page: &Page, expression: &str) -> anyhow::Result<Value> {

@@ -2,6 +2,12 @@
 //!
 //! The flags are the ones known to work on these machines (ARCHITECTURE.md §7): without the
 //! background-networking flags Chromium floods the closed network with refused connections.
+//! [`LaunchOptions::extra_args`] adds switches after them; [`loopback_hosts`] builds the
+//! `--host-resolver-rules` switch that lets pages be served from several made-up origins
+//! (`http://shop.test:PORT`, `http://evil.test:PORT`) by one loopback server.
+//! [`LaunchOptions::preferences`] seeds the profile's `Default/Preferences` before the first
+//! start, for state a profile would have from earlier use (see
+//! [`crate::granted_before`]).
 
 use std::path::Path;
 use std::path::PathBuf;
@@ -36,8 +42,27 @@ pub struct LaunchOptions {
     pub extension_dir: Option<PathBuf>,
     /// Headless or windowed.
     pub display: Display,
-    /// More command-line flags (`--host-resolver-rules=MAP *.test 127.0.0.1`).
+    /// More command-line flags (`--host-resolver-rules=MAP *.test 127.0.0.1`, see
+    /// [`loopback_hosts`]), after the standard ones.
     pub extra_args: Vec<String>,
+    /// Written to the profile's `Default/Preferences` before Chromium starts.
+    pub preferences: Option<serde_json::Value>,
+}
+
+impl LaunchOptions {
+    /// Options with no extra flags and a profile that starts empty.
+    pub fn new(binary: PathBuf, extension_dir: Option<PathBuf>, display: Display) -> Self {
+        LaunchOptions { binary, extension_dir, display, extra_args: Vec::new(), preferences: None }
+    }
+}
+
+/// `--host-resolver-rules` resolving every host matching one of `patterns` (`*.test`,
+/// `*.panelot.gov`) to `127.0.0.1`; other names resolve as usual. The port stays the one in the
+/// URL, so one loopback server answers for all of them and tells them apart by the `Host`
+/// header.
+pub fn loopback_hosts(patterns: &[&str]) -> String {
+    let rules: Vec<String> = patterns.iter().map(|p| format!("MAP {p} 127.0.0.1")).collect();
+    format!("--host-resolver-rules={}", rules.join(","))
 }
 
 /// A running Chromium on a throwaway profile, killed and cleaned up on drop.
@@ -80,6 +105,11 @@ impl Chromium {
             std::fs::remove_dir_all(&profile)?;
         }
         std::fs::create_dir_all(&profile)?;
+        if let Some(preferences) = &options.preferences {
+            let default = profile.join("Default");
+            std::fs::create_dir_all(&default)?;
+            std::fs::write(default.join("Preferences"), serde_json::to_vec(preferences)?)?;
+        }
         let log = std::fs::File::create(profile.join("chromium.log"))?;
         let mut command = Command::new(&options.binary);
         if options.display == Display::Headless {

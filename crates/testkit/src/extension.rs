@@ -1,4 +1,5 @@
-//! The extension id Chromium derives from the manifest's `key`.
+//! The extension id Chromium derives from the manifest's `key`, and profile state for host
+//! access granted earlier.
 
 use std::path::Path;
 
@@ -27,4 +28,25 @@ pub fn extension_id_from_key(key_base64: &str) -> anyhow::Result<String> {
         .flat_map(|byte| [byte >> 4, byte & 0xf])
         .map(|nibble| char::from(b'a' + nibble))
         .collect())
+}
+
+/// `Default/Preferences` of a profile in which the user granted the extension `id` access to
+/// the host patterns `origins` (`http://*.test/*`) at some earlier time, and the extension gave
+/// it up again (`chrome.permissions.remove`), for [`crate::chromium::LaunchOptions::preferences`].
+///
+/// Chrome keeps such grants as "runtime granted" and does not show its permission dialog again
+/// when the extension later asks (`chrome.permissions.request`, which still needs a user gesture)
+/// for origins inside them: the promise resolves `true` and the origin becomes active. Nothing is
+/// active at start (`chrome.permissions.contains` is false), so the extension's own path (a
+/// call fails for lack of access, the approval card asks Chrome inside the click) runs for real;
+/// only the dialog itself, which headless Chromium cannot show, is skipped. A request outside
+/// `origins` still waits for a dialog nobody answers.
+pub fn granted_before(id: &str, origins: &[&str]) -> serde_json::Value {
+    let granted = serde_json::json!({
+        "api": [], "explicit_host": origins, "manifest_permissions": [], "scriptable_host": []
+    });
+    serde_json::json!({"extensions": {"settings": {id: {
+        "runtime_granted_permissions": granted,
+        "granted_permissions": granted,
+    }}}})
 }

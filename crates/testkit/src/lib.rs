@@ -2,8 +2,10 @@
 //!
 //! * [`chromium`]: find and launch Chromium with the built extension on a throwaway profile.
 //! * [`cdp`]: a small synchronous Chrome DevTools Protocol client over a WebSocket, enough to
-//!   open extension pages, evaluate script in them and close targets.
-//! * [`extension_id`]: the extension id fixed by the manifest `key`.
+//!   open extension pages, attach to tabs and side panels, evaluate script in them and close
+//!   targets.
+//! * [`extension_id`]: the extension id fixed by the manifest `key`; [`granted_before`]: a
+//!   profile's record of host access the user granted earlier.
 //! * [`fixture_site`]: a static site on loopback for the page-executor tests (files from a
 //!   directory plus pages added in memory; `localhost` as a second origin).
 //! * [`mock_provider`]: a model-provider server on loopback speaking the OpenAI-compatible and
@@ -21,3 +23,4 @@ pub mod mock_provider;
 
 pub use extension::extension_id;
 pub use extension::extension_id_from_key;
+pub use extension::granted_before;
