@@ -8,6 +8,8 @@
 //!   profile's record of host access the user granted earlier.
 //! * [`fixture_site`]: a static site on loopback for the page-executor tests (files from a
 //!   directory plus pages added in memory; `localhost` as a second origin).
+//! * [`sites`]: many made-up origins (`shop.test`, `evil.test`) on one loopback listener, each
+//!   with its own pages, recording every request so a test can tell what reached which server.
 //! * [`mock_provider`]: a model-provider server on loopback speaking the OpenAI-compatible and
 //!   Anthropic streaming formats, driven by a script of replies and recording every request.
 //!
@@ -20,6 +22,7 @@ pub mod cdp;
 pub mod chromium;
 pub mod fixture_site;
 pub mod mock_provider;
+pub mod sites;
 
 pub use extension::extension_id;
 pub use extension::extension_id_from_key;

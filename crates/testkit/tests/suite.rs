@@ -2,3 +2,4 @@
 
 mod http_client;
 mod mock_provider;
+mod sites;
