@@ -18,8 +18,10 @@
 //! One queue keeps a scripted conversation in the order it happens and lets the same script run
 //! against either adapter. `GET …/models` never consumes it: it has its own queue of overrides
 //! ([`MockProvider::push_models_reply`]) for listing failures and stalls. With the chat queue
-//! empty the server answers `500` with a JSON error naming the path, so a test that forgot a
-//! reply fails loudly.
+//! empty the server asks the responder, if one is set ([`MockProvider::set_responder`]: a
+//! function of the request, for a "model" that reads what it was sent, such as the ref of a
+//! button in the snapshot it got), and otherwise answers `500` with a JSON error naming the path,
+//! so a test that forgot a reply fails loudly.
 //!
 //! **Recording**: every request (malformed ones aside) is kept, with its body parsed as JSON
 //! when it parses ([`MockProvider::requests`]). Every chat request is also checked against
@@ -129,9 +131,12 @@ struct Shared {
     shutting_down: AtomicBool,
 }
 
-#[derive(Debug)]
+/// Answers chat requests the queue has no reply for; `None` leaves the request unanswered (`500`).
+pub type Responder = Arc<dyn Fn(&RecordedRequest) -> Option<Reply> + Send + Sync>;
+
 struct State {
     replies: VecDeque<Reply>,
+    responder: Option<Responder>,
     models_replies: VecDeque<Reply>,
     models: Vec<String>,
     requests: Vec<RecordedRequest>,
@@ -139,6 +144,18 @@ struct State {
     /// A handle on every open connection, so that drop can shut them down.
     connections: BTreeMap<u64, TcpStream>,
     workers: Vec<JoinHandle<()>>,
+}
+
+impl fmt::Debug for State {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("State")
+            .field("replies", &self.replies)
+            .field("responder", &self.responder.is_some())
+            .field("models", &self.models)
+            .field("requests", &self.requests.len())
+            .field("violations", &self.violations)
+            .finish_non_exhaustive()
+    }
 }
 
 impl MockProvider {
@@ -160,6 +177,7 @@ impl MockProvider {
         let shared = Arc::new(Shared {
             state: Mutex::new(State {
                 replies: VecDeque::new(),
+                responder: None,
                 models_replies: VecDeque::new(),
                 models: vec![DEFAULT_MODEL.to_owned()],
                 requests: Vec::new(),
@@ -190,6 +208,22 @@ impl MockProvider {
     /// Appends a reply to the script; the next model request without an earlier reply gets it.
     pub fn push(&self, reply: Reply) {
         self.shared.lock().replies.push_back(reply);
+    }
+
+    /// Sets the function that answers chat requests once the queue of pushed replies is empty.
+    /// It gets each such request as recorded and runs on the server's connection thread, under
+    /// the server's lock (so requests are answered in the order they arrived): it must not call
+    /// back into this `MockProvider`.
+    pub fn set_responder(
+        &self,
+        responder: impl Fn(&RecordedRequest) -> Option<Reply> + Send + Sync + 'static,
+    ) {
+        self.shared.lock().responder = Some(Arc::new(responder));
+    }
+
+    /// Removes the responder set with [`MockProvider::set_responder`].
+    pub fn clear_responder(&self) {
+        self.shared.lock().responder = None;
     }
 
     /// Appends an override for the next `GET …/models`: its error, raw bytes or stall is

@@ -213,6 +213,12 @@ impl Reply {
         Reply { head_stall: Some(gate.clone()), ..Self::new() }
     }
 
+    /// Holds this reply, whatever it is, before its status line until `gate` is released (see
+    /// [`Reply::stall`]), so a test can change the world between a request and its answer.
+    pub fn held(self, gate: &Gate) -> Self {
+        Reply { head_stall: Some(gate.clone()), ..self }
+    }
+
     /// Appends a text delta.
     pub fn then_text(mut self, text: impl Into<String>) -> Self {
         self.steps.push(Step::Text(text.into()));

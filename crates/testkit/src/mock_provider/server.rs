@@ -177,7 +177,10 @@ fn admit(shared: &Shared, request: &Request) -> Action {
     let method = request.method.as_str();
     match (method, route) {
         ("OPTIONS", _) => Action::Preflight(http::preflight_headers(request)),
-        ("POST", Route::Chat(format)) => match state.replies.pop_front() {
+        ("POST", Route::Chat(format)) => match state.replies.pop_front().or_else(|| {
+            let responder = state.responder.clone()?;
+            responder(state.requests.last()?)
+        }) {
             Some(reply) => {
                 Action::Chat { reply, format, context: Context { model, request_no: index + 1 } }
             }

@@ -284,6 +284,55 @@ fn a_stall_before_the_head_sends_nothing_until_released() {
 }
 
 #[test]
+fn a_held_reply_waits_for_its_gate_whatever_it_is() {
+    let server = MockProvider::start();
+    let gate = Gate::new();
+    server.push(Reply::tool_call("click", json!({"ref": "e1"})).held(&gate));
+
+    let stream = stream_lines(server.addr(), &post_request(server.addr(), CHAT, &chat_body()));
+    assert!(gate.wait_reached(1, DEADLINE), "the request never reached the gate");
+    assert_eq!(stream.lines.try_recv(), Err(mpsc::TryRecvError::Empty));
+
+    gate.release();
+    let lines = stream.rest();
+    assert!(lines[0].starts_with("HTTP/1.1 200"), "{lines:?}");
+    assert!(lines.iter().any(|line| line.contains(r#""finish_reason":"tool_calls""#)), "{lines:?}");
+}
+
+#[test]
+fn the_responder_answers_what_the_queue_does_not_from_the_request() {
+    let server = MockProvider::start();
+    server.push(Reply::text("queued first"));
+    // A "model" that echoes the last message it was sent, and has nothing to say to a request
+    // without messages.
+    server.set_responder(|request| {
+        let body = request.json.as_ref()?;
+        let last = body["messages"].as_array()?.last()?["content"].as_str()?.to_owned();
+        Some(Reply::text(format!("you said {last}")))
+    });
+
+    let first = post_json(server.addr(), CHAT, &chat_body());
+    let second = post_json(server.addr(), CHAT, &chat_body());
+    let unanswered = post_json(server.addr(), CHAT, &json!({"model": "m", "messages": []}));
+    server.clear_responder();
+    let exhausted = post_json(server.addr(), CHAT, &chat_body());
+
+    let text = |res: &super::http_client::Response| -> String {
+        res.data()
+            .iter()
+            .filter_map(|d| match d {
+                Data::Json(chunk) => chunk["choices"][0]["delta"]["content"].as_str(),
+                Data::Text(_) => None,
+            })
+            .collect()
+    };
+    assert_eq!(text(&first), "queued first");
+    assert_eq!(text(&second), "you said hi");
+    assert_eq!((unanswered.status, exhausted.status), (500, 500));
+    assert_eq!(server.requests().len(), 4);
+}
+
+#[test]
 fn a_client_disconnect_ends_a_stall() {
     let server = MockProvider::start();
     let never = Gate::new();
