@@ -1,9 +1,12 @@
 //! The end-to-end harness: headless Chromium with the built extension (`cargo xtask build`),
 //! reached over CDP. Tests live in `tests/suite/`.
 
+pub mod adversarial;
 pub mod conversation;
 pub mod executor;
 pub mod scenario;
+pub mod scripted_model;
+pub mod side_panel;
 pub mod ui;
 
 use std::path::PathBuf;
