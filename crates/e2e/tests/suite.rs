@@ -1,5 +1,6 @@
 //! End-to-end suites.
 
+mod adversarial;
 mod debugger;
 mod durable_threads;
 mod executor;
