@@ -51,9 +51,9 @@ use panelot_protocol::engine::PongEvent;
 use panelot_protocol::engine::RunState;
 use panelot_protocol::engine::SettingsStateEvent;
 use panelot_protocol::engine::StopReason;
-use panelot_protocol::engine::ThreadSnapshotEvent;
 use panelot_protocol::engine::ThreadEarlierEvent;
 use panelot_protocol::engine::ThreadLoadEarlierParams;
+use panelot_protocol::engine::ThreadSnapshotEvent;
 use panelot_protocol::engine::ThreadSubscribeParams;
 
 pub use approvals::APPROVAL_TIMEOUT_MS;

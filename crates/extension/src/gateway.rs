@@ -13,6 +13,7 @@
 mod catalog;
 mod chrome;
 mod debugger;
+mod error;
 mod format;
 mod page;
 mod resolve;

@@ -1417,9 +1417,8 @@ fn a_long_thread_opens_with_its_latest_turns_and_pages_back_to_the_first() {
         texts.append(&mut all);
         all = texts;
     }
-    let expected: Vec<String> = (0..70)
-        .flat_map(|n| [format!("question {n}"), format!("answer {n}")])
-        .collect();
+    let expected: Vec<String> =
+        (0..70).flat_map(|n| [format!("question {n}"), format!("answer {n}")]).collect();
     assert_eq!(all, expected);
     // A node that is not on the selected branch is refused.
     let id = world.submission();

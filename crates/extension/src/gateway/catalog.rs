@@ -15,6 +15,8 @@ use panelot_protocol::content::ExecutorCall;
 use serde_json::Value;
 use serde_json::json;
 
+use super::error::BadParams;
+
 /// The executor call a page tool is (`ExecutorCall`'s serde name).
 pub(crate) fn executor_tool(tool: PageTool) -> &'static str {
     match tool {
@@ -35,17 +37,20 @@ pub(crate) fn executor_tool(tool: PageTool) -> &'static str {
 
 /// The executor call for an L1 tool's parameters (without `tabId`), range-checked; the error is
 /// for the model.
-pub(crate) fn executor_call(executor_tool: &str, params: &Value) -> Result<ExecutorCall, String> {
+pub(crate) fn executor_call(
+    executor_tool: &str,
+    params: &Value,
+) -> Result<ExecutorCall, BadParams> {
     let mut rest = match params {
         Value::Object(map) => map.clone(),
         Value::Null => serde_json::Map::new(),
-        other => return Err(format!("parameters must be an object, not {other}")),
+        other => return Err(BadParams(format!("parameters must be an object, not {other}"))),
     };
     rest.remove(TAB_ID_PARAM);
     let wire = json!({"tool": executor_tool, "params": rest});
-    let call: ExecutorCall =
-        serde_json::from_value(wire).map_err(|err| format!("invalid parameters: {err}"))?;
-    call.check_ranges().map_err(|err| format!("invalid parameters: {err}"))?;
+    let call: ExecutorCall = serde_json::from_value(wire)
+        .map_err(|err| BadParams(format!("invalid parameters: {err}")))?;
+    call.check_ranges().map_err(|err| BadParams(format!("invalid parameters: {err}")))?;
     Ok(call)
 }
 

@@ -130,11 +130,11 @@ fn minimal_calls_decode_and_bad_ones_are_explained() {
     assert!(carries_refs(&call));
     assert!(!carries_refs(&executor_call("scroll", &json!({"direction": "up"})).unwrap()));
 
-    let err = executor_call("wait_for", &json!({"text": "a", "timeMs": 5})).unwrap_err();
+    let err = executor_call("wait_for", &json!({"text": "a", "timeMs": 5})).unwrap_err().0;
     assert!(err.contains("exactly one"), "{err}");
-    let err = executor_call("select_option", &json!({"ref": "e1", "values": []})).unwrap_err();
+    let err = executor_call("select_option", &json!({"ref": "e1", "values": []})).unwrap_err().0;
     assert!(err.contains("values"), "{err}");
-    let err = executor_call("click", &json!({"ref": "e 1"})).unwrap_err();
+    let err = executor_call("click", &json!({"ref": "e 1"})).unwrap_err().0;
     assert!(err.starts_with("invalid parameters"), "{err}");
     assert!(validate_params(&schema_of("click"), &json!({"ref": "e1", "force": true})).is_err());
     assert!(validate_params(&schema_of("tab_focus"), &json!({})).is_err());

@@ -17,28 +17,38 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::JsFuture;
 
+use super::error::BrowserError;
+
 /// Calls `chrome.<namespace>.<method>(...args)` and awaits its promise.
 pub(crate) async fn call(
     namespace: &str,
     method: &str,
     args: &[JsValue],
-) -> Result<JsValue, String> {
+) -> Result<JsValue, BrowserError> {
+    let unavailable = |api: String| BrowserError::Unavailable { api };
     let chrome = Reflect::get(&js_sys::global(), &"chrome".into())
-        .map_err(|_| "`chrome` is not available here".to_owned())?;
+        .ok()
+        .filter(JsValue::is_object)
+        .ok_or_else(|| unavailable(namespace.to_owned()))?;
     let api = Reflect::get(&chrome, &namespace.into())
         .ok()
         .filter(|api| api.is_object())
-        .ok_or_else(|| format!("`chrome.{namespace}` is not available (missing permission?)"))?;
+        .ok_or_else(|| unavailable(namespace.to_owned()))?;
     let function = Reflect::get(&api, &method.into())
         .ok()
         .and_then(|f| f.dyn_into::<Function>().ok())
-        .ok_or_else(|| format!("`chrome.{namespace}.{method}` is not available"))?;
+        .ok_or_else(|| unavailable(format!("{namespace}.{method}")))?;
     let args: Array = args.iter().collect();
-    let returned = function.apply(&api, &args).map_err(|err| error_text(&err))?;
+    let returned = function.apply(&api, &args).map_err(|err| refused(&err))?;
     match returned.dyn_into::<Promise>() {
-        Ok(promise) => JsFuture::from(promise).await.map_err(|err| error_text(&err)),
+        Ok(promise) => JsFuture::from(promise).await.map_err(|err| refused(&err)),
         Err(value) => Ok(value),
     }
+}
+
+/// A thrown error or rejected promise of the browser, as a [`BrowserError::Refused`].
+pub(crate) fn refused(err: &JsValue) -> BrowserError {
+    BrowserError::Refused(error_text(err))
 }
 
 /// A JSON value as a JS value (structured like `JSON.parse` would build it).
@@ -59,8 +69,8 @@ pub(crate) fn to_json(value: &JsValue) -> Value {
 }
 
 /// A JS value decoded into `T`.
-pub(crate) fn decode<T: DeserializeOwned>(value: &JsValue) -> Result<T, String> {
-    serde_json::from_value(to_json(value)).map_err(|err| format!("unexpected answer: {err}"))
+pub(crate) fn decode<T: DeserializeOwned>(value: &JsValue) -> Result<T, BrowserError> {
+    serde_json::from_value(to_json(value)).map_err(|err| BrowserError::Unexpected(err.to_string()))
 }
 
 /// The message of a rejected promise or thrown error.

@@ -43,6 +43,7 @@ use wasm_bindgen::closure::Closure;
 use super::catalog;
 use super::chrome;
 use super::chrome::Either;
+use super::error::BrowserError;
 use super::format;
 use super::tabs;
 
@@ -59,7 +60,7 @@ pub(crate) const EVAL_RESULT_BUDGET: usize = 4_000;
 const DIALOG_TEXT_BUDGET: usize = 300;
 /// Screenshots larger than this (base64 characters) are described but not kept on the card.
 const SCREENSHOT_KEEP_MAX: usize = 2_000_000;
-/// What the user grants: the manifest's optional permission.
+/// The manifest permission the L2 tools need (declared in `permissions`, granted at install).
 pub(crate) const DEBUGGER_PERMISSION: &str = "debugger";
 
 /// One L2 call, parsed from the model's parameters.
@@ -195,7 +196,7 @@ pub(crate) fn parse(tool: DebuggerTool, params: &Value) -> Result<DebuggerCall, 
 /// Why a CDP step failed, as the model and the card are told.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum CdpError {
-    /// The optional `debugger` permission is not granted.
+    /// The `debugger` permission is not granted (a build without it in its manifest).
     PermissionMissing,
     /// The tab is gone (closed, or crashed under the call).
     TabClosed,
@@ -215,6 +216,20 @@ pub(crate) enum CdpError {
 }
 
 impl CdpError {
+    /// What a failed `chrome.debugger` call means for the L2 tools.
+    fn from_browser(method: &str, err: &BrowserError) -> CdpError {
+        match err {
+            BrowserError::Unavailable { .. } => CdpError::PermissionMissing,
+            BrowserError::NoTab(_) => CdpError::TabClosed,
+            BrowserError::Refused(message) | BrowserError::Unexpected(message) => {
+                CdpError::classify(method, message)
+            }
+            BrowserError::Aborted => {
+                CdpError::Command { method: method.to_owned(), message: err.to_string() }
+            }
+        }
+    }
+
     /// Classifies the message of a rejected `chrome.debugger` call.
     pub(crate) fn classify(method: &str, message: &str) -> CdpError {
         let lower = message.to_ascii_lowercase();
@@ -249,10 +264,9 @@ impl CdpError {
     pub(crate) fn message(&self, tab: u32) -> String {
         let said = match self {
             CdpError::PermissionMissing => format!(
-                "the \"{DEBUGGER_PERMISSION}\" permission is not granted, so trusted input, \
-                 screenshots and run_javascript are unavailable. Ask the user to allow Panelot \
-                 the optional \"{DEBUGGER_PERMISSION}\" permission (from Panelot's options page), \
-                 or use click / type instead"
+                "this build of Panelot has no \"{DEBUGGER_PERMISSION}\" permission, so trusted \
+                 input, screenshots and run_javascript are unavailable here; use click / type \
+                 instead"
             ),
             CdpError::TabClosed => "the tab was closed or crashed".to_owned(),
             CdpError::NotAttached => {
@@ -712,7 +726,7 @@ fn target(tab: u32) -> JsValue {
 async fn attach(tab: u32) -> Result<(), CdpError> {
     match chrome::call("debugger", "attach", &[target(tab), PROTOCOL_VERSION.into()]).await {
         Ok(_) => Ok(()),
-        Err(message) => Err(CdpError::classify("attach", &message)),
+        Err(err) => Err(CdpError::from_browser("attach", &err)),
     }
 }
 
@@ -725,7 +739,7 @@ async fn send(tab: u32, method: &str, params: Value) -> Result<Value, CdpError> 
     let args = [target(tab), method.into(), chrome::to_js(&params)];
     match chrome::call("debugger", "sendCommand", &args).await {
         Ok(answer) => Ok(chrome::to_json(&answer)),
-        Err(message) => Err(CdpError::classify(method, &message)),
+        Err(err) => Err(CdpError::from_browser(method, &err)),
     }
 }
 

@@ -203,8 +203,8 @@ pub(crate) fn page_failure(tab_id: u32, failure: &ActionFailure) -> ToolOutcome 
 }
 
 /// A failure outside the executor (no tab, injection refused, the page went away).
-pub(crate) fn failure(message: impl Into<String>) -> ToolOutcome {
-    ToolOutcome::failed(message)
+pub(crate) fn failure(message: impl std::fmt::Display) -> ToolOutcome {
+    ToolOutcome::failed(message.to_string())
 }
 
 /// The refusal of a call whose tab no longer shows the page it was judged for.

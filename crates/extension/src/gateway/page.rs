@@ -22,6 +22,7 @@ use wasm_bindgen::JsValue;
 
 use super::chrome;
 use super::chrome::Either;
+use super::error::BrowserError;
 use super::format;
 
 /// Deadline of a call: long enough for a slow page's settle after an action, short enough that a
@@ -150,8 +151,9 @@ async fn inject(tab: u32) -> Result<(), ToolOutcome> {
     }
 }
 
-async fn send(tab: u32, request: &ContentRequest) -> Result<JsValue, String> {
-    let message = serde_json::to_value(request).map_err(|err| err.to_string())?;
+async fn send(tab: u32, request: &ContentRequest) -> Result<JsValue, BrowserError> {
+    let message =
+        serde_json::to_value(request).map_err(|err| BrowserError::Unexpected(err.to_string()))?;
     chrome::call(
         "tabs",
         "sendMessage",

@@ -122,6 +122,6 @@ fn element(description: content::ElementDescription) -> ElementTarget {
     }
 }
 
-fn unreachable(message: impl Into<String>) -> TargetFailure {
-    TargetFailure::Unreachable { message: message.into(), details: None }
+fn unreachable(message: impl std::fmt::Display) -> TargetFailure {
+    TargetFailure::Unreachable { message: message.to_string(), details: None }
 }

@@ -10,6 +10,7 @@ use wasm_bindgen::prelude::wasm_bindgen;
 
 use super::chrome;
 use super::chrome::Either;
+use super::error::BrowserError;
 use super::format::TabInfo;
 
 /// How long a load is waited for before the call goes on with a page still loading.
@@ -47,15 +48,15 @@ struct WindowInfo {
 }
 
 /// A tab by id.
-pub(crate) async fn get(tab: u32) -> Result<TabInfo, String> {
+pub(crate) async fn get(tab: u32) -> Result<TabInfo, BrowserError> {
     let raw = chrome::call("tabs", "get", &[JsValue::from(tab)])
         .await
-        .map_err(|_| format!("there is no tab {tab} (it was closed?); call tabs_list"))?;
+        .map_err(|_| BrowserError::NoTab(tab))?;
     chrome::decode(&raw)
 }
 
 /// The tab the user is viewing: the active tab of the last focused window.
-pub(crate) async fn viewed() -> Result<Option<TabInfo>, String> {
+pub(crate) async fn viewed() -> Result<Option<TabInfo>, BrowserError> {
     let query = chrome::to_js(&json!({"active": true, "lastFocusedWindow": true}));
     let raw = chrome::call("tabs", "query", &[query]).await?;
     let tabs: Vec<TabInfo> = chrome::decode(&raw)?;
@@ -63,7 +64,7 @@ pub(crate) async fn viewed() -> Result<Option<TabInfo>, String> {
 }
 
 /// Every tab, and the last focused window.
-pub(crate) async fn list() -> Result<(Vec<TabInfo>, Option<u32>), String> {
+pub(crate) async fn list() -> Result<(Vec<TabInfo>, Option<u32>), BrowserError> {
     let raw = chrome::call("tabs", "query", &[chrome::to_js(&json!({}))]).await?;
     let mut tabs: Vec<TabInfo> = chrome::decode(&raw)?;
     tabs.sort_by_key(|tab| tab.window_id);
@@ -77,7 +78,10 @@ async fn focused_window() -> Option<u32> {
 
 /// Opens `url` in a background tab of the last focused window, or finds a tab already at that
 /// exact URL. Returns the tab, whether it was created, and how its load ended.
-pub(crate) async fn open(url: &str, abort: &AbortSignal) -> Result<(TabInfo, bool, Load), String> {
+pub(crate) async fn open(
+    url: &str,
+    abort: &AbortSignal,
+) -> Result<(TabInfo, bool, Load), BrowserError> {
     let (tabs, _) = list().await?;
     if let Some(tab) = tabs.into_iter().find(|tab| tab.url.as_deref() == Some(url)) {
         return Ok((tab, false, Load::Complete));
@@ -86,13 +90,13 @@ pub(crate) async fn open(url: &str, abort: &AbortSignal) -> Result<(TabInfo, boo
         chrome::call("tabs", "create", &[chrome::to_js(&json!({"url": url, "active": false}))])
             .await?;
     let created: TabInfo = chrome::decode(&raw)?;
-    let id = created.id.ok_or("the new tab has no id")?;
+    let id = created.id.ok_or_else(|| BrowserError::Unexpected("the new tab has no id".into()))?;
     let (tab, load) = wait_loaded(id, None, abort).await?;
     Ok((tab, true, load))
 }
 
 /// Makes the tab the selected one of its window and focuses the window.
-pub(crate) async fn focus(tab: u32) -> Result<TabInfo, String> {
+pub(crate) async fn focus(tab: u32) -> Result<TabInfo, BrowserError> {
     let raw = chrome::call(
         "tabs",
         "update",
@@ -106,7 +110,7 @@ pub(crate) async fn focus(tab: u32) -> Result<TabInfo, String> {
 }
 
 /// Closes the tab; says whether it was the one the user was viewing.
-pub(crate) async fn close(tab: u32) -> Result<(TabInfo, bool), String> {
+pub(crate) async fn close(tab: u32) -> Result<(TabInfo, bool), BrowserError> {
     let info = get(tab).await?;
     let viewing = info.active && focused_window().await == Some(info.window_id);
     chrome::call("tabs", "remove", &[JsValue::from(tab)]).await?;
@@ -129,7 +133,7 @@ pub(crate) async fn go(
     tab: u32,
     how: Move<'_>,
     abort: &AbortSignal,
-) -> Result<(TabInfo, Load), String> {
+) -> Result<(TabInfo, Load), BrowserError> {
     let before = get(tab).await?;
     if let Move::To(url) = how
         && before.url.as_deref() == Some(url)
@@ -155,14 +159,13 @@ pub(crate) async fn go(
 /// navigation: after the agent follows a link, the button finds nothing to go back to, or goes
 /// back further than one page. Pages the extension cannot script (browser pages, sites without
 /// host access) get the button.
-async fn step_history(tab: u32, delta: i32, button: &str) -> Result<JsValue, String> {
+async fn step_history(tab: u32, delta: i32, button: &str) -> Result<JsValue, BrowserError> {
     let details = js_sys::Object::new();
     let target = chrome::to_js(&json!({"tabId": tab}));
     let args = js_sys::Array::of1(&JsValue::from(delta));
     for (key, value) in [("target", target), ("func", history_step().into()), ("args", args.into())]
     {
-        js_sys::Reflect::set(&details, &key.into(), &value)
-            .map_err(|err| chrome::error_text(&err))?;
+        js_sys::Reflect::set(&details, &key.into(), &value).map_err(|err| chrome::refused(&err))?;
     }
     match chrome::call("scripting", "executeScript", &[details.into()]).await {
         Ok(done) => Ok(done),
@@ -172,7 +175,7 @@ async fn step_history(tab: u32, delta: i32, button: &str) -> Result<JsValue, Str
 
 /// Waits until a tab that is loading has loaded, so a page call goes to the new document rather
 /// than into one that is going away (a click that navigated, a redirect).
-pub(crate) async fn ready(tab: u32, abort: &AbortSignal) -> Result<(), String> {
+pub(crate) async fn ready(tab: u32, abort: &AbortSignal) -> Result<(), BrowserError> {
     wait_loaded(tab, None, abort).await.map(|_| ())
 }
 
@@ -182,7 +185,7 @@ async fn wait_loaded(
     tab: u32,
     before: Option<&str>,
     abort: &AbortSignal,
-) -> Result<(TabInfo, Load), String> {
+) -> Result<(TabInfo, Load), BrowserError> {
     let started = js_sys::Date::now() as u64;
     let mut saw_loading = false;
     loop {
@@ -203,7 +206,7 @@ async fn wait_loaded(
         }
         if let Either::Right(()) = chrome::race(chrome::sleep(LOAD_POLL_MS), abort.aborted()).await
         {
-            return Err("aborted: the call was stopped".to_owned());
+            return Err(BrowserError::Aborted);
         }
     }
 }
