@@ -1,6 +1,11 @@
 //! The engine's [`ConnectionVault`] over [`Connection`]: keys typed in the settings form are
 //! sealed before the engine stores them, and the view sent back to the settings page counts keys
 //! without showing any.
+//!
+//! Editing a connection's keys: `apiKeys: null` keeps the stored ones; a list replaces them, in
+//! which an entry `saved key N` ([`KEPT_KEY`] and a position from 1) keeps the stored key N at
+//! that place, still sealed. Keys never contain spaces, so no typed key reads that way. The
+//! settings page can so add a key, remove one or reorder them without ever seeing a key.
 
 use panelot_core::engine::ConnectionVault;
 use panelot_protocol::ConnectionId;
@@ -18,6 +23,26 @@ use crate::secret::VaultKey;
 use crate::templates::KeyRequirement;
 use crate::templates::TEMPLATES;
 use crate::templates::WireFormat;
+
+/// The start of a list entry that keeps a stored key: `saved key 2` keeps the second one.
+pub const KEPT_KEY: &str = "saved key ";
+
+/// One entry of a saved key list.
+enum KeyEntry<'a> {
+    /// The stored key at this position (from 1).
+    Kept(usize),
+    /// A key as typed.
+    Typed(&'a str),
+}
+
+impl KeyEntry<'_> {
+    fn parse(entry: &str) -> KeyEntry<'_> {
+        match entry.strip_prefix(KEPT_KEY).and_then(|n| n.parse::<usize>().ok()) {
+            Some(position) => KeyEntry::Kept(position),
+            None => KeyEntry::Typed(entry.trim()),
+        }
+    }
+}
 
 /// Seals connections with one vault key.
 #[derive(Debug)]
@@ -42,6 +67,19 @@ impl ConnectionVault for Vault {
         let existing: Option<Connection> =
             existing.and_then(|stored| serde_json::from_value(stored.clone()).ok());
         let quirks = Quirks::from_names(&input.quirks).map_err(|e| e.to_string())?;
+        let entries: Option<Vec<KeyEntry<'_>>> =
+            input.api_keys.as_ref().map(|keys| keys.iter().map(|k| KeyEntry::parse(k)).collect());
+        // The typed keys, as `Connection::from_draft` seals them: trimmed, blank ones and
+        // repeats left out, in order.
+        let mut typed: Vec<&str> = Vec::new();
+        for entry in entries.iter().flatten() {
+            if let KeyEntry::Typed(key) = entry
+                && !key.is_empty()
+                && !typed.contains(key)
+            {
+                typed.push(key);
+            }
+        }
         let draft = ConnectionDraft {
             id: id.to_string(),
             name: input.name.clone(),
@@ -50,8 +88,8 @@ impl ConnectionVault for Vault {
                 ConnectionKind::Anthropic => WireFormat::Anthropic,
             }),
             base_url: input.base_url.clone(),
-            // Keys are sealed below; kept ones are carried over sealed, never opened.
-            api_keys: input.api_keys.clone().unwrap_or_default(),
+            // Typed keys are sealed here; kept ones are carried over sealed, never opened.
+            api_keys: typed.iter().map(|k| (*k).to_owned()).collect(),
             custom_headers: input
                 .custom_headers
                 .iter()
@@ -64,6 +102,33 @@ impl ConnectionVault for Vault {
             models: existing.as_ref().map(|c| c.models.clone()).unwrap_or_default(),
         };
         let mut connection = Connection::from_draft(draft, &self.key).map_err(|e| e.to_string())?;
+        if let Some(entries) = &entries {
+            let stored = existing.as_ref().map(|c| c.api_keys.as_slice()).unwrap_or_default();
+            let sealed = std::mem::take(&mut connection.api_keys);
+            let mut placed = vec![false; typed.len()];
+            for entry in entries {
+                match entry {
+                    KeyEntry::Kept(position) => {
+                        let kept = position.checked_sub(1).and_then(|i| stored.get(i));
+                        let Some(kept) = kept else {
+                            return Err(format!("saved key {position} does not exist"));
+                        };
+                        if !connection.api_keys.contains(kept) {
+                            connection.api_keys.push(kept.clone());
+                        }
+                    }
+                    KeyEntry::Typed(key) => {
+                        if let Some(i) = typed.iter().position(|t| t == key)
+                            && !placed[i]
+                            && let Some(new) = sealed.get(i)
+                        {
+                            placed[i] = true;
+                            connection.api_keys.push(new.clone());
+                        }
+                    }
+                }
+            }
+        }
         if let Some(existing) = existing {
             if input.api_keys.is_none() {
                 connection.api_keys = existing.api_keys;
@@ -155,6 +220,31 @@ mod tests {
         remote.base_url = "http://api.example.com/v1".into();
         let err = vault.store(&id, &remote, None).unwrap_err();
         assert!(!err.contains("sk-secret"), "{err}");
+    }
+
+    /// Editing keys without seeing them: `saved key N` keeps the stored key N where it is put;
+    /// typed keys are added; a position that does not exist is refused.
+    #[test]
+    fn saved_keys_are_kept_by_position_next_to_new_ones() {
+        let vault = Vault::new(VaultKey::from_bytes([7; 32]));
+        let id = ConnectionId::new("c-1").unwrap();
+        let stored =
+            vault.store(&id, &input(Some(vec!["sk-secret-1", "sk-secret-2"])), None).unwrap();
+        let edit = |keys: Vec<&str>| vault.store(&id, &input(Some(keys)), Some(&stored));
+        let added = edit(vec!["saved key 1", "saved key 2", "sk-secret-3"]).unwrap();
+        assert_eq!(added["apiKeys"][0], stored["apiKeys"][0]);
+        assert_eq!(added["apiKeys"][1], stored["apiKeys"][1]);
+        assert_eq!(vault.view(&added).unwrap().key_count, 3);
+        assert!(!added.to_string().contains("sk-secret"), "{added}");
+        let swapped = edit(vec!["saved key 2", "saved key 1"]).unwrap();
+        assert_eq!(swapped["apiKeys"][0], stored["apiKeys"][1]);
+        assert_eq!(swapped["apiKeys"][1], stored["apiKeys"][0]);
+        let removed = edit(vec!["saved key 2"]).unwrap();
+        assert_eq!(removed["apiKeys"], serde_json::json!([stored["apiKeys"][1]]));
+        assert_eq!(vault.view(&edit(Vec::new()).unwrap()).unwrap().key_count, 0);
+        assert_eq!(edit(vec!["saved key 3"]).unwrap_err(), "saved key 3 does not exist");
+        // A new connection has nothing stored to keep.
+        assert!(vault.store(&id, &input(Some(vec!["saved key 1"])), None).is_err());
     }
 
     #[test]
