@@ -127,7 +127,8 @@ pub fn messages(path: &[NodeRecord], tools: &ToolRegistry, nonce: &str) -> Vec<M
             NodeBody::TurnContext { .. }
             | NodeBody::ApprovalDecision { .. }
             | NodeBody::InteractionResponse { .. }
-            | NodeBody::SystemNotice { .. } => {}
+            | NodeBody::SystemNotice { .. }
+            | NodeBody::TurnError { .. } => {}
         }
     }
     messages

@@ -45,7 +45,7 @@ use panelot_protocol::engine::ConnectionCheck;
 use panelot_protocol::engine::ConnectionVerifiedEvent;
 use panelot_protocol::engine::ConnectionVerifyParams;
 use panelot_protocol::engine::ErrorCode;
-use panelot_protocol::engine::ErrorEvent;
+use panelot_protocol::engine::TurnErrorView;
 use panelot_protocol::engine::InitializeParams;
 use panelot_protocol::engine::PongEvent;
 use panelot_protocol::engine::RunState;
@@ -762,8 +762,8 @@ impl<S: Store> Engine<S> {
                 RunState::PausedBudget => (RunState::Completed, StopReason::BudgetPause),
                 _ => (RunState::Interrupted, StopReason::Interrupted),
             };
-            let how = Ending { state, stop, note: None, first: None };
-            self.end_run(parked, how, None, out).await;
+            let how = Ending { state, stop, note: None, first: None, error: None };
+            self.end_run(parked, how, out).await;
         }
         let step = self.start_run(&next).await;
         self.apply(&next, step, out).await;
@@ -779,18 +779,12 @@ impl<S: Store> Engine<S> {
 
     /// Ends a run for good (see [`machine::end::end_run`]); when its end cannot be written, the
     /// run is forgotten here and recovery finds it at its last durable step.
-    async fn end_run(
-        &mut self,
-        run: RunRecord,
-        how: Ending,
-        error: Option<ErrorEvent>,
-        out: &mut Outbox,
-    ) {
+    async fn end_run(&mut self, run: RunRecord, how: Ending, out: &mut Outbox) {
         let run_id = run.id.clone();
         let state = reads::thread_state(&self.store, &run.thread_id).await;
         let live = self.runs.stream_ended(&run_id);
         let step = state.and_then(|state| {
-            machine::end::end_run(self.reads().cx(), run, state, &live, how, error)
+            machine::end::end_run(self.reads().cx(), run, state, &live, how)
         });
         let step = match step {
             Ok(step) => step,
@@ -818,9 +812,7 @@ impl<S: Store> Engine<S> {
 
     async fn model_failed(&mut self, run_id: &RunId, err: ProviderError, out: &mut Outbox) {
         let Some(run) = self.runs.get(run_id).cloned() else { return };
-        let event = ErrorEvent {
-            submission_id: None,
-            thread_id: Some(run.thread_id.clone()),
+        let error = TurnErrorView {
             code: ErrorCode::ProviderError,
             message: err.message.clone(),
             retryable: err.is_retryable(),
@@ -832,8 +824,9 @@ impl<S: Store> Engine<S> {
             stop: StopReason::Error,
             note: Some(err.message),
             first: None,
+            error: Some(error),
         };
-        self.end_run(run, how, Some(event), out).await;
+        self.end_run(run, how, out).await;
     }
 
     /// Fails a run after an internal failure (a store error mid-step): the run is marked failed
@@ -841,9 +834,7 @@ impl<S: Store> Engine<S> {
     async fn fail_run(&mut self, run_id: &RunId, message: &str, out: &mut Outbox) {
         tracing::warn!(%message, "a run step failed");
         let Some(run) = self.runs.get(run_id).cloned() else { return };
-        let event = ErrorEvent {
-            submission_id: None,
-            thread_id: Some(run.thread_id.clone()),
+        let error = TurnErrorView {
             code: ErrorCode::Internal,
             message: format!("The turn stopped: {message}"),
             retryable: false,
@@ -855,8 +846,9 @@ impl<S: Store> Engine<S> {
             stop: StopReason::Error,
             note: Some(message.to_owned()),
             first: None,
+            error: Some(error),
         };
-        self.end_run(run, how, Some(event), out).await;
+        self.end_run(run, how, out).await;
     }
 
     /// Declines every approval whose deadline has passed.

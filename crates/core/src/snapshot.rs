@@ -254,6 +254,7 @@ pub fn project(tree: &ThreadTree, records: Vec<NodeRecord>) -> Vec<SnapshotItem>
             NodeBody::SystemNotice { text } => {
                 items.push(item(ItemContent::SystemNotice { text }));
             }
+            NodeBody::TurnError { error } => items.push(item(ItemContent::TurnError { error })),
         }
     }
     items

@@ -54,6 +54,7 @@ fn open_snapshot(store: &SqliteStore) -> usize {
     let snapshot = ThreadSnapshot {
         meta: view.meta,
         items: view.items,
+        has_earlier: view.has_earlier,
         active_turn: None,
         pending_approvals: vec![],
         pending_interactions: vec![],

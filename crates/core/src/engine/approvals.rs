@@ -224,6 +224,7 @@ pub(crate) async fn decide<S: Store>(
             stop: StopReason::Interrupted,
             note: Some("The user cancelled an approval.".to_owned()),
             first: Some(audit),
+            error: None,
         };
         let (end_unit, ended) = end::ending(cx, &mut run, reads.state, ending)?;
         unit.ops.extend(end_unit.ops);

@@ -255,6 +255,7 @@ pub(crate) async fn interrupt<S: Store>(
         stop: StopReason::Interrupted,
         note: None,
         first: partial,
+        error: None,
     };
     let (unit, ended) = end::ending(reads.cx(), &mut run, state, ending)?;
     events.extend(ended);
@@ -425,6 +426,7 @@ pub(crate) async fn resolve_uncertain<S: Store>(
                 stop: StopReason::Error,
                 note: Some("The user failed the run.".into()),
                 first: None,
+                error: None,
             };
             let (unit, events) = end::ending(reads.cx(), &mut run, state, ending)?;
             let then = vec![FollowUp::Schedule(p.thread_id.clone())];

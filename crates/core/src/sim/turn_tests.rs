@@ -3,6 +3,7 @@
 use panelot_protocol::AgentEvent;
 use panelot_protocol::ThreadId;
 use panelot_protocol::engine::ErrorCode;
+use panelot_protocol::engine::ItemContent;
 use panelot_protocol::engine::ItemKind;
 use panelot_protocol::engine::ProviderErrorKind;
 use panelot_protocol::engine::ProviderStopReason;
@@ -61,6 +62,7 @@ pub(super) fn kinds(path: &[NodeRecord]) -> Vec<&'static str> {
             NodeBody::ApprovalDecision { .. } => "decision",
             NodeBody::InteractionResponse { .. } => "answer",
             NodeBody::SystemNotice { .. } => "notice",
+            NodeBody::TurnError { .. } => "failure",
         })
         .collect()
 }
@@ -398,6 +400,39 @@ fn a_provider_failure_ends_the_turn_with_an_error_event() {
     assert_eq!(errors, [(ErrorCode::ProviderError, false)]);
     assert_eq!(stops(&world), [StopReason::Error]);
     assert!(world.store.all_runs().iter().all(|r| r.state == RunState::Failed));
+}
+
+#[test]
+fn a_turn_s_error_is_kept_with_it_and_shown_after_a_restart() {
+    let mut world = World::new();
+    let thread = world.create_thread();
+    world.script.push_back(Reply::Fail(ProviderErrorKind::Auth));
+    submit(&mut world, &thread, "hi");
+    world.settle();
+    let live: Vec<String> = world.events(|e| match e {
+        AgentEvent::Error(err) => Some(err.message.clone()),
+        _ => None,
+    });
+    assert_eq!(kinds(&world.path(&thread)), ["user", "context", "failure"]);
+    world.restart();
+    world.settle();
+    let id = world.submission();
+    let frames =
+        world.send(json!({"type": "thread.subscribe", "submissionId": id, "threadId": thread}));
+    let AgentEvent::ThreadSnapshot(snapshot) = &frames[0].event else { panic!("{frames:?}") };
+    let items: Vec<&ItemContent> = snapshot.snapshot.items.iter().map(|i| &i.content).collect();
+    let [ItemContent::UserMessage { .. }, ItemContent::TurnError { error }] = items[..] else {
+        panic!("the message and its error: {items:?}")
+    };
+    assert_eq!(error.code, ErrorCode::ProviderError);
+    assert_eq!(error.error_kind, Some(ProviderErrorKind::Auth));
+    assert_eq!(live, std::slice::from_ref(&error.message), "the same words as the live card");
+    // The error is not part of what the model reads next.
+    submit(&mut world, &thread, "again");
+    world.settle();
+    let sent = world.requests.iter().map(|r| format!("{r:?}")).find(|r| r.contains("again"));
+    let sent = sent.expect("the next turn calls the model");
+    assert!(sent.contains("hi") && !sent.contains(&error.message), "{sent}");
 }
 
 #[test]

@@ -17,13 +17,17 @@ use panelot_protocol::RunId;
 use panelot_protocol::SubmissionId;
 use panelot_protocol::ThreadId;
 use panelot_protocol::TurnId;
+use panelot_protocol::engine::ErrorCode;
 use panelot_protocol::engine::ModelChoice;
 use panelot_protocol::engine::PermissionPolicy;
+use panelot_protocol::engine::ProviderDetails;
+use panelot_protocol::engine::ProviderErrorKind;
 use panelot_protocol::engine::ProviderStopReason;
 use panelot_protocol::engine::RunState;
 use panelot_protocol::engine::ThreadMeta;
 use panelot_protocol::engine::ThreadStats;
 use panelot_protocol::engine::ToolLevel;
+use panelot_protocol::engine::TurnErrorView;
 use panelot_protocol::engine::Usage;
 use panelot_protocol::engine::UserInput;
 use serde_json::json;
@@ -236,6 +240,16 @@ async fn every_node_body_round_trips<S: Store>(store: &S) {
             response: json!({"q": [1, null]}),
         },
         NodeBody::SystemNotice { text: "notice".into() },
+        NodeBody::TurnError { error: turn_error() },
+        NodeBody::TurnError {
+            error: TurnErrorView {
+                code: ErrorCode::Internal,
+                message: "The turn stopped.".into(),
+                retryable: false,
+                error_kind: None,
+                provider_details: None,
+            },
+        },
     ];
     let mut ops = vec![WriteOp::PutThread(meta("t", 1))];
     let mut expected = Vec::new();
@@ -591,5 +605,22 @@ fn sample_body(n: u64) -> NodeBody {
             usage: Usage { input: 1200, output: 300, cache_read: Some(1000), cache_write: None },
             cost_usd: Some(0.001),
         },
+    }
+}
+
+/// A provider failure with every field set, as a turn's error card keeps it.
+pub fn turn_error() -> TurnErrorView {
+    TurnErrorView {
+        code: ErrorCode::ProviderError,
+        message: "Work (api.example.test) refused the key: HTTP 401. Check the key.".into(),
+        retryable: false,
+        error_kind: Some(ProviderErrorKind::Auth),
+        provider_details: Some(ProviderDetails {
+            status: Some(401),
+            request_id: Some("req_1".into()),
+            reason: Some("invalid_key".into()),
+            upstream_code: Some("invalid_api_key".into()),
+            upstream_message: Some("Incorrect API key provided".into()),
+        }),
     }
 }

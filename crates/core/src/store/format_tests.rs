@@ -10,6 +10,7 @@ use serde_json::json;
 
 use super::*;
 use crate::store::NodeBody;
+use crate::store::NodeRecord;
 use crate::store::StoreError;
 use crate::store::conformance::samples;
 use crate::store::conformance::text_node;
@@ -183,6 +184,27 @@ fn current_records_round_trip_through_the_conformance_builders() {
     assert_eq!(decode_node(&encode_node(&node).unwrap()).unwrap(), node);
     let meta = crate::store::conformance::meta("t", 9);
     assert_eq!(decode_thread(&encode_thread(&meta).unwrap()).unwrap(), meta);
+}
+
+#[test]
+fn a_turn_error_is_stored_with_its_own_texts_and_round_trips() {
+    let node = NodeRecord {
+        body: NodeBody::TurnError { error: crate::store::conformance::turn_error() },
+        ..text_node("t", 4, Some(3))
+    };
+    let text = encode_node(&node).unwrap();
+    let stored: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        stored["body"],
+        json!({"type": "turn_error", "error": {
+            "code": "provider_error",
+            "message": "Work (api.example.test) refused the key: HTTP 401. Check the key.",
+            "retryable": false, "errorKind": "auth",
+            "providerDetails": {"status": 401, "requestId": "req_1", "reason": "invalid_key",
+                "upstreamCode": "invalid_api_key", "upstreamMessage": "Incorrect API key provided"}
+        }})
+    );
+    assert_eq!(decode_node(&text).unwrap(), node);
 }
 
 /// Decodes `text` as a run and returns the corrupt-record message.

@@ -12,6 +12,7 @@ use panelot_protocol::TurnId;
 use panelot_protocol::engine::PermissionPolicy;
 use panelot_protocol::engine::ProviderStopReason;
 use panelot_protocol::engine::ToolLevel;
+use panelot_protocol::engine::TurnErrorView;
 use panelot_protocol::engine::Usage;
 use panelot_protocol::engine::UserInput;
 
@@ -141,6 +142,12 @@ pub enum NodeBody {
     SystemNotice {
         /// The text.
         text: String,
+    },
+    /// The failure that ended a turn, kept so its card (and Retry) outlive a reload; never
+    /// sent to the model.
+    TurnError {
+        /// What failed.
+        error: TurnErrorView,
     },
 }
 

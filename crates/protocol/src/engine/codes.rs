@@ -87,6 +87,8 @@ pub enum ItemKind {
     Approval,
     /// A notice shown to the user and never sent to the model.
     SystemNotice,
+    /// The failure that ended a turn; never sent to the model.
+    TurnError,
 }
 
 /// Kind of a turn.

@@ -4,11 +4,14 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde::Serialize;
 
+use super::codes::ErrorCode;
 use super::codes::ItemKind;
 use super::codes::PermissionPolicy;
 use super::codes::ProviderStopReason;
 use super::codes::RunState;
 use super::codes::TurnKind;
+use super::events::ProviderDetails;
+use super::events::ProviderErrorKind;
 use super::input::TurnOverrides;
 use super::input::UserInput;
 use super::requests::ApprovalRequestPayload;
@@ -235,6 +238,28 @@ pub enum ItemContent {
         /// The text.
         text: String,
     },
+    /// The failure that ended a turn, kept with it.
+    TurnError {
+        /// What failed.
+        error: TurnErrorView,
+    },
+}
+
+/// Why a turn failed, as its error card shows it, live (from the `error` event) and after a
+/// reload (from the stored item).
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TurnErrorView {
+    /// What failed.
+    pub code: ErrorCode,
+    /// Explanation, safe to show: names the connection and what to check.
+    pub message: String,
+    /// Whether retrying may help.
+    pub retryable: bool,
+    /// Provider failure class, for provider errors.
+    pub error_kind: Option<ProviderErrorKind>,
+    /// Sanitised provider details.
+    pub provider_details: Option<ProviderDetails>,
 }
 
 impl ItemContent {
@@ -247,6 +272,7 @@ impl ItemContent {
             ItemContent::ToolCall { .. } => ItemKind::ToolCall,
             ItemContent::Approval { .. } => ItemKind::Approval,
             ItemContent::SystemNotice { .. } => ItemKind::SystemNotice,
+            ItemContent::TurnError { .. } => ItemKind::TurnError,
         }
     }
 }

@@ -23,7 +23,8 @@ fn meta() -> Value {
 fn snapshot(items: Value, active_turn: Value, sequence: u64) -> EventFrame {
     frame(
         json!({"type": "thread.snapshot", "submissionId": "sub-1", "snapshot": {
-        "meta": meta(), "items": items, "activeTurn": active_turn, "pendingApprovals": [],
+        "meta": meta(), "items": items, "hasEarlier": false, "activeTurn": active_turn,
+        "pendingApprovals": [],
         "pendingInteractions": [], "queuedRuns": [], "recoverableRuns": []}}),
         sequence,
     )
@@ -420,4 +421,34 @@ fn a_stored_answer_that_ended_early_keeps_its_note_after_a_reload() {
             "assistant(streaming=false): You are welcome.",
         ]
     );
+}
+
+#[test]
+fn a_stored_turn_error_shows_as_the_live_card_did_and_can_be_retried() {
+    let mut view = ThreadView::new(thread());
+    let user = json!({"nodeId": "n-1", "parentId": null, "turnId": "turn-1", "createdAtMs": 1,
+        "branch": {"index": 1, "count": 1, "previous": null, "next": null},
+        "content": {"kind": "user_message", "input": {"text": "hi", "attachmentIds": [],
+            "attachedContext": [], "browserContext": null}, "steered": false}});
+    let error = json!({"nodeId": "n-2", "parentId": "n-1", "turnId": "turn-1", "createdAtMs": 2,
+        "branch": {"index": 1, "count": 1, "previous": null, "next": null},
+        "content": {"kind": "turn_error", "error": {"code": "provider_error",
+            "message": "Work refused the key (HTTP 401): check the key.", "retryable": false,
+            "errorKind": "auth", "providerDetails": {"status": 401, "requestId": null,
+            "reason": "invalid_key", "upstreamCode": null, "upstreamMessage": null}}}});
+    view.apply(&snapshot(json!([user, error]), Value::Null, 0));
+    assert_eq!(
+        texts(&view),
+        ["user(Stored): hi", "error: Work refused the key (HTTP 401): check the key."]
+    );
+    let key = EntryKey::Node(NodeId::new("n-2").unwrap());
+    let EntryBody::Error { code, retryable, provider_details, .. } =
+        &view.entry(&key).unwrap().body
+    else {
+        panic!("an error card")
+    };
+    assert_eq!((*code, *retryable), (panelot_protocol::engine::ErrorCode::ProviderError, false));
+    assert_eq!(provider_details.as_ref().and_then(|d| d.status), Some(401));
+    let (node, text) = view.resend_source(&key).expect("Retry sends the message again");
+    assert_eq!((node.to_string(), text), ("n-1".to_owned(), "hi".to_owned()));
 }

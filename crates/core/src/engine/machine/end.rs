@@ -10,6 +10,7 @@ use panelot_protocol::engine::RunState;
 use panelot_protocol::engine::StopReason;
 use panelot_protocol::engine::ToolResultView;
 use panelot_protocol::engine::TurnCompleteEvent;
+use panelot_protocol::engine::TurnErrorView;
 
 use super::Cx;
 use super::chain::Chain;
@@ -40,6 +41,9 @@ pub(crate) struct Ending {
     /// Written before anything else: the decision that ended the run, or the answer the model
     /// had streamed when it was interrupted.
     pub(crate) first: Option<NodeBody>,
+    /// The failure that ended it: kept with the turn (after its calls' results) and announced
+    /// by an `error` event before `turn.complete`.
+    pub(crate) error: Option<TurnErrorView>,
 }
 
 /// The unit that ends a run and the events that announce it (items completed, steers written,
@@ -88,6 +92,9 @@ pub(crate) fn ending(
                 Some(result),
             ));
         }
+        if let Some(error) = ending.error.clone() {
+            chain.push_new(cx.env, NodeBody::TurnError { error })?;
+        }
         for steer in std::mem::take(&mut run.steers) {
             let node = chain
                 .push(steer.node_id, NodeBody::UserMessage { input: steer.input, steered: true });
@@ -113,15 +120,15 @@ pub(crate) fn ending(
 }
 
 /// Ends a run for good, stopping everything that still runs for it; `live` is its stream, whose
-/// open items complete, and `error` is announced before `turn.complete`.
+/// open items complete, and its error is announced before `turn.complete`.
 pub(crate) fn end_run(
     cx: Cx<'_>,
     mut run: RunRecord,
     state: Option<ThreadState>,
     live: &LiveRun,
     how: Ending,
-    error: Option<ErrorEvent>,
 ) -> Result<Step, StoreError> {
+    let error = how.error.clone().map(|error| error_event(&run, error));
     let (unit, ended) = ending(cx, &mut run, state, how)?;
     let mut step = Step::writing(unit);
     for (item, _, _) in live.streaming() {
@@ -136,6 +143,19 @@ pub(crate) fn end_run(
     step.events.extend(complete_turn);
     step.then = vec![FollowUp::AbortRun(run.id.clone()), FollowUp::Schedule(run.thread_id)];
     Ok(step)
+}
+
+/// The live announcement of a turn's failure.
+fn error_event(run: &RunRecord, error: TurnErrorView) -> ErrorEvent {
+    ErrorEvent {
+        submission_id: None,
+        thread_id: Some(run.thread_id.clone()),
+        code: error.code,
+        message: error.message,
+        retryable: error.retryable,
+        error_kind: error.error_kind,
+        provider_details: error.provider_details,
+    }
 }
 
 /// Parks a run until the user says how to go on.

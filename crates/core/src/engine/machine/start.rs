@@ -121,7 +121,8 @@ pub(crate) fn ledger_of_path(path: &[NodeRecord], tools: &ToolRegistry) -> Taint
             | NodeBody::AssistantMessage { .. }
             | NodeBody::ApprovalDecision { .. }
             | NodeBody::InteractionResponse { .. }
-            | NodeBody::SystemNotice { .. } => {}
+            | NodeBody::SystemNotice { .. }
+            | NodeBody::TurnError { .. } => {}
         }
     }
     let skip = results.len().saturating_sub(TAINT_RESULTS);

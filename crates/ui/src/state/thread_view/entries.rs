@@ -164,6 +164,12 @@ pub(super) fn entry_from_item(item: &SnapshotItem) -> Entry {
             EntryBody::Approval { label: request.label.clone(), decision: decision.clone() }
         }
         ItemContent::SystemNotice { text } => EntryBody::Notice { text: text.clone() },
+        ItemContent::TurnError { error } => EntryBody::Error {
+            code: error.code,
+            message: error.message.clone(),
+            retryable: error.retryable,
+            provider_details: error.provider_details.clone(),
+        },
     };
     Entry {
         key: EntryKey::Node(item.node_id.clone()),
@@ -202,7 +208,8 @@ pub(super) fn live_entry(
         ItemKind::Approval => {
             EntryBody::Approval { label: meta.label.clone().unwrap_or_default(), decision: None }
         }
-        ItemKind::SystemNotice => EntryBody::Notice { text: String::new() },
+        // The engine announces a turn's error with the `error` event, never as a live item.
+        ItemKind::SystemNotice | ItemKind::TurnError => EntryBody::Notice { text: String::new() },
     };
     Entry {
         key: EntryKey::Item(item_id),

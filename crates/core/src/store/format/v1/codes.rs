@@ -3,8 +3,10 @@
 
 use panelot_protocol::engine::ApprovalFlag;
 use panelot_protocol::engine::ContextKind;
+use panelot_protocol::engine::ErrorCode;
 use panelot_protocol::engine::PermissionPolicy;
 use panelot_protocol::engine::Provenance;
+use panelot_protocol::engine::ProviderErrorKind;
 use panelot_protocol::engine::ProviderStopReason;
 use panelot_protocol::engine::ReasoningEffort;
 use panelot_protocol::engine::RunState;
@@ -174,5 +176,36 @@ stored_enum! {
         Pending = "pending",
         Dispatched = "dispatched",
         Done = "done",
+    }
+}
+
+stored_enum! {
+    /// What failed, on a turn's error.
+    StoredErrorCode <=> ErrorCode {
+        ProtocolMismatch = "protocol_mismatch",
+        ThreadNotFound = "thread_not_found",
+        TurnMismatch = "turn_mismatch",
+        TurnNotSteerable = "turn_not_steerable",
+        NoActiveTurn = "no_active_turn",
+        QueueFull = "queue_full",
+        Overloaded = "overloaded",
+        Interrupted = "interrupted",
+        ProviderError = "provider_error",
+        NotConfigured = "not_configured",
+        InvalidCommand = "invalid_command",
+        Internal = "internal",
+    }
+}
+
+stored_enum! {
+    /// The class of a provider failure.
+    StoredProviderErrorKind <=> ProviderErrorKind {
+        Auth = "auth",
+        RateLimit = "rate_limit",
+        Overloaded = "overloaded",
+        ContextTooLong = "context_too_long",
+        ContentFilter = "content_filter",
+        Network = "network",
+        Protocol = "protocol",
     }
 }

@@ -7,9 +7,13 @@ use panelot_protocol::TurnId;
 use serde::Deserialize;
 use serde::Serialize;
 use serde_json::Value;
+use panelot_protocol::engine::ProviderDetails;
+use panelot_protocol::engine::TurnErrorView;
 
 use super::V1;
+use super::codes::StoredErrorCode;
 use super::codes::StoredPolicy;
+use super::codes::StoredProviderErrorKind;
 use super::codes::StoredProviderStopReason;
 use super::codes::StoredToolLevel;
 use super::input::StoredInput;
@@ -81,6 +85,67 @@ enum StoredNodeBody {
     SystemNotice {
         text: String,
     },
+    TurnError {
+        error: StoredTurnError,
+    },
+}
+
+/// Why a turn failed.
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct StoredTurnError {
+    code: StoredErrorCode,
+    message: String,
+    retryable: bool,
+    error_kind: Option<StoredProviderErrorKind>,
+    provider_details: Option<StoredProviderDetails>,
+}
+
+/// What a provider said about its failure, sanitised.
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct StoredProviderDetails {
+    status: Option<u16>,
+    request_id: Option<String>,
+    reason: Option<String>,
+    upstream_code: Option<String>,
+    upstream_message: Option<String>,
+}
+
+impl From<&TurnErrorView> for StoredTurnError {
+    fn from(it: &TurnErrorView) -> Self {
+        StoredTurnError {
+            code: it.code.into(),
+            message: it.message.clone(),
+            retryable: it.retryable,
+            error_kind: it.error_kind.map(Into::into),
+            provider_details: it.provider_details.as_ref().map(|d| StoredProviderDetails {
+                status: d.status,
+                request_id: d.request_id.clone(),
+                reason: d.reason.clone(),
+                upstream_code: d.upstream_code.clone(),
+                upstream_message: d.upstream_message.clone(),
+            }),
+        }
+    }
+}
+
+impl From<StoredTurnError> for TurnErrorView {
+    fn from(it: StoredTurnError) -> Self {
+        TurnErrorView {
+            code: it.code.into(),
+            message: it.message,
+            retryable: it.retryable,
+            error_kind: it.error_kind.map(Into::into),
+            provider_details: it.provider_details.map(|d| ProviderDetails {
+                status: d.status,
+                request_id: d.request_id,
+                reason: d.reason,
+                upstream_code: d.upstream_code,
+                upstream_message: d.upstream_message,
+            }),
+        }
+    }
 }
 
 impl From<&NodeRecord> for StoredNode {
@@ -181,6 +246,7 @@ impl From<&NodeBody> for StoredNodeBody {
                 }
             }
             NodeBody::SystemNotice { text } => StoredNodeBody::SystemNotice { text: text.clone() },
+            NodeBody::TurnError { error } => StoredNodeBody::TurnError { error: error.into() },
         }
     }
 }
@@ -247,6 +313,7 @@ impl TryFrom<StoredNodeBody> for NodeBody {
                 NodeBody::InteractionResponse { interaction_id, response }
             }
             StoredNodeBody::SystemNotice { text } => NodeBody::SystemNotice { text },
+            StoredNodeBody::TurnError { error } => NodeBody::TurnError { error: error.into() },
         })
     }
 }
