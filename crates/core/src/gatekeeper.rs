@@ -350,14 +350,22 @@ fn is_destination(kind: TargetKind) -> bool {
 }
 
 /// A denial for where an element leads: a dangerous scheme, a sensitive origin or a look-alike
-/// of one. A `javascript:` link runs the page's own script on the same page, like a button's
-/// handler, so it leads nowhere new; any other destination that cannot be read is left to the
-/// page's own judgement (the browser will not follow it either).
+/// of one. A `javascript:` link that does nothing (`javascript:void(0)`, the placeholder of a
+/// link its click handler runs, like a button's) stays on the page; one that carries code runs
+/// script the page wrote into the link, which the agent never runs. Any other destination that
+/// cannot be read is left to the page's own judgement (the browser will not follow it either).
 fn denied_destination(input: &GateInput<'_>, destination: &Destination) -> Option<Verdict> {
-    let origin = Origin::parse(&destination.url).ok()?;
-    if origin.scheme == panelot_protocol::Scheme::Javascript {
-        return None;
+    if let Some(code) = javascript_body(&destination.url) {
+        return (!is_no_op_script(&code)).then(|| {
+            deny(
+                "it runs script written into the link (a javascript: URL), which is never \
+                 allowed"
+                    .to_owned(),
+                None,
+            )
+        });
     }
+    let origin = Origin::parse(&destination.url).ok()?;
     if origin.scheme.is_dangerous() {
         return Some(deny(
             format!("it leads to a {}: URL, which is never allowed", origin.scheme.name()),
@@ -379,6 +387,51 @@ fn denied_destination(input: &GateInput<'_>, destination: &Destination) -> Optio
         ),
         None,
     ))
+}
+
+/// The script of a `javascript:` URL (scheme matched as browsers do: case-insensitive, after
+/// leading spaces and controls, with tabs and newlines inside removed), percent-decoded.
+fn javascript_body(url: &str) -> Option<String> {
+    let cleaned: String = url
+        .trim_start_matches(|c: char| c <= ' ')
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .collect();
+    let (scheme, rest) = cleaned.split_once(':')?;
+    scheme.eq_ignore_ascii_case("javascript").then(|| percent_decoded(rest))
+}
+
+/// Whether a `javascript:` URL's script does nothing: empty, a comment, or `void` of a number.
+fn is_no_op_script(code: &str) -> bool {
+    let compact: String = code.chars().filter(|c| !c.is_whitespace()).collect();
+    let compact = compact.trim_end_matches(';');
+    if compact.is_empty() || compact.starts_with("//") {
+        return true;
+    }
+    let operand = compact.strip_prefix("void").unwrap_or_default();
+    let operand = operand.strip_prefix('(').and_then(|it| it.strip_suffix(')')).unwrap_or(operand);
+    !operand.is_empty() && operand.chars().all(|c| c.is_ascii_digit())
+}
+
+/// `%XX` escapes decoded; anything else kept as written.
+fn percent_decoded(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut idx = 0;
+    while idx < bytes.len() {
+        let hex = bytes.get(idx + 1..idx + 3).and_then(|h| std::str::from_utf8(h).ok());
+        match (bytes[idx], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
+            (b'%', Some(byte)) => {
+                out.push(byte);
+                idx += 3;
+            }
+            (byte, _) => {
+                out.push(byte);
+                idx += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 fn destination_taint_reason(input: &GateInput<'_>) -> Option<String> {

@@ -232,6 +232,8 @@ catalog! {
     NextBranch => "Next version", "下一个版本";
     /// Approval card title.
     ApprovalTitle => "Allow {tool} on {origin}?", "允许在 {origin} 上执行 {tool}？";
+    /// Approval card title for a call without a site (listing tabs): no "for this site" either.
+    ApprovalTitleNoSite => "Allow {tool}?", "允许执行 {tool}？";
     /// Approval: accept once.
     ApprovalAccept => "Allow once (Y)", "允许一次（Y）";
     /// Approval: accept for the session.

