@@ -177,7 +177,9 @@ fn read<S: DeserializeOwned>(kind: Kind, text: &str) -> Result<S, FormatError> {
     for step in steps {
         step(kind, record)?;
     }
-    Ok(serde_json::from_value(value)?)
+    // Through text again rather than `from_value`: a second deserializer for every stored type
+    // would cost the engine's wasm far more than this costs the few old records.
+    Ok(serde_json::from_str(&value.to_string())?)
 }
 
 #[cfg(test)]
