@@ -4,17 +4,21 @@
 //! A page or an MCP server can put text in front of the model; if the model then navigates to
 //! a URL from that text, downloads it, or types it into another site, the page chose the
 //! action. [`TaintLedger`] records the values worth tracking from such text (URLs and their
-//! hosts, email addresses, host names, token-like strings), and [`TaintLedger::taint_of`] turns
-//! a call's parameters into the [`TaintSource`]s that `GateInput::taint` takes, so the
-//! gatekeeper can ask even under `auto` and the card can show where the value came from.
+//! hosts, email addresses, host names, token-like strings) and the text itself as windows of
+//! three words (so an address or a sentence read on one site and typed into another is
+//! recognised too), and [`TaintLedger::taint_of`] turns a call's parameters into the
+//! [`TaintSource`]s that `GateInput::taint` takes, so the gatekeeper can ask even under `auto`
+//! and the card can show where the value came from.
 //!
-//! Pure and bounded: at most [`MAX_ENTRIES`] values of at most [`MAX_VALUE_LEN`] bytes each,
-//! least recently seen evicted first, serializable into the run record. Matching is
-//! case-insensitive and whole-value (a recorded value must sit in a parameter between
-//! non-alphanumeric boundaries), so `a.io` does not taint `data.io`. It catches reuse, not
-//! rewriting: a model that spells a URL differently escapes it, which is why taint only adds
-//! questions and never removes any.
+//! Pure and bounded: at most [`MAX_ENTRIES`] values of at most [`MAX_VALUE_LEN`] bytes each and
+//! [`MAX_PHRASE_WINDOWS`] word windows, least recently seen evicted first, serializable into the
+//! run record. Values match case-insensitively and whole (a recorded value must sit in a
+//! parameter between non-alphanumeric boundaries), so `a.io` does not taint `data.io`; a
+//! parameter of at least [`MIN_PHRASE_WORDS`] words matches page text when every window of it
+//! was read on one source. It catches reuse, not rewriting: a model that spells a URL
+//! differently escapes it, which is why taint only adds questions and never removes any.
 
+use std::collections::BTreeSet;
 use std::collections::VecDeque;
 
 use panelot_protocol::engine::Provenance;
@@ -35,6 +39,18 @@ pub const MAX_VALUE_LEN: usize = 512;
 pub const MIN_TOKEN_LEN: usize = 8;
 /// Most values remembered from the user's own messages (see [`TaintLedger::record_user`]).
 pub const MAX_USER_VALUES: usize = 256;
+/// Most three-word windows of page text a ledger remembers; the least recently read source's
+/// go first.
+pub const MAX_PHRASE_WINDOWS: usize = 4096;
+/// Most windows remembered from the user's own messages.
+pub const MAX_USER_WINDOWS: usize = 1024;
+/// Fewest words a parameter needs to be matched against page text, and fewest characters:
+/// shorter text (a name, "yes", a city) is too common to say where it came from.
+pub const MIN_PHRASE_WORDS: usize = 3;
+/// See [`MIN_PHRASE_WORDS`].
+pub const MIN_PHRASE_CHARS: usize = 12;
+/// Words in one window.
+const WINDOW_WORDS: usize = 3;
 /// Most sources reported for one parameter; enough to show on a card and to find one from
 /// another origin, bounded so a value seen on many pages cannot flood the request.
 const MAX_SOURCES_PER_PARAM: usize = 8;
@@ -61,6 +77,18 @@ pub struct TaintLedger {
     /// Values the user wrote themselves; a recorded value equal to one of them is the user's
     /// choice, not the page's, and taints nothing.
     user_values: VecDeque<String>,
+    /// Page text as word windows, by source, least recently read first.
+    phrases: VecDeque<PhraseSource>,
+    /// Windows of the user's own messages: text the user wrote is theirs wherever it is typed.
+    user_windows: VecDeque<u32>,
+}
+
+/// The text read from one source, as hashed three-word windows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct PhraseSource {
+    provenance: Provenance,
+    source: String,
+    windows: BTreeSet<u32>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -69,6 +97,20 @@ struct LedgerWire {
     entries: Vec<TaintEntry>,
     #[serde(default)]
     user_values: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    phrases: Vec<PhraseWire>,
+    /// Hex, eight digits per window.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    user_windows: String,
+}
+
+/// A [`PhraseSource`] as stored: its windows in hex, eight digits each.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PhraseWire {
+    provenance: Provenance,
+    source: String,
+    windows: String,
 }
 
 impl From<LedgerWire> for TaintLedger {
@@ -82,13 +124,35 @@ impl From<LedgerWire> for TaintLedger {
         for value in wire.user_values {
             ledger.push_user(cut(&value.to_lowercase()));
         }
+        for phrase in wire.phrases {
+            if is_untrusted(phrase.provenance) {
+                let windows: Vec<u32> = from_hex(&phrase.windows).collect();
+                ledger.push_phrases(windows, phrase.provenance, phrase.source);
+            }
+        }
+        for window in from_hex(&wire.user_windows) {
+            ledger.push_user_window(window);
+        }
         ledger
     }
 }
 
 impl From<TaintLedger> for LedgerWire {
     fn from(ledger: TaintLedger) -> LedgerWire {
-        LedgerWire { entries: ledger.entries.into(), user_values: ledger.user_values.into() }
+        LedgerWire {
+            entries: ledger.entries.into(),
+            user_values: ledger.user_values.into(),
+            phrases: ledger
+                .phrases
+                .into_iter()
+                .map(|phrase| PhraseWire {
+                    provenance: phrase.provenance,
+                    source: phrase.source,
+                    windows: to_hex(phrase.windows.iter().copied()),
+                })
+                .collect(),
+            user_windows: to_hex(ledger.user_windows.iter().copied()),
+        }
     }
 }
 
@@ -98,24 +162,32 @@ impl TaintLedger {
         TaintLedger::default()
     }
 
-    /// Records the trackable values of `text` the model saw, from a tool result of page or
-    /// MCP provenance. `source` is the page URL or origin (normalized to the origin when it
-    /// parses) or the MCP server id. Text of any other provenance is ignored: the user, the
-    /// engine's own tools, imports and plugins are not attackers here.
+    /// Records what the model saw in `text`, from a tool result of page or MCP provenance: its
+    /// trackable values and its word windows. `source` is the page URL or origin (normalized
+    /// to the origin when it parses) or the MCP server id. Text of any other provenance is
+    /// ignored: the user, the engine's own tools, imports and plugins are not attackers here.
     pub fn record(&mut self, text: &str, provenance: Provenance, source: &str) {
         if !is_untrusted(provenance) {
             return;
         }
-        let source = match provenance {
-            Provenance::Page => {
-                Origin::parse(source).map_or(source.to_owned(), |it| it.to_string())
+        let source = source_of(provenance, source);
+        self.record_values(text, provenance, &source);
+        let mut windows = Vec::new();
+        for window in windows_of(&words(text)) {
+            if windows.len() == MAX_PHRASE_WINDOWS {
+                break;
             }
-            Provenance::Mcp
-            | Provenance::User
-            | Provenance::Tool
-            | Provenance::Import
-            | Provenance::Plugin => source.to_owned(),
-        };
+            windows.push(window);
+        }
+        self.push_phrases(windows, provenance, source);
+    }
+
+    /// Records only the trackable values of `text`.
+    fn record_values(&mut self, text: &str, provenance: Provenance, source: &str) {
+        if !is_untrusted(provenance) {
+            return;
+        }
+        let source = source_of(provenance, source);
         // More candidates than the ledger holds would only evict each other.
         for value in candidates(text).into_iter().take(MAX_ENTRIES) {
             self.push(value, provenance, source.clone());
@@ -138,6 +210,9 @@ impl TaintLedger {
         for value in candidates(text) {
             self.push_user(value);
         }
+        for window in windows_of(&words(text)) {
+            self.push_user_window(window);
+        }
     }
 
     /// The parameters of a call that reuse a recorded value, by JSON path without a leading
@@ -146,20 +221,19 @@ impl TaintLedger {
     pub fn taint_of(&self, params: &Value) -> Vec<TaintSource> {
         let mut out = Vec::new();
         strings(params, "", &mut |path, text| {
-            let text = text.to_lowercase();
+            let lower = text.to_lowercase();
+            let values = self.entries.iter().rev().filter(|entry| {
+                !self.user_values.contains(&entry.value) && contains_value(&lower, &entry.value)
+            });
+            let values = values.map(|entry| (entry.provenance, &entry.source));
+            let phrases = self.phrase_sources(text).map(|it| (it.provenance, &it.source));
             let mut found = 0;
-            for entry in self.entries.iter().rev() {
+            for (provenance, source) in values.chain(phrases) {
                 if found == MAX_SOURCES_PER_PARAM {
                     break;
                 }
-                if self.user_values.contains(&entry.value) || !contains_value(&text, &entry.value) {
-                    continue;
-                }
-                let taint = TaintSource {
-                    param: path.to_owned(),
-                    provenance: entry.provenance,
-                    source: entry.source.clone(),
-                };
+                let taint =
+                    TaintSource { param: path.to_owned(), provenance, source: source.clone() };
                 if !out.contains(&taint) {
                     out.push(taint);
                     found += 1;
@@ -167,6 +241,22 @@ impl TaintLedger {
             }
         });
         out
+    }
+
+    /// The sources, most recently read first, whose text holds every window of `text`; none
+    /// when `text` is too short to tell or the user wrote it themselves.
+    fn phrase_sources<'a>(&'a self, text: &str) -> impl Iterator<Item = &'a PhraseSource> {
+        let words = words(text);
+        let long_enough = words.len() >= MIN_PHRASE_WORDS
+            && words.iter().map(|word| word.chars().count()).sum::<usize>() + words.len()
+                > MIN_PHRASE_CHARS;
+        let windows: Vec<u32> = if long_enough { windows_of(&words).collect() } else { vec![] };
+        let the_users =
+            !windows.is_empty() && windows.iter().all(|w| self.user_windows.contains(w));
+        let windows = if the_users { Vec::new() } else { windows };
+        self.phrases.iter().rev().filter(move |phrase| {
+            !windows.is_empty() && windows.iter().all(|w| phrase.windows.contains(w))
+        })
     }
 
     /// How many values are recorded.
@@ -195,6 +285,39 @@ impl TaintLedger {
         }
     }
 
+    /// Adds `windows` (at most [`MAX_PHRASE_WINDOWS`], in the order read) to `source`'s, which
+    /// becomes the most recently read; the least recent sources go while over the bound.
+    fn push_phrases(&mut self, windows: Vec<u32>, provenance: Provenance, source: String) {
+        if windows.is_empty() {
+            return;
+        }
+        let at = self.phrases.iter().position(|p| p.provenance == provenance && p.source == source);
+        let old = at.and_then(|idx| self.phrases.remove(idx)).map(|p| p.windows);
+        let mut merged = BTreeSet::new();
+        for window in windows.into_iter().chain(old.into_iter().flatten()) {
+            if merged.len() == MAX_PHRASE_WINDOWS {
+                break;
+            }
+            merged.insert(window);
+        }
+        self.phrases.push_back(PhraseSource { provenance, source, windows: merged });
+        let mut total: usize = self.phrases.iter().map(|p| p.windows.len()).sum();
+        while total > MAX_PHRASE_WINDOWS {
+            let Some(oldest) = self.phrases.pop_front() else { break };
+            total -= oldest.windows.len();
+        }
+    }
+
+    fn push_user_window(&mut self, window: u32) {
+        if self.user_windows.contains(&window) {
+            return;
+        }
+        self.user_windows.push_back(window);
+        while self.user_windows.len() > MAX_USER_WINDOWS {
+            self.user_windows.pop_front();
+        }
+    }
+
     fn push_user(&mut self, value: String) {
         if let Some(idx) = self.user_values.iter().position(|it| *it == value) {
             self.user_values.remove(idx);
@@ -211,6 +334,72 @@ fn is_untrusted(provenance: Provenance) -> bool {
         Provenance::Page | Provenance::Mcp => true,
         Provenance::User | Provenance::Tool | Provenance::Import | Provenance::Plugin => false,
     }
+}
+
+/// Where text of `provenance` came from: a page's origin when `source` parses as a URL.
+fn source_of(provenance: Provenance, source: &str) -> String {
+    match provenance {
+        Provenance::Page => Origin::parse(source).map_or(source.to_owned(), |it| it.to_string()),
+        Provenance::Mcp
+        | Provenance::User
+        | Provenance::Tool
+        | Provenance::Import
+        | Provenance::Plugin => source.to_owned(),
+    }
+}
+
+/// The words of `text`, lowercased: runs of letters and digits, and each character of the
+/// scripts written without spaces (Chinese, Japanese kana) on its own.
+fn words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word = String::new();
+    for c in text.chars() {
+        if is_unspaced(c) || !c.is_alphanumeric() {
+            if !word.is_empty() {
+                out.push(std::mem::take(&mut word));
+            }
+            if is_unspaced(c) {
+                out.push(c.to_string());
+            }
+        } else {
+            word.extend(c.to_lowercase());
+        }
+    }
+    if !word.is_empty() {
+        out.push(word);
+    }
+    out
+}
+
+/// Whether `c` belongs to a script written without spaces between words.
+fn is_unspaced(c: char) -> bool {
+    matches!(c, '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{4dbf}' | '\u{4e00}'..='\u{9fff}')
+}
+
+/// The hashed windows of [`WINDOW_WORDS`] consecutive words (FNV-1a over the words and a
+/// separator): stable across builds, as the ledger is stored.
+fn windows_of(words: &[String]) -> impl Iterator<Item = u32> + '_ {
+    words.windows(WINDOW_WORDS).map(|window| {
+        let mut hash: u32 = 0x811c_9dc5;
+        for word in window {
+            for byte in word.bytes().chain([0x1f]) {
+                hash ^= u32::from(byte);
+                hash = hash.wrapping_mul(0x0100_0193);
+            }
+        }
+        hash
+    })
+}
+
+fn to_hex(windows: impl Iterator<Item = u32>) -> String {
+    windows.map(|window| format!("{window:08x}")).collect()
+}
+
+/// The windows of a stored hex string; a malformed piece is skipped, as a bound would cut it.
+fn from_hex(text: &str) -> impl Iterator<Item = u32> + '_ {
+    text.as_bytes()
+        .chunks(8)
+        .filter_map(|chunk| u32::from_str_radix(std::str::from_utf8(chunk).ok()?, 16).ok())
 }
 
 /// Calls `visit(path, text)` for every string in `value`; paths join keys and indices with

@@ -220,3 +220,92 @@ fn page_text_typed_into_another_origin_asks_but_not_into_its_own() {
     assert_eq!(verdict(&same_origin, "type", &params), Verdict::Allow);
     assert_eq!(verdict(&TaintLedger::new(), "type", &params), Verdict::Allow);
 }
+
+const PROFILE: &str = "- heading \"Your account\" [level=1]\n- text: Ship to: 12 Rose Lane, \
+    Springfield\n- text: Member since 2019\n- paragraph: 收货地址：北京市朝阳区建国路88号";
+
+fn profile_ledger() -> TaintLedger {
+    let mut ledger = TaintLedger::new();
+    ledger.record(PROFILE, Provenance::Page, "https://mail.test/account");
+    ledger
+}
+
+#[test]
+fn ordinary_page_text_typed_into_another_origin_asks_but_not_into_its_own() {
+    let expect = Verdict::Ask {
+        flags: vec![ApprovalFlag::TaintedInput],
+        reason: "text typed here came from https://mail.test".to_owned(),
+    };
+    for typed in
+        ["12 Rose Lane, Springfield", "12 ROSE LANE   springfield!", "北京市朝阳区建国路88号"]
+    {
+        let params = json!({"element": "Details", "ref": "e2", "text": typed});
+        assert_eq!(verdict(&profile_ledger(), "type", &params), expect, "{typed}");
+    }
+    // Read on shop itself: filling shop's form with shop's text is the page's own business.
+    let mut same_origin = TaintLedger::new();
+    same_origin.record(PROFILE, Provenance::Page, "https://shop.test/account");
+    let params = json!({"element": "Details", "ref": "e2", "text": "12 Rose Lane, Springfield"});
+    assert_eq!(verdict(&same_origin, "type", &params), Verdict::Allow);
+}
+
+#[test]
+fn short_reworded_or_the_users_own_text_is_not_page_text() {
+    let ledger = profile_ledger();
+    for typed in ["Rose Lane", "Springfield", "since 2019", "Springfield, 12 Rose Lane", "朝阳区"]
+    {
+        assert_eq!(ledger.taint_of(&json!({"text": typed})), [], "{typed}");
+    }
+    let mut ledger = profile_ledger();
+    ledger.record_user("Please send my parcel to 12 Rose Lane, Springfield");
+    assert_eq!(ledger.taint_of(&json!({"text": "12 Rose Lane, Springfield"})), []);
+    // Only what the user wrote is theirs: the rest of the page's text still counts.
+    assert_eq!(ledger.taint_of(&json!({"text": "Member since 2019 in Springfield"})), []);
+    assert_eq!(
+        ledger.taint_of(&json!({"note": "Ship to: 12 Rose"})),
+        [TaintSource { param: "note".into(), ..page_taint("note") }]
+    );
+}
+
+#[test]
+fn page_text_is_bounded_and_the_least_recently_read_source_goes_first() {
+    let mut ledger = TaintLedger::new();
+    let text: String = (0..MAX_PHRASE_WINDOWS + 100).map(|idx| format!("w{idx} ")).collect();
+    ledger.record(&text, Provenance::Page, "https://old.test");
+    let windows: usize = ledger.phrases.iter().map(|p| p.windows.len()).sum();
+    assert_eq!(windows, MAX_PHRASE_WINDOWS, "the first windows read are kept");
+    assert_eq!(ledger.taint_of(&json!({"text": "w0 w1 w2 w3 w4"})).len(), 1);
+    ledger.record("Deliver to 7 Elm Street, Shelbyville", Provenance::Page, "https://new.test");
+    assert_eq!(ledger.phrases.len(), 1, "the old source is evicted whole");
+    assert_eq!(ledger.taint_of(&json!({"text": "w0 w1 w2 w3 w4"})), []);
+    let new = ledger.taint_of(&json!({"text": "7 Elm Street, Shelbyville"}));
+    assert_eq!(new.iter().map(|t| t.source.as_str()).collect::<Vec<_>>(), ["https://new.test"]);
+    for idx in 0..MAX_USER_WINDOWS + 10 {
+        ledger.record_user(&format!("user{idx} wrote this"));
+    }
+    assert_eq!(ledger.user_windows.len(), MAX_USER_WINDOWS);
+}
+
+#[test]
+fn page_text_is_stored_and_read_back_within_bounds() {
+    let mut ledger = profile_ledger();
+    ledger.record_user("write to 12 Rose Lane");
+    let json = serde_json::to_value(&ledger).expect("serialize");
+    assert_eq!(json["phrases"][0]["source"], "https://mail.test");
+    let back: TaintLedger = serde_json::from_value(json).expect("deserialize");
+    assert_eq!(back, ledger);
+    // A stored record cannot smuggle in more windows, trusted text or junk.
+    let many = "0123abcd".repeat(MAX_PHRASE_WINDOWS + 10);
+    let stored = json!({"entries": [], "phrases": [
+        {"provenance": "page", "source": "https://a.test", "windows": many},
+        {"provenance": "user", "source": "u", "windows": "0123abcd"},
+        {"provenance": "page", "source": "https://b.test", "windows": "zz!"}
+    ], "userWindows": "0123abcd".repeat(MAX_USER_WINDOWS + 10)});
+    let back: TaintLedger = serde_json::from_value(stored).expect("deserialize");
+    assert_eq!(back.phrases.len(), 1);
+    assert!(back.phrases[0].windows.len() <= MAX_PHRASE_WINDOWS);
+    assert!(back.user_windows.len() <= MAX_USER_WINDOWS);
+    // A ledger without page text stores nothing new (what older builds wrote).
+    let plain = serde_json::to_value(TaintLedger::new()).expect("serialize");
+    assert_eq!(plain, json!({"entries": [], "userValues": []}));
+}

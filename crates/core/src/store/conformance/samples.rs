@@ -285,14 +285,18 @@ pub fn receipts() -> Vec<Receipt> {
 /// A run with every field set (and an approval and an interaction at once, which the engine
 /// never has, so both are on record).
 pub fn full_run() -> RunRecord {
-    let mut taint = TaintLedger::new();
-    taint.record(
-        "see https://evil.test/x and mail bob@evil.test",
-        Provenance::Page,
-        "https://mail.test/inbox",
-    );
-    taint.record("token abcdefgh12345678", Provenance::Mcp, "mcp:web");
-    taint.record_user("go to https://news.test");
+    // As builds before phrase matching recorded "see https://evil.test/x and mail
+    // bob@evil.test" from a page, a token from an MCP server and a user's URL.
+    let taint: TaintLedger = serde_json::from_value(json!({
+        "entries": [
+            {"value": "https://evil.test/x", "provenance": "page", "source": "https://mail.test"},
+            {"value": "evil.test", "provenance": "page", "source": "https://mail.test"},
+            {"value": "bob@evil.test", "provenance": "page", "source": "https://mail.test"},
+            {"value": "abcdefgh12345678", "provenance": "mcp", "source": "mcp:web"}
+        ],
+        "userValues": ["https://news.test", "news.test"]
+    }))
+    .expect("a version-0 ledger");
     let mut route = RunRoute::default();
     route.opened(9);
     route.block(4);
