@@ -4,11 +4,11 @@ use panelot_protocol::ItemId;
 use panelot_protocol::NodeId;
 use panelot_protocol::ThreadId;
 use panelot_protocol::TurnId;
+use panelot_protocol::engine::ProviderDetails;
+use panelot_protocol::engine::TurnErrorView;
 use serde::Deserialize;
 use serde::Serialize;
 use serde_json::Value;
-use panelot_protocol::engine::ProviderDetails;
-use panelot_protocol::engine::TurnErrorView;
 
 use super::V1;
 use super::codes::StoredErrorCode;
