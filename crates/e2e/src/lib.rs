@@ -1,5 +1,24 @@
 //! The end-to-end harness: headless Chromium with the built extension (`cargo xtask build`),
 //! reached over CDP. Tests live in `tests/suite/`.
+//!
+//! [`Browser`] launches Chromium with a flavor of the extension on a fresh profile; the modules
+//! build on it:
+//!
+//! * [`side_panel`]: the real side panel of a window, with pages under made-up origins, a
+//!   driver page that configures the engine, turns typed into the composer and approval cards
+//!   answered by mouse clicks.
+//! * [`scripted_model`]: a scripted model behind the mock provider whose steps read the request
+//!   they answer (the latest snapshot, its element refs).
+//! * [`adversarial`]: adversarial scenarios as a table of rows, each played through the side
+//!   panel under every permission mode and checked against the verdict and effect expected.
+//! * [`conversation`]: one conversation with the engine over a real Port from an extension page,
+//!   each step sent once the previous one's awaited event arrived.
+//! * [`scenario`]: a browser with the test build set up for the mock provider, a fixture tab and
+//!   a thread whose first turn is done, for the gateway and debugger suites.
+//! * [`executor`]: the page executor driven the way the service worker does, with real
+//!   content-protocol requests to a fixture tab.
+//! * [`ui`]: the UI pages driven as a person does (CDP keyboard input, reading the DOM, the side
+//!   panel of a window, screenshots in light and dark).
 
 pub mod adversarial;
 pub mod conversation;

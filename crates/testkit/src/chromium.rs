@@ -1,7 +1,10 @@
 //! Launching Chromium with the extension on a fresh profile.
 //!
-//! The flags are the ones known to work on these machines (ARCHITECTURE.md §7): without the
-//! background-networking flags Chromium floods the closed network with refused connections.
+//! The standard flags make Chromium start on a test machine with no GPU and no outside network,
+//! possibly as root in a container: `--no-sandbox` (Chromium's sandbox refuses to run as root),
+//! `--disable-gpu`, no first-run or default-browser prompts, and `--remote-debugging-port=0`
+//! (a free port, read back from `DevToolsActivePort`). Without the background-networking,
+//! component-update and sync flags Chromium floods the closed network with refused connections.
 //! [`LaunchOptions::extra_args`] adds switches after them; [`loopback_hosts`] builds the
 //! `--host-resolver-rules` switch that lets pages be served from several made-up origins
 //! (`http://shop.test:PORT`, `http://evil.test:PORT`) by one loopback server.
