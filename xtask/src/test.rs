@@ -11,6 +11,8 @@ pub(crate) fn test(root: &Path) -> anyhow::Result<()> {
     let sh = Shell::new()?;
     step("cargo fmt --check");
     cmd!(sh, "cargo fmt --all -- --check").run()?;
+    step("tidy (docs, citations, import cycles of crates/core)");
+    crate::tidy::check(root)?;
     step("protocol files");
     crate::protocol::protocol(root, false)?;
     step("clippy -D warnings");
