@@ -13,19 +13,13 @@ use std::task::Waker;
 use panelot_protocol::ClientId;
 use panelot_protocol::ItemId;
 use panelot_protocol::NodeId;
-use panelot_protocol::RunId;
 use panelot_protocol::SubmissionId;
-use panelot_protocol::ThreadId;
-use panelot_protocol::TurnId;
 use panelot_protocol::engine::ErrorCode;
-use panelot_protocol::engine::ModelChoice;
 use panelot_protocol::engine::PermissionPolicy;
 use panelot_protocol::engine::ProviderDetails;
 use panelot_protocol::engine::ProviderErrorKind;
 use panelot_protocol::engine::ProviderStopReason;
 use panelot_protocol::engine::RunState;
-use panelot_protocol::engine::ThreadMeta;
-use panelot_protocol::engine::ThreadStats;
 use panelot_protocol::engine::ToolLevel;
 use panelot_protocol::engine::TurnErrorView;
 use panelot_protocol::engine::Usage;
@@ -40,12 +34,18 @@ use super::records::NodeBody;
 use super::records::NodeRecord;
 use super::records::Receipt;
 use super::records::ReceiptKey;
-use super::runs::LoopCounters;
 use super::runs::RunRecord;
 use super::runs::ToolCallRecord;
 use super::runs::ToolCallStatus;
 
+mod builders;
 pub mod samples;
+
+pub use builders::meta;
+pub use builders::node_id;
+pub use builders::run;
+pub use builders::text_node;
+pub use builders::thread_id;
 
 /// The cases, by name.
 pub const CASES: [&str; 11] = [
@@ -95,53 +95,6 @@ pub fn block_on<F: Future>(future: F) -> F::Output {
     match future.as_mut().poll(&mut cx) {
         Poll::Ready(value) => value,
         Poll::Pending => panic!("a synchronous store future must not wait"),
-    }
-}
-
-/// A thread id from a short name.
-pub fn thread_id(name: &str) -> ThreadId {
-    ThreadId::new(name).unwrap()
-}
-
-/// A node id from a number.
-pub fn node_id(n: u64) -> NodeId {
-    NodeId::new(format!("n{n}")).unwrap()
-}
-
-/// Thread metadata with defaults.
-pub fn meta(id: &str, updated_at_ms: u64) -> ThreadMeta {
-    ThreadMeta {
-        id: thread_id(id),
-        title: format!("thread {id}"),
-        created_at_ms: 1,
-        updated_at_ms,
-        leaf_id: None,
-        revision: 1,
-        stats: ThreadStats::default(),
-        scope_origins: vec!["https://a.example".into()],
-        preset: None,
-        parent_thread_id: None,
-        folder_id: None,
-        tags: vec![],
-        pinned: false,
-        archived: false,
-        permission_policy: None,
-    }
-}
-
-/// A user-message node.
-pub fn text_node(thread: &str, n: u64, parent: Option<u64>) -> NodeRecord {
-    NodeRecord {
-        id: node_id(n),
-        thread_id: thread_id(thread),
-        parent_id: parent.map(node_id),
-        seq: n,
-        created_at_ms: n,
-        turn_id: Some(TurnId::new(format!("u{n}")).unwrap()),
-        body: NodeBody::UserMessage {
-            input: UserInput { text: format!("message {n}"), ..Default::default() },
-            steered: false,
-        },
     }
 }
 
@@ -408,40 +361,6 @@ async fn settings<S: Store>(store: &S) {
         .await
         .unwrap();
     assert_eq!(store.setting("mode").await.unwrap(), Some(json!({"v": [1, 2]})));
-}
-
-/// A run record with defaults.
-pub fn run(id: &str, thread: &str, seq: u64, state: RunState) -> RunRecord {
-    RunRecord {
-        id: RunId::new(id).unwrap(),
-        thread_id: thread_id(thread),
-        turn_id: TurnId::new(format!("turn-{id}")).unwrap(),
-        seq,
-        state,
-        resumable: false,
-        input: UserInput { text: format!("input of {id}"), ..Default::default() },
-        overrides: None,
-        sibling_of: None,
-        revision: 1,
-        model: ModelChoice {
-            connection_id: panelot_protocol::ConnectionId::new("conn").unwrap(),
-            model_id: panelot_protocol::ModelId::new("model").unwrap(),
-        },
-        policy: PermissionPolicy::Untrusted,
-        token_budget: None,
-        preset: None,
-        steers: Vec::new(),
-        tools: Vec::new(),
-        approval: None,
-        interaction: None,
-        counters: LoopCounters::default(),
-        taint: crate::taint::TaintLedger::new(),
-        route: crate::target::RunRoute::default(),
-        stop_reason: None,
-        note: None,
-        created_at_ms: seq,
-        updated_at_ms: seq,
-    }
 }
 
 async fn runs<S: Store>(store: &S) {

@@ -20,18 +20,18 @@
 //!
 //! Settings are not records of this format: each is typed by its key in [`crate::settings`].
 
+mod error;
 mod v0;
 mod v1;
 
-use std::fmt;
-
-use panelot_protocol::IdError;
 use panelot_protocol::engine::ThreadMeta;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Map;
 use serde_json::Value;
 
+use self::error::FormatError;
+use self::error::Kind;
 use self::v1::StoredNode;
 use self::v1::StoredReceipt;
 use self::v1::StoredRun;
@@ -90,54 +90,8 @@ pub fn decode_receipt(text: &str) -> Result<Receipt, StoreError> {
     decode::<StoredReceipt, _>(Kind::Receipt, text)
 }
 
-/// The kinds of stored records; migrations differ by kind.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Run,
-    Node,
-    Thread,
-    Receipt,
-}
-
-impl fmt::Display for Kind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Kind::Run => "run",
-            Kind::Node => "node",
-            Kind::Thread => "thread meta",
-            Kind::Receipt => "receipt",
-        })
-    }
-}
-
-/// Why a stored record could not be read (or, never in practice, written).
-#[derive(Debug, thiserror::Error)]
-pub(crate) enum FormatError {
-    #[error("{0}")]
-    Json(#[from] serde_json::Error),
-    #[error("not a JSON object")]
-    NotAnObject,
-    #[error("format version `v` is not a number")]
-    BadVersion,
-    #[error("format version {0} is newer than this build's {FORMAT_VERSION}")]
-    Newer(u64),
-    #[error("bad id in `{field}`: {source}")]
-    Id { field: &'static str, source: IdError },
-    #[error("`{field}` is {value}, too large")]
-    TooLarge { field: &'static str, value: u64 },
-}
-
 fn corrupt(kind: Kind, err: FormatError) -> StoreError {
     StoreError::Corrupt(format!("{kind} record: {err}"))
-}
-
-/// A stored id, checked as the protocol checks it.
-fn id<T>(
-    field: &'static str,
-    raw: String,
-    make: impl FnOnce(String) -> Result<T, IdError>,
-) -> Result<T, FormatError> {
-    make(raw).map_err(|source| FormatError::Id { field, source })
 }
 
 fn encode<S: Serialize>(kind: Kind, stored: &S) -> Result<String, StoreError> {
@@ -172,7 +126,7 @@ fn read<S: DeserializeOwned>(kind: Kind, text: &str) -> Result<S, FormatError> {
         return Err(current_err.into());
     }
     let Some(steps) = usize::try_from(version).ok().and_then(|from| MIGRATIONS.get(from..)) else {
-        return Err(FormatError::Newer(version));
+        return Err(FormatError::Newer { found: version, known: FORMAT_VERSION });
     };
     for step in steps {
         step(kind, record)?;

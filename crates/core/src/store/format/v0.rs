@@ -14,8 +14,8 @@ use serde_json::Map;
 use serde_json::Value;
 use serde_json::json;
 
-use super::FormatError;
-use super::Kind;
+use super::error::FormatError;
+use super::error::Kind;
 
 /// Moves a record of version 0 to version 1.
 pub(super) fn to_v1(kind: Kind, record: &mut Map<String, Value>) -> Result<(), FormatError> {

@@ -17,7 +17,7 @@ use panelot_protocol::engine::WatchCondition;
 use serde::Deserialize;
 use serde::Serialize;
 
-use crate::store::ToolCallStatus;
+use crate::store::runs::ToolCallStatus;
 
 /// A stored enum of unit variants with their stored texts, and the conversions to and from the
 /// domain enum of the same variants. Both conversions are exhaustive matches: a variant added on

@@ -24,8 +24,8 @@ use super::codes::StoredProvenance;
 use super::codes::StoredReasoningEffort;
 use super::codes::StoredToolLevel;
 use super::codes::StoredTrust;
-use crate::store::format::FormatError;
-use crate::store::format::id;
+use crate::store::format::error::FormatError;
+use crate::store::format::error::id;
 
 /// A user's message.
 #[derive(Serialize, Deserialize, Debug)]

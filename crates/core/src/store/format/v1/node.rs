@@ -10,7 +10,6 @@ use serde::Deserialize;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::V1;
 use super::codes::StoredErrorCode;
 use super::codes::StoredPolicy;
 use super::codes::StoredProviderErrorKind;
@@ -18,10 +17,11 @@ use super::codes::StoredProviderStopReason;
 use super::codes::StoredToolLevel;
 use super::input::StoredInput;
 use super::input::StoredUsage;
-use crate::store::NodeBody;
-use crate::store::NodeRecord;
-use crate::store::format::FormatError;
-use crate::store::format::id;
+use super::version::V1;
+use crate::store::format::error::FormatError;
+use crate::store::format::error::id;
+use crate::store::records::NodeBody;
+use crate::store::records::NodeRecord;
 
 /// A stored node of a thread tree.
 #[derive(Serialize, Deserialize, Debug)]

@@ -6,11 +6,11 @@ use serde::Deserialize;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::V1;
-use crate::store::Receipt;
-use crate::store::ReceiptKey;
-use crate::store::format::FormatError;
-use crate::store::format::id;
+use super::version::V1;
+use crate::store::format::error::FormatError;
+use crate::store::format::error::id;
+use crate::store::records::Receipt;
+use crate::store::records::ReceiptKey;
 
 /// A stored command receipt.
 #[derive(Serialize, Deserialize, Debug)]

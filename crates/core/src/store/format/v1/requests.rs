@@ -18,8 +18,8 @@ use serde_json::Value;
 use super::codes::StoredApprovalFlag;
 use super::codes::StoredProvenance;
 use super::codes::StoredWatchCondition;
-use crate::store::format::FormatError;
-use crate::store::format::id;
+use crate::store::format::error::FormatError;
+use crate::store::format::error::id;
 
 /// What an approval card shows.
 #[derive(Serialize, Deserialize, Debug)]

@@ -9,10 +9,10 @@ use panelot_protocol::engine::ThreadStats;
 use serde::Deserialize;
 use serde::Serialize;
 
-use super::V1;
 use super::codes::StoredPolicy;
-use crate::store::format::FormatError;
-use crate::store::format::id;
+use super::version::V1;
+use crate::store::format::error::FormatError;
+use crate::store::format::error::id;
 
 /// A thread's stored metadata.
 #[derive(Serialize, Deserialize, Debug)]
