@@ -2,7 +2,8 @@
 //!
 //! Layout: `manifest.json`, the module service worker `sw.js` with the engine wasm under
 //! `wasm/`, the three UI pages (side panel, chat, options) sharing `ui.js` and the UI wasm, and the
-//! page executor bundle `executor.js`.
+//! page executor bundle `executor.js`; the pages' stylesheets under `css/`, and under `icons/` the
+//! extension's icons and the UI's icon sprite (`sprite.svg`, see `icons.rs`).
 
 use std::path::Path;
 use std::path::PathBuf;
@@ -87,6 +88,7 @@ pub(crate) fn build(root: &Path, flavor: Flavor) -> anyhow::Result<PathBuf> {
     step("copying the static files");
     copy_dir(&root.join("crates/extension/static"), &dist)?;
     copy_dir(&root.join("crates/ui/static"), &dist)?;
+    crate::icons::write_sprite(root, &dist)?;
 
     step("bundling the page executor with esbuild");
     let executor_dir = root.join("web/executor");

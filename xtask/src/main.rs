@@ -20,6 +20,7 @@
 mod bench;
 mod build;
 mod fuzz;
+mod icons;
 mod protocol;
 mod run;
 mod sim;

@@ -6,7 +6,7 @@
 //! | module       | what it holds                                                             |
 //! |--------------|---------------------------------------------------------------------------|
 //! | [`state`]    | plain-Rust logic, unit tested natively: the engine client (a sans-IO state machine of the port protocol), the thread list and thread view models, the composer's keys and per-turn choices, attachments, the tab a message is about, the options page's forms |
-//! | [`i18n`], [`markdown`] | the message catalog (English, Simplified Chinese); model text to safe HTML |
+//! | [`i18n`], [`markdown`], [`icons`] | the message catalog (English, Simplified Chinese); model text to safe HTML; the icons of the sprite |
 //! | `host`       | the browser under the app: the `chrome.runtime` port driving the engine client, timers, `chrome.storage`, and the `chrome.*` calls the views make (permissions, tabs, scripting, side panel). It takes callbacks and knows nothing of the app's state |
 //! | `contexts`   | the app's reactive state, split by concern and provided through Leptos context (`provide_*` / `use_*`): page, engine, thread list, open thread, composer, settings, notices; the turn commands; the router of engine events |
 //! | `views`      | the Leptos components, one concern per file: page shell, thread list, thread pane, message stream, cards, composer, options page sections |
@@ -15,6 +15,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod i18n;
+pub mod icons;
 pub mod markdown;
 pub mod state;
 
