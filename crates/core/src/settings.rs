@@ -3,15 +3,20 @@
 //! typo in a key cannot compile.
 //!
 //! * [`Setting`]: a typed key; [`Setting::read`] decodes what is stored (an unset or unreadable
-//!   value is `None`), [`Setting::write`] makes the [`WriteOp`] that stores a value.
-//! * [`StoredRule`]: a permission rule as stored, read one by one so that one rule this version
-//!   cannot read never hides the others.
+//!   value is `None`: a single value is replaced whole when written, so nothing is lost),
+//!   [`Setting::write`] makes the [`WriteOp`] that stores a value.
+//! * [`ListSetting`]: a list of records (permission rules, presets) read one by one, so that one
+//!   record this version cannot read never hides the others, and written back with the records
+//!   it could not read kept as they were: saving a list never drops what another version wrote.
+//! * [`StoredRule`]: a permission rule as stored.
 //! * [`SessionGrants`]: "accept for this session", bound to one browser session.
 //! * [`PermissionState`]: everything the gatekeeper reads, loaded at once.
 
 use std::collections::BTreeMap;
 use std::collections::BTreeSet;
 use std::marker::PhantomData;
+use std::ops::Deref;
+use std::ops::DerefMut;
 
 use panelot_protocol::Origin;
 use panelot_protocol::OriginPattern;
@@ -74,6 +79,94 @@ impl<T: Serialize + DeserializeOwned> Setting<T> {
     }
 }
 
+/// A setting holding a list of records of type `T` (see the module doc).
+#[derive(Debug)]
+pub struct ListSetting<T> {
+    key: &'static str,
+    item: PhantomData<fn() -> T>,
+}
+
+impl<T> Clone for ListSetting<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for ListSetting<T> {}
+
+/// A list setting as read: the records this version reads (the list it derefs to), and the
+/// others kept as stored, written back after them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredList<T> {
+    items: Vec<T>,
+    unreadable: Vec<Value>,
+}
+
+impl<T> Deref for StoredList<T> {
+    type Target = Vec<T>;
+
+    fn deref(&self) -> &Vec<T> {
+        &self.items
+    }
+}
+
+impl<T> DerefMut for StoredList<T> {
+    fn deref_mut(&mut self) -> &mut Vec<T> {
+        &mut self.items
+    }
+}
+
+impl<T> StoredList<T> {
+    /// The records this version reads.
+    pub fn into_items(self) -> Vec<T> {
+        self.items
+    }
+}
+
+impl<T: Serialize + DeserializeOwned> ListSetting<T> {
+    const fn new(key: &'static str) -> Self {
+        ListSetting { key, item: PhantomData }
+    }
+
+    /// The key it is stored under.
+    pub fn key(&self) -> &'static str {
+        self.key
+    }
+
+    /// The stored list; empty when unset. A stored value that is not a list counts as one
+    /// record this version cannot read.
+    pub async fn read(&self, store: &impl Store) -> Result<StoredList<T>, StoreError> {
+        let raw = match store.setting(self.key).await? {
+            None => Vec::new(),
+            Some(Value::Array(records)) => records,
+            Some(other) => vec![other],
+        };
+        let mut list = StoredList { items: Vec::new(), unreadable: Vec::new() };
+        for record in raw {
+            match serde_json::from_value(record.clone()) {
+                Ok(item) => list.items.push(item),
+                Err(err) => {
+                    tracing::warn!(key = self.key, %err, "kept a record this version cannot read");
+                    list.unreadable.push(record);
+                }
+            }
+        }
+        Ok(list)
+    }
+
+    /// The write that stores `list`: its records, then the ones read but not understood.
+    pub fn write(&self, list: &StoredList<T>) -> Result<WriteOp, StoreError> {
+        let mut records = Vec::with_capacity(list.items.len() + list.unreadable.len());
+        for item in &list.items {
+            records.push(
+                serde_json::to_value(item).map_err(|err| StoreError::Corrupt(err.to_string()))?,
+            );
+        }
+        records.extend(list.unreadable.iter().cloned());
+        Ok(WriteOp::PutSetting { key: self.key.into(), value: Value::Array(records) })
+    }
+}
+
 /// The model connections, as the host's vault makes them (keys sealed): the engine never reads
 /// inside them except for their `id`.
 pub const CONNECTIONS: Setting<Vec<Value>> = Setting::new("connections");
@@ -83,14 +176,14 @@ pub const DEFAULT_MODEL: Setting<ModelChoice> = Setting::new("defaultModel");
 pub const PERMISSION_POLICY: Setting<PermissionPolicy> = Setting::new("permissionPolicy");
 /// Tokens a turn may spend before it pauses; unset (or null) is unlimited.
 pub const TURN_TOKEN_BUDGET: Setting<Option<u64>> = Setting::new("turnTokenBudget");
-/// The permission rules, read one by one ([`rules`]).
-pub const RULES: Setting<Vec<Value>> = Setting::new("permissionRules");
+/// The permission rules.
+pub const RULES: ListSetting<StoredRule> = ListSetting::new("permissionRules");
 /// Set once the default rules were seeded, so a rule the user deleted stays deleted.
 pub const RULES_SEEDED: Setting<bool> = Setting::new("permissionRulesSeeded");
 /// Origin patterns the user added to the sensitive list.
 pub const SENSITIVE_ORIGINS: Setting<Vec<String>> = Setting::new("sensitiveOrigins");
 /// Every model preset, in the order they were made.
-pub const PRESETS: Setting<Vec<PresetView>> = Setting::new("presets");
+pub const PRESETS: ListSetting<PresetView> = ListSetting::new("presets");
 /// The language of every page.
 pub const LANGUAGE: Setting<Language> = Setting::new("language");
 /// "Accept for this session" grants of every thread.
@@ -215,22 +308,6 @@ pub fn seeded_rules() -> Vec<StoredRule> {
     }]
 }
 
-/// The stored rules this version can read, in stored order.
-pub async fn rules(store: &impl Store) -> Result<Vec<StoredRule>, StoreError> {
-    let raw = read_or_default(store, RULES).await?;
-    Ok(raw.into_iter().filter_map(|value| serde_json::from_value(value).ok()).collect())
-}
-
-/// The write that stores `rules`.
-pub fn write_rules(rules: &[StoredRule]) -> Result<WriteOp, StoreError> {
-    let values: Vec<Value> = rules
-        .iter()
-        .map(serde_json::to_value)
-        .collect::<Result<_, _>>()
-        .map_err(|err| StoreError::Corrupt(err.to_string()))?;
-    RULES.write(&values)
-}
-
 /// "Accept for this session" grants: `"{tool} {origin}"` keys per thread, valid for one browser
 /// session. Grants of an earlier session are ignored, and revoking a site's access in the
 /// browser drops every grant for it.
@@ -300,7 +377,7 @@ impl PermissionState {
         session: &str,
         thread: &ThreadId,
     ) -> Result<PermissionState, StoreError> {
-        let rules = rules(store).await?.iter().filter_map(StoredRule::parse).collect();
+        let rules = RULES.read(store).await?.iter().filter_map(StoredRule::parse).collect();
         let user_sensitive: Vec<OriginPattern> = read_or_default(store, SENSITIVE_ORIGINS)
             .await?
             .iter()

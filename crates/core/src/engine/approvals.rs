@@ -188,7 +188,7 @@ pub(crate) async fn decide<S: Store>(
             unit.push(settings::SESSION_GRANTS.write(&grants)?);
         }
         ApprovalDecision::AcceptForSite => {
-            let mut rules = settings::rules(reads.store).await?;
+            let mut rules = settings::RULES.read(reads.store).await?;
             if rules.len() < MAX_RULES
                 && let Some(origin) = &origin
             {
@@ -200,7 +200,7 @@ pub(crate) async fn decide<S: Store>(
                     source: StoredAuthor::Approval,
                     created_at_ms: now,
                 });
-                unit.push(settings::write_rules(&rules)?);
+                unit.push(settings::RULES.write(&rules)?);
             }
         }
         ApprovalDecision::Accept | ApprovalDecision::Decline { .. } | ApprovalDecision::Cancel => {}

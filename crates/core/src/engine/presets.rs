@@ -17,6 +17,7 @@ use super::setup;
 use super::setup::Overlay;
 use crate::model::GenParams;
 use crate::settings;
+use crate::settings::StoredList;
 use crate::store::Store;
 use crate::store::StoreError;
 use crate::store::UnitOfWork;
@@ -93,8 +94,8 @@ pub(crate) async fn preset(
     store: &impl Store,
     id: &PresetId,
 ) -> Result<Option<ModelPreset>, StoreError> {
-    let presets = settings::read_or_default(store, settings::PRESETS).await?;
-    Ok(presets.into_iter().find(|p| &p.id == id).map(|p| p.preset))
+    let presets = settings::PRESETS.read(store).await?;
+    Ok(presets.into_items().into_iter().find(|p| &p.id == id).map(|p| p.preset))
 }
 
 /// `preset.save`.
@@ -103,7 +104,7 @@ pub(crate) async fn save<S: Store>(
     op: &Op,
     p: &PresetSaveParams,
 ) -> Result<Decision, StoreError> {
-    let mut presets = settings::read_or_default(reads.store, settings::PRESETS).await?;
+    let mut presets = settings::PRESETS.read(reads.store).await?;
     let at = match &p.preset_id {
         Some(id) => match presets.iter().position(|stored| &stored.id == id) {
             Some(at) => Some(at),
@@ -140,7 +141,7 @@ pub(crate) async fn delete<S: Store>(
     op: &Op,
     p: &PresetDeleteParams,
 ) -> Result<Decision, StoreError> {
-    let mut presets = settings::read_or_default(reads.store, settings::PRESETS).await?;
+    let mut presets = settings::PRESETS.read(reads.store).await?;
     let before = presets.len();
     presets.retain(|stored| stored.id != p.preset_id);
     if presets.len() == before {
@@ -153,10 +154,10 @@ pub(crate) async fn delete<S: Store>(
 async fn presets_changed<S: Store>(
     reads: &Reads<'_, S>,
     op: &Op,
-    presets: &[PresetView],
+    presets: &StoredList<PresetView>,
 ) -> Result<Decision, StoreError> {
     let mut unit = UnitOfWork::new();
-    unit.push(settings::PRESETS.write(&presets.to_vec())?);
+    unit.push(settings::PRESETS.write(presets)?);
     let overlay = Overlay { presets: Some(presets), ..Overlay::default() };
     let settings = setup::settings_view(reads, overlay).await?;
     Ok(setup::settings_changed(unit, op, settings))

@@ -29,6 +29,7 @@ use crate::gatekeeper::RuleSource;
 use crate::gatekeeper::RuleVerdict;
 use crate::settings;
 use crate::settings::StoredAuthor;
+use crate::settings::StoredList;
 use crate::settings::StoredRule;
 use crate::settings::StoredVerdict;
 use crate::store::Store;
@@ -87,11 +88,11 @@ pub(crate) async fn settings_view<S: Store>(
     };
     let rules = match overlay.rules {
         Some(rules) => rules.to_vec(),
-        None => settings::rules(store).await?,
+        None => settings::RULES.read(store).await?.into_items(),
     };
     let presets = match overlay.presets {
         Some(presets) => presets.to_vec(),
-        None => settings::read_or_default(store, settings::PRESETS).await?,
+        None => settings::PRESETS.read(store).await?.into_items(),
     };
     let (views, quirk_names, templates) = match reads.vault {
         Some(vault) => (
@@ -249,7 +250,7 @@ pub(crate) async fn add_rule<S: Store>(
         let message = format!("the rule is not valid: {err}");
         return Ok(Decision::rejected(op, ErrorCode::InvalidCommand, message));
     }
-    let mut rules = settings::rules(reads.store).await?;
+    let mut rules = settings::RULES.read(reads.store).await?;
     if rules.len() >= MAX_RULES {
         let message = format!("at most {MAX_RULES} rules can be stored");
         return Ok(Decision::rejected(op, ErrorCode::InvalidCommand, message));
@@ -264,7 +265,7 @@ pub(crate) async fn delete_rule<S: Store>(
     op: &Op,
     p: &RuleDeleteParams,
 ) -> Result<Decision, StoreError> {
-    let mut rules = settings::rules(reads.store).await?;
+    let mut rules = settings::RULES.read(reads.store).await?;
     let before = rules.len();
     rules.retain(|rule| rule.id != p.rule_id);
     if rules.len() == before {
@@ -277,10 +278,10 @@ pub(crate) async fn delete_rule<S: Store>(
 async fn rules_changed<S: Store>(
     reads: &Reads<'_, S>,
     op: &Op,
-    rules: Vec<StoredRule>,
+    rules: StoredList<StoredRule>,
 ) -> Result<Decision, StoreError> {
     let mut unit = UnitOfWork::new();
-    unit.push(settings::write_rules(&rules)?);
+    unit.push(settings::RULES.write(&rules)?);
     let overlay = Overlay { rules: Some(&rules), ..Overlay::default() };
     let settings = settings_view(reads, overlay).await?;
     Ok(settings_changed(unit, op, settings))
@@ -291,14 +292,14 @@ pub(crate) async fn seed_rules(store: &impl Store) -> Result<Option<UnitOfWork>,
     if settings::RULES_SEEDED.read(store).await?.is_some() {
         return Ok(None);
     }
-    let mut rules = settings::rules(store).await?;
+    let mut rules = settings::RULES.read(store).await?;
     for seed in settings::seeded_rules() {
         if !rules.iter().any(|r| r.id == seed.id) {
             rules.push(seed);
         }
     }
     let mut unit = UnitOfWork::new();
-    unit.push(settings::write_rules(&rules)?);
+    unit.push(settings::RULES.write(&rules)?);
     unit.push(settings::RULES_SEEDED.write(&true)?);
     Ok(Some(unit))
 }

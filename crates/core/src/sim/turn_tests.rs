@@ -1465,3 +1465,50 @@ fn a_long_thread_opens_with_its_latest_turns_and_pages_back_to_the_first() {
         .collect();
     assert_eq!(rejected(&refused), Some(ErrorCode::InvalidCommand));
 }
+
+#[test]
+fn saving_rules_and_presets_keeps_the_records_another_version_wrote() {
+    let mut world = World::new();
+    world.restart();
+    // Records this version cannot read: a verdict and a preset shape from a newer build.
+    let newer_rule = json!({"id": "r-new", "tool": "click", "origin": "*", "verdict": "sandbox",
+        "source": "user", "createdAtMs": 1});
+    let newer_preset = json!({"id": "p-new", "preset": {"name": "Future", "routing": "auto"}});
+    let seeded = block_on(world.store.setting(crate::settings::RULES.key())).unwrap().unwrap();
+    let mut rules = seeded.as_array().unwrap().clone();
+    rules.push(newer_rule.clone());
+    let ops = vec![
+        crate::store::WriteOp::PutSetting {
+            key: crate::settings::RULES.key().into(),
+            value: Value::Array(rules),
+        },
+        crate::store::WriteOp::PutSetting {
+            key: crate::settings::PRESETS.key().into(),
+            value: json!([newer_preset]),
+        },
+    ];
+    block_on(world.store.commit(crate::store::UnitOfWork { ops })).unwrap();
+    let id = world.submission();
+    let settings = settings_of(world.send(json!({"type": "rule.add", "submissionId": id, "rule":
+        {"tool": "type", "origin": "https://shop.example", "verdict": "ask"}})));
+    assert!(settings.rules.iter().all(|r| r.id != "r-new"), "not shown: it cannot be applied");
+    assert!(settings.rules.iter().any(|r| r.tool == "type"));
+    world.vault(std::rc::Rc::new(LengthVault));
+    let id = world.submission();
+    world.send(json!({"type": "connection.save", "submissionId": id, "connection": {
+        "id": "c-cloud", "name": "Cloud", "kind": "openai", "baseUrl": "https://api.example/v1",
+        "apiKeys": ["sk-one"], "enabled": true, "modelIds": ["gpt-x"], "quirks": []}}));
+    let id = world.submission();
+    let settings = settings_of(world.send(json!({"type": "preset.save", "submissionId": id,
+        "presetId": null, "preset": {"name": "Today", "model": {"connectionId": "c-cloud",
+        "modelId": "gpt-x"}, "systemPrompt": null, "permissionPolicy": null,
+        "enabledToolLevels": null, "params": {}}})));
+    assert_eq!(settings.presets.len(), 1);
+    let stored = |key: &str| block_on(world.store.setting(key)).unwrap().unwrap();
+    let rules = stored(crate::settings::RULES.key());
+    assert!(rules.as_array().unwrap().contains(&newer_rule), "{rules}");
+    assert_eq!(rules.as_array().unwrap().len(), 3, "the seeded rule, the new one, the newer one");
+    let presets = stored(crate::settings::PRESETS.key());
+    assert!(presets.as_array().unwrap().contains(&newer_preset), "{presets}");
+    assert_eq!(presets.as_array().unwrap().len(), 2);
+}
