@@ -45,7 +45,6 @@ use panelot_protocol::engine::ConnectionCheck;
 use panelot_protocol::engine::ConnectionVerifiedEvent;
 use panelot_protocol::engine::ConnectionVerifyParams;
 use panelot_protocol::engine::ErrorCode;
-use panelot_protocol::engine::TurnErrorView;
 use panelot_protocol::engine::InitializeParams;
 use panelot_protocol::engine::PongEvent;
 use panelot_protocol::engine::RunState;
@@ -55,6 +54,7 @@ use panelot_protocol::engine::ThreadEarlierEvent;
 use panelot_protocol::engine::ThreadLoadEarlierParams;
 use panelot_protocol::engine::ThreadSnapshotEvent;
 use panelot_protocol::engine::ThreadSubscribeParams;
+use panelot_protocol::engine::TurnErrorView;
 
 pub use approvals::APPROVAL_TIMEOUT_MS;
 pub use delivery::COALESCE_MS;
@@ -783,9 +783,8 @@ impl<S: Store> Engine<S> {
         let run_id = run.id.clone();
         let state = reads::thread_state(&self.store, &run.thread_id).await;
         let live = self.runs.stream_ended(&run_id);
-        let step = state.and_then(|state| {
-            machine::end::end_run(self.reads().cx(), run, state, &live, how)
-        });
+        let step = state
+            .and_then(|state| machine::end::end_run(self.reads().cx(), run, state, &live, how));
         let step = match step {
             Ok(step) => step,
             Err(err) => {

@@ -20,10 +20,11 @@
 //! * [`gatekeeper`]: the pure permission decision; [`taint`]: values seen in untrusted content.
 //! * [`context`]: the model's view of a thread, with untrusted content fenced.
 //! * [`model`]: provider-neutral model requests and streams, implemented by `panelot-providers`;
-//!   [`env`]: clock, ids and cancellation.
+//!   [`env`]: clock, ids and cancellation; [`combinators`]: race and join without a runtime.
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod combinators;
 pub mod context;
 pub mod driver;
 pub mod engine;

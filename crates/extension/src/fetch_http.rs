@@ -2,11 +2,6 @@
 //! (the providers' [`Http`]), and `setTimeout` as their [`Timer`]. Both take what they need from
 //! the global scope, since a service worker has no `window`.
 
-use std::future::Future;
-use std::pin::Pin;
-use std::task::Context;
-use std::task::Poll;
-
 use js_sys::Promise;
 use js_sys::Reflect;
 use js_sys::Uint8Array;
@@ -23,6 +18,9 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::JsFuture;
 
+use panelot_core::combinators::Either;
+use panelot_core::combinators::race;
+
 /// `fetch`, streamed and abortable.
 #[derive(Debug, Default)]
 pub(crate) struct FetchHttp;
@@ -36,22 +34,6 @@ fn global_fn(name: &str) -> Result<js_sys::Function, HttpError> {
         .ok()
         .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
         .ok_or_else(|| HttpError::Network(format!("`{name}` is not available here")))
-}
-
-/// Whichever of two futures completes first; the other is dropped.
-async fn race<A: Future, B: Future<Output = ()>>(a: A, b: B) -> Option<A::Output> {
-    let mut a = std::pin::pin!(a);
-    let mut b = std::pin::pin!(b);
-    std::future::poll_fn(move |cx: &mut Context<'_>| {
-        if let Poll::Ready(value) = a.as_mut().poll(cx) {
-            return Poll::Ready(Some(value));
-        }
-        match b.as_mut().poll(cx) {
-            Poll::Ready(()) => Poll::Ready(None),
-            Poll::Pending => Poll::Pending,
-        }
-    })
-    .await
 }
 
 fn network(context: &str, err: &JsValue) -> HttpError {
@@ -97,12 +79,12 @@ async fn send(request: HttpRequest, abort: AbortSignal) -> Result<HttpResponse, 
         .map_err(|e| network("fetch", &e))?;
     let head = race(JsFuture::from(Promise::from(promise)), abort.aborted()).await;
     let response = match head {
-        None => {
+        Either::Right(()) => {
             abort_controller(&controller);
             return Err(HttpError::Aborted);
         }
-        Some(Err(err)) => return Err(network("fetch", &err)),
-        Some(Ok(response)) => response,
+        Either::Left(Err(err)) => return Err(network("fetch", &err)),
+        Either::Left(Ok(response)) => response,
     };
     let status =
         Reflect::get(&response, &"status".into()).ok().and_then(|s| s.as_f64()).unwrap_or(0.0)
@@ -174,11 +156,11 @@ impl FetchBody {
         let promise = read.call0(reader).map_err(|e| network("reading the body", &e))?;
         let chunk = race(JsFuture::from(Promise::from(promise)), self.abort.aborted()).await;
         let chunk = match chunk {
-            None => {
+            Either::Right(()) => {
                 abort_controller(&self.controller);
                 return Err(HttpError::Aborted);
             }
-            Some(result) => result.map_err(|e| network("reading the body", &e))?,
+            Either::Left(result) => result.map_err(|e| network("reading the body", &e))?,
         };
         if Reflect::get(&chunk, &"done".into()).ok().and_then(|d| d.as_bool()) == Some(true) {
             return Ok(None);
@@ -207,25 +189,12 @@ impl Http for FetchHttp {
     }
 }
 
-/// A promise resolved after `ms` milliseconds.
-pub(crate) fn sleep_ms(ms: u64) -> Pin<Box<dyn Future<Output = ()>>> {
-    let promise = Promise::new(&mut |resolve, _reject| {
-        if let Ok(set_timeout) = global_fn("setTimeout") {
-            let delay = JsValue::from_f64(ms.min(i32::MAX as u64) as f64);
-            let _ = set_timeout.call2(&JsValue::NULL, &resolve, &delay);
-        }
-    });
-    Box::pin(async move {
-        let _ = JsFuture::from(promise).await;
-    })
-}
-
 impl Timer for BrowserTimer {
     fn now_ms(&self) -> u64 {
         js_sys::Date::now() as u64
     }
 
     fn sleep(&self, wait: Wait) -> LocalFuture<'static, ()> {
-        sleep_ms(wait.ms())
+        Box::pin(crate::wait::sleep(wait.ms()))
     }
 }

@@ -40,8 +40,8 @@ use crate::browser_effects::BrowserClock;
 use crate::browser_effects::RandomIds;
 use crate::fetch_http::BrowserTimer;
 use crate::fetch_http::FetchHttp;
-use crate::fetch_http::sleep_ms;
 use crate::idb_store::IdbStore;
+use crate::wait::sleep;
 
 /// The IndexedDB database of the engine.
 pub(crate) const DATABASE: &str = "panelot";
@@ -86,7 +86,7 @@ impl HostIo for WorkerIo {
         let driver = Rc::clone(&self.driver);
         let delay = at_ms.saturating_sub(js_sys::Date::now() as u64);
         wasm_bindgen_futures::spawn_local(async move {
-            sleep_ms(delay).await;
+            sleep(delay).await;
             push(&driver, Input::Tick);
         });
     }

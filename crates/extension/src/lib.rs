@@ -18,5 +18,6 @@ mod fetch_http;
 mod gateway;
 mod host;
 pub mod idb_store;
+mod wait;
 
 pub use host::EngineHost;

@@ -108,7 +108,6 @@ mod http_date;
 #[cfg(feature = "native")]
 mod native;
 pub mod openai;
-mod poll;
 mod quirks;
 mod request;
 mod secret;

@@ -13,11 +13,11 @@ use crate::http::HttpError;
 use crate::http::HttpRequest;
 use crate::http::HttpResponse;
 use crate::http::Method;
-use crate::poll::Either;
-use crate::poll::race;
 use crate::request::HeaderValue;
 use crate::timer::Timer;
 use crate::timer::Wait;
+use panelot_core::combinators::Either;
+use panelot_core::combinators::race;
 
 /// How long connecting may take; everything after that is the client's stall timeout.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);

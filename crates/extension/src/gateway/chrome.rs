@@ -2,10 +2,6 @@
 //! `chrome` (no generated bindings exist for extension APIs). Every call returns a promise in
 //! MV3; values cross into Rust as JSON, the boundary the rest of the gateway is written against.
 
-use std::future::Future;
-use std::pin::pin;
-use std::task::Poll;
-
 use js_sys::Array;
 use js_sys::Function;
 use js_sys::JSON;
@@ -80,42 +76,4 @@ pub(crate) fn error_text(err: &JsValue) -> String {
         .and_then(|message| message.as_string())
         .or_else(|| err.as_string())
         .unwrap_or_else(|| "unknown error".to_owned())
-}
-
-/// Waits `ms` milliseconds.
-pub(crate) async fn sleep(ms: u64) {
-    let promise = Promise::new(&mut |resolve, _reject| {
-        let set_timeout = Reflect::get(&js_sys::global(), &"setTimeout".into())
-            .ok()
-            .and_then(|f| f.dyn_into::<Function>().ok());
-        if let Some(set_timeout) = set_timeout {
-            let delay = JsValue::from_f64(ms.min(i32::MAX as u64) as f64);
-            let _ = set_timeout.call2(&JsValue::NULL, &resolve, &delay);
-        }
-    });
-    let _ = JsFuture::from(promise).await;
-}
-
-/// Which of two futures finished first.
-pub(crate) enum Either<A, B> {
-    /// The first.
-    Left(A),
-    /// The second.
-    Right(B),
-}
-
-/// Polls both futures and returns the first result; the other is dropped.
-pub(crate) async fn race<A: Future, B: Future>(a: A, b: B) -> Either<A::Output, B::Output> {
-    let mut a = pin!(a);
-    let mut b = pin!(b);
-    std::future::poll_fn(move |cx| {
-        if let Poll::Ready(value) = a.as_mut().poll(cx) {
-            return Poll::Ready(Either::Left(value));
-        }
-        if let Poll::Ready(value) = b.as_mut().poll(cx) {
-            return Poll::Ready(Either::Right(value));
-        }
-        Poll::Pending
-    })
-    .await
 }

@@ -42,10 +42,12 @@ use wasm_bindgen::closure::Closure;
 
 use super::catalog;
 use super::chrome;
-use super::chrome::Either;
 use super::error::BrowserError;
 use super::format;
 use super::tabs;
+use crate::wait;
+use panelot_core::combinators::Either;
+use panelot_core::combinators::race;
 
 /// The CDP version `chrome.debugger.attach` is asked for.
 const PROTOCOL_VERSION: &str = "1.3";
@@ -473,9 +475,9 @@ pub(crate) async fn run(
             CALL_DEADLINE_MS / 1_000
         ));
     };
-    let outcome = match chrome::race(
+    let outcome = match race(
         execute(target, call.ref_document.clone(), &parsed, abort),
-        chrome::race(abort.aborted(), chrome::sleep(CALL_DEADLINE_MS)),
+        race(abort.aborted(), wait::sleep(CALL_DEADLINE_MS)),
     )
     .await
     {
@@ -515,7 +517,7 @@ impl TabLock {
             if waited > CALL_DEADLINE_MS + 2_000 {
                 return None;
             }
-            chrome::sleep(50).await;
+            wait::sleep(50).await;
             waited += 50;
         }
         BUSY.with(|busy| busy.borrow_mut().push(tab));
@@ -598,7 +600,7 @@ async fn execute(
     };
     if call.writes() && result.is_ok() {
         // The page's handlers run (and open their dialogs) while the guard still listens.
-        chrome::sleep(AFTER_INPUT_MS).await;
+        wait::sleep(AFTER_INPUT_MS).await;
     }
     let dialogs = guard.map(DialogGuard::finish).unwrap_or_default();
     let note = dialog_note(&dialogs);

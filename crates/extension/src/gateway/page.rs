@@ -21,9 +21,11 @@ use serde_json::json;
 use wasm_bindgen::JsValue;
 
 use super::chrome;
-use super::chrome::Either;
 use super::error::BrowserError;
 use super::format;
+use crate::wait;
+use panelot_core::combinators::Either;
+use panelot_core::combinators::race;
 
 /// Deadline of a call: long enough for a slow page's settle after an action, short enough that a
 /// hung page does not hold the turn.
@@ -71,9 +73,9 @@ pub(crate) async fn execute(
         expected,
         op: ContentOp::Execute { call },
     };
-    let answer = chrome::race(
+    let answer = race(
         send(tab, &request),
-        chrome::race(abort.aborted(), chrome::sleep(budget_ms + DEADLINE_GRACE_MS)),
+        race(abort.aborted(), wait::sleep(budget_ms + DEADLINE_GRACE_MS)),
     )
     .await;
     let raw = match answer {

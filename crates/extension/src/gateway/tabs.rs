@@ -9,9 +9,11 @@ use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::wasm_bindgen;
 
 use super::chrome;
-use super::chrome::Either;
 use super::error::BrowserError;
 use super::format::TabInfo;
+use crate::wait;
+use panelot_core::combinators::Either;
+use panelot_core::combinators::race;
 
 /// How long a load is waited for before the call goes on with a page still loading.
 const LOAD_TIMEOUT_MS: u64 = 15_000;
@@ -204,8 +206,7 @@ async fn wait_loaded(
         if elapsed >= LOAD_TIMEOUT_MS {
             return Ok((info, Load::StillLoading));
         }
-        if let Either::Right(()) = chrome::race(chrome::sleep(LOAD_POLL_MS), abort.aborted()).await
-        {
+        if let Either::Right(()) = race(wait::sleep(LOAD_POLL_MS), abort.aborted()).await {
             return Err(BrowserError::Aborted);
         }
     }

@@ -22,14 +22,14 @@ use crate::http::HttpError;
 use crate::http::HttpRequest;
 use crate::http::HttpResponse;
 use crate::http::Method;
-use crate::poll::Either;
-use crate::poll::race;
 use crate::request::HeaderValue;
 use crate::request::ProviderRequest;
 use crate::request::join_url;
 use crate::secret::VaultKey;
 use crate::timer::Timer;
 use crate::timer::Wait;
+use panelot_core::combinators::Either;
+use panelot_core::combinators::race;
 
 /// The most of an error body (or a JSON answer) that is read.
 const MAX_BODY: usize = 1024 * 1024;

@@ -21,14 +21,14 @@ use crate::error::for_connection;
 use crate::error::protocol_error;
 use crate::http::Http;
 use crate::http::Method;
-use crate::poll::Either;
-use crate::poll::join_all;
-use crate::poll::race;
 use crate::request::Header;
 use crate::request::ProviderRequest;
 use crate::templates::WireFormat;
 use crate::timer::Timer;
 use crate::timer::Wait;
+use panelot_core::combinators::Either;
+use panelot_core::combinators::join_all;
+use panelot_core::combinators::race;
 
 /// Listing retries are quick: the whole listing has a budget of a few seconds.
 const LIST_BACKOFF_BASE_MS: u64 = 50;

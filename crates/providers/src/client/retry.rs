@@ -10,10 +10,10 @@ use super::exchange::Failure;
 use super::exchange::aborted_error;
 use crate::error::ErrorReason;
 use crate::http::Http;
-use crate::poll::Either;
-use crate::poll::race;
 use crate::timer::Timer;
 use crate::timer::Wait;
+use panelot_core::combinators::Either;
+use panelot_core::combinators::race;
 
 /// How persistent one operation is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,7 +6,7 @@ use std::task::Context;
 use std::task::Poll;
 use std::task::Waker;
 
-use panelot_core::model::LocalFuture;
+use crate::model::LocalFuture;
 
 use super::Either;
 use super::join_all;

@@ -1,16 +1,17 @@
-//! The two future combinators the client needs (race and join), written here so the crate needs
-//! no async runtime or `futures` dependency: the same code runs on tokio and in a service worker.
+//! The future combinators the hosts and the providers need (race and join), written here so no
+//! crate needs an async runtime or the `futures` crate: the same code runs on tokio, in the
+//! simulation and in a service worker.
 
 use std::future::Future;
 use std::pin::Pin;
 use std::task::Context;
 use std::task::Poll;
 
-use panelot_core::model::LocalFuture;
+use crate::model::LocalFuture;
 
 /// Which of two raced futures finished first.
 #[derive(Debug)]
-pub(crate) enum Either<A, B> {
+pub enum Either<A, B> {
     /// The first.
     Left(A),
     /// The second.
@@ -19,7 +20,7 @@ pub(crate) enum Either<A, B> {
 
 /// Polls `left` and then `right` until one completes; the other is dropped. `left` wins a tie,
 /// so a chunk that is ready is never lost to a timer firing at the same moment.
-pub(crate) async fn race<A, B>(left: A, right: B) -> Either<A::Output, B::Output>
+pub async fn race<A, B>(left: A, right: B) -> Either<A::Output, B::Output>
 where
     A: Future,
     B: Future,
@@ -39,14 +40,21 @@ where
 }
 
 /// Runs every future concurrently and returns their outputs in input order.
-pub(crate) fn join_all<'a, T: 'a>(futures: Vec<LocalFuture<'a, T>>) -> JoinAll<'a, T> {
+pub fn join_all<'a, T: 'a>(futures: Vec<LocalFuture<'a, T>>) -> JoinAll<'a, T> {
     let slots = futures.into_iter().map(Slot::Running).collect();
     JoinAll { slots }
 }
 
 /// Future of [`join_all`].
-pub(crate) struct JoinAll<'a, T> {
+pub struct JoinAll<'a, T> {
     slots: Vec<Slot<'a, T>>,
+}
+
+impl<T> std::fmt::Debug for JoinAll<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let done = self.slots.iter().filter(|slot| matches!(slot, Slot::Done(_))).count();
+        write!(f, "JoinAll({done} of {} done)", self.slots.len())
+    }
 }
 
 enum Slot<'a, T> {
@@ -87,5 +95,5 @@ impl<T> Future for JoinAll<'_, T> {
 }
 
 #[cfg(test)]
-#[path = "poll_tests.rs"]
+#[path = "combinators_tests.rs"]
 mod tests;
