@@ -49,6 +49,14 @@ chrome.runtime.onInstalled.addListener(() => {
   chrome.sidePanel.setPanelBehavior({ openPanelOnActionClick: true }).catch(() => {});
 });
 
+// First run: a fresh install opens the options page on connecting a model, since nothing works
+// before one is set up (updates and Chrome updates do not).
+chrome.runtime.onInstalled.addListener(({ reason }) => {
+  if (reason === "install") {
+    chrome.tabs.create({ url: chrome.runtime.getURL("options.html#connect") }).catch(() => {});
+  }
+});
+
 // With no UI open nothing wakes the worker; this alarm does, every 30 s, and starting the engine
 // is what runs recovery (queued runs, expired approvals, cut streams). Registered synchronously
 // like every listener; creating an alarm that exists only moves its next time.

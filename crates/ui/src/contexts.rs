@@ -54,6 +54,6 @@ pub(crate) fn provide_all(kind: PageKind, lang: Lang, thread_id: Option<ThreadId
     let draft = draft::provide_draft();
     let settings = settings::provide_settings();
     let notices = notices::provide_notices();
-    let turns = turns::provide_turns(kind, engine, open, draft);
+    let turns = turns::provide_turns(page, engine, open, draft, settings, notices);
     Router { page, engine, threads, open, draft, settings, notices, turns }
 }

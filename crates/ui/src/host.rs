@@ -4,7 +4,8 @@
 //!
 //! * `port`: the `chrome.runtime` Port under the engine client, its timers and saved outbox;
 //! * `chrome`: permissions asked inside a user gesture, `chrome.storage`, logging;
-//! * `tabs`: the tabs and windows a message is about, reading a tab, opening the side panel.
+//! * `tabs`: the tabs and windows a message is about, reading a tab, opening the side panel and
+//!   the options page.
 
 mod chrome;
 mod port;
@@ -18,6 +19,7 @@ pub(crate) use port::start;
 pub(crate) use port::subscribe;
 pub(crate) use tabs::current_window_id;
 pub(crate) use tabs::last_focused_normal_window;
+pub(crate) use tabs::open_settings;
 pub(crate) use tabs::open_side_panel;
 pub(crate) use tabs::query_tabs;
 pub(crate) use tabs::remember_window;

@@ -369,6 +369,40 @@ catalog! {
     PolicyOfPreset => "{mode} (preset)", "{mode}（预设）";
     /// Composer: the same, from the settings.
     PolicyOfSettings => "{mode} (default)", "{mode}（默认）";
+
+    // The shell, first run, composer and copy (the design-system work).
+    /// The default model's option in the model chip: names the model.
+    ModelOfSettings => "{model} (default)", "{model}（默认）";
+    /// The model chip when no model is set up.
+    NoModel => "No model", "未设置模型";
+    /// The composer's options button and popover title.
+    TurnOptions => "Message options", "消息选项";
+    /// The composer's attach menu button.
+    Attach => "Attach", "附加";
+    /// The send button while a turn runs (it steers).
+    SendSteer => "Send (adds to the running answer)", "发送（补充到正在进行的回答）";
+    /// Closes a drawer or panel.
+    Close => "Close", "关闭";
+    /// Dismisses a notice.
+    Dismiss => "Dismiss", "知道了";
+    /// The button that opens the options page on the connection form.
+    ConnectModel => "Connect a model", "连接模型";
+    /// Empty state without a model: title.
+    EmptyNoModelTitle => "Connect a model to start", "连接一个模型即可开始";
+    /// Empty state without a model: what to do.
+    EmptyNoModelText => "Panelot works with a model you choose: a hosted API such as OpenAI, Anthropic or OpenRouter, or one running on this computer such as Ollama or LM Studio.", "Panelot 使用您选择的模型：可以是 OpenAI、Anthropic、OpenRouter 等在线 API，也可以是在本机运行的 Ollama、LM Studio 等。";
+    /// Empty state of a new chat: title.
+    EmptyReadyTitle => "Ask about the page you are on", "就当前页面提问";
+    /// Empty state of a new chat: what Panelot does.
+    EmptyReadyText => "Panelot reads the tab beside it and can act in the browser for you. It asks before anything that changes a page.", "Panelot 会读取旁边的标签页，并可以替您在浏览器中操作。更改页面之前会先征求您的同意。";
+    /// A send without a model: nothing was sent.
+    NoModelNotice => "Connect a model first. Your message was not sent; it is still in the box.", "请先连接一个模型。消息尚未发送，仍保留在输入框中。";
+    /// Copy a message.
+    Copy => "Copy", "复制";
+    /// A copy button after copying.
+    Copied => "Copied", "已复制";
+    /// Copy a code block.
+    CopyCode => "Copy code", "复制代码";
 }
 
 /// The text of `msg` in `lang`.

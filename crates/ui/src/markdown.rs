@@ -1,5 +1,7 @@
 //! Markdown of model output to HTML, in Rust (pulldown-cmark with GFM tables, task lists and
-//! strikethrough); closed code blocks of known languages are highlighted.
+//! strikethrough); closed code blocks of known languages are highlighted, and every closed code
+//! block comes with a header naming its language and a copy button (`.copy-code`, which the
+//! page's click handler runs: the HTML here carries no script).
 //!
 //! Model text is untrusted: raw HTML in it is shown as text, never as markup; link targets other
 //! than `http(s):`, `mailto:` and fragments are dropped; images become links, because loading a
@@ -25,8 +27,9 @@ pub enum Completeness {
     Streaming,
 }
 
-/// Renders `text` as HTML that is safe to insert into the page.
-pub fn render(text: &str, completeness: Completeness) -> String {
+/// Renders `text` as HTML that is safe to insert into the page; `copy_label` names the code
+/// blocks' copy buttons in the page's language.
+pub fn render(text: &str, completeness: Completeness, copy_label: &str) -> String {
     let open_fence = match completeness {
         Completeness::Complete => None,
         Completeness::Streaming => open_fence_start(text),
@@ -36,7 +39,7 @@ pub fn render(text: &str, completeness: Completeness) -> String {
         None => (text, None),
     };
     let mut out = String::with_capacity(text.len() + text.len() / 4);
-    render_closed(closed, &mut out);
+    render_closed(closed, copy_label, &mut out);
     if let Some(tail) = tail {
         // Still streaming: highlighting and language detection wait until the fence closes, so
         // the block does not re-render (and flicker) on every delta.
@@ -72,46 +75,63 @@ fn options() -> Options {
     Options::ENABLE_TABLES | Options::ENABLE_TASKLISTS | Options::ENABLE_STRIKETHROUGH
 }
 
-fn render_closed(text: &str, out: &mut String) {
+fn render_closed(text: &str, copy_label: &str, out: &mut String) {
     let events = Parser::new_ext(text, options()).map(sanitize);
-    push_html(out, Highlighted { events, code: None });
+    push_html(out, CodeBlocks { events, code: None, copy_label });
 }
 
-/// Replaces each fenced code block of a known language by its highlighted HTML. Runs after
-/// [`sanitize`], so the `Html` events it makes are its own (escaped) output, never model text.
-struct Highlighted<'a, I> {
+/// Replaces each code block by its own HTML: highlighted when its language is known, escaped
+/// otherwise, under a header with the language and a copy button. Runs after [`sanitize`], so
+/// the `Html` events it makes are its own (escaped) output, never model text.
+struct CodeBlocks<'l, I> {
     events: I,
     /// The language and text of the code block being collected.
-    code: Option<(CowStr<'a>, String)>,
+    code: Option<(String, String)>,
+    /// The copy button's text.
+    copy_label: &'l str,
 }
 
-impl<'a, I: Iterator<Item = Event<'a>>> Iterator for Highlighted<'a, I> {
+impl<'a, I: Iterator<Item = Event<'a>>> Iterator for CodeBlocks<'_, I> {
     type Item = Event<'a>;
 
     fn next(&mut self) -> Option<Event<'a>> {
         loop {
             let event = self.events.next()?;
             match (event, &mut self.code) {
-                (Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))), None) => {
-                    let lang = info.split_whitespace().next().unwrap_or("").to_owned();
-                    if highlight::highlight("", &lang).is_none() {
-                        return Some(Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))));
-                    }
-                    self.code = Some((CowStr::from(lang), String::new()));
+                (Event::Start(Tag::CodeBlock(kind)), None) => {
+                    let lang = match kind {
+                        CodeBlockKind::Fenced(info) => {
+                            info.split_whitespace().next().unwrap_or("").to_owned()
+                        }
+                        CodeBlockKind::Indented => String::new(),
+                    };
+                    self.code = Some((lang, String::new()));
                 }
                 (Event::Text(text), Some((_, code))) => code.push_str(&text),
                 (Event::End(TagEnd::CodeBlock), Some(_)) => {
                     let (lang, code) = self.code.take()?;
-                    let body = highlight::highlight(&code, &lang).unwrap_or_default();
-                    // `lang` matched a known name, so it needs no escaping.
-                    let html =
-                        format!("<pre><code class=\"language-{lang}\">{body}</code></pre>\n");
+                    let html = code_block(&lang, &code, self.copy_label);
                     return Some(Event::Html(CowStr::from(html)));
                 }
                 (event, _) => return Some(event),
             }
         }
     }
+}
+
+/// A closed code block: the header (language, copy button) over the code, highlighted when the
+/// language is known. The language comes from the model's info string, so it is escaped.
+fn code_block(lang: &str, code: &str, copy_label: &str) -> String {
+    let (lang, copy_label) = (escape_html(lang), escape_html(copy_label));
+    let body = highlight::highlight(code, &lang).unwrap_or_else(|| escape_html(code));
+    let class = if lang.is_empty() { String::new() } else { format!(" class=\"language-{lang}\"") };
+    let copy_icon = crate::icons::Icon::Copy.href();
+    format!(
+        "<div class=\"code-block\"><div class=\"code-head\"><span class=\"code-lang\">{lang}</span>\
+         <button type=\"button\" class=\"copy-code\"><svg class=\"icon\" aria-hidden=\"true\">\
+         <use href=\"{copy_icon}\"></use></svg><span class=\"copy-label\">{copy_label}</span></button>\
+         </div><pre><code{class}>{body}</code></pre></div>\n"
+    )
 }
 
 /// Turns every event that could inject markup or script into a harmless one.

@@ -6,6 +6,7 @@
 //! * [`keys`]: what the composer's keys do;
 //! * [`choices`]: the per-turn model, permission mode and trusted input, and the selector values
 //!   and labels the composer and the options page share;
+//! * [`readiness`]: whether a message can run, on which model (checked before sending);
 //! * [`attach`]: a page or a selection as a context block;
 //! * [`tab_choice`]: which tab a message is about (its browser context);
 //! * [`connection_form`] and [`preset_form`]: the options page's forms and their validation;
@@ -17,6 +18,7 @@ pub mod client;
 pub mod connection_form;
 pub mod keys;
 pub mod preset_form;
+pub mod readiness;
 pub mod tab_choice;
 pub mod thread_list;
 pub mod thread_view;

@@ -8,7 +8,11 @@
 //! * `thread_pane`: the open thread (title, stream, composer);
 //! * `message_stream`: the stream's entries and the branch switcher;
 //! * `cards`: approval, question and recovery cards;
-//! * `composer`, `queue_dock`, `turn_choices`: the composer, its queue, its per-turn choices;
+//! * `composer`, `queue_dock`, `turn_choices`: the composer, its queue, its model chip and
+//!   per-turn options;
+//! * `empty_state`: what a new chat shows (connect a model first, or what Panelot does);
+//! * `icon`, `popover`, `focus`, `copy`: an icon of the sprite; a button with a panel (menus,
+//!   options); focusing a box that just opened; copy buttons;
 //! * `options_page`, `connections_section`, `rules_section`, `presets_section`: the options page.
 
 // `#[component]` makes the props struct and function of a `pub(crate)` component trip
@@ -22,9 +26,17 @@ mod composer;
 #[allow(unreachable_pub)]
 mod connections_section;
 #[allow(unreachable_pub)]
+mod copy;
+#[allow(unreachable_pub)]
+mod empty_state;
+mod focus;
+mod icon;
+#[allow(unreachable_pub)]
 mod message_stream;
 #[allow(unreachable_pub)]
 mod options_page;
+#[allow(unreachable_pub)]
+mod popover;
 #[allow(unreachable_pub)]
 mod presets_section;
 #[allow(unreachable_pub)]

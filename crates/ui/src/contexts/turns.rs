@@ -1,6 +1,8 @@
 //! The commands that start and steer turns: send (a draft's first message creates its thread),
 //! steer, queue, interrupt, fork (edit and resend, regenerate, retry), and starting a new draft.
-//! Sent messages show at once as optimistic entries of the open thread.
+//! Sent messages show at once as optimistic entries of the open thread. A new turn is only sent
+//! when it has a model to run on (`state::readiness`): otherwise the text stays and a notice says
+//! to connect a model, so a first message on a fresh profile leaves no empty thread behind.
 //!
 //! Every message carries its browser context: the tab it is about, as `chrome.tabs` reports it
 //! at the moment of sending (never remembered from earlier: the user may have switched tabs), so
@@ -25,11 +27,17 @@ use panelot_protocol::engine::UserInput;
 
 use super::draft::Draft;
 use super::engine::Engine;
+use super::notices::Notices;
 use super::open_thread::OpenThread;
+use super::page::Page;
 use super::page::PageKind;
+use super::settings::Settings;
 use crate::host;
+use crate::i18n::Msg;
 use crate::state::keys::ComposerAction;
 use crate::state::keys::sendable;
+use crate::state::readiness::Readiness;
+use crate::state::readiness::readiness;
 use crate::state::tab_choice::TabInfo;
 use crate::state::tab_choice::Viewer;
 use crate::state::tab_choice::browser_context;
@@ -39,10 +47,12 @@ use crate::state::thread_view::EntryKey;
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Turns {
     /// The page sending, which decides the tab a message is about.
-    page: PageKind,
+    page: Page,
     engine: Engine,
     open: OpenThread,
     draft: Draft,
+    settings: Settings,
+    notices: Notices,
 }
 
 impl Turns {
@@ -65,6 +75,10 @@ impl Turns {
         if !sendable(&text) {
             return;
         }
+        // Steering adds to a turn that runs, so it has a model; a new turn may have none.
+        if action != ComposerAction::Steer && !self.can_run() {
+            return;
+        }
         self.draft.text.set(String::new());
         let Some(thread_id) = thread_id else {
             self.create_thread_for(text);
@@ -76,6 +90,29 @@ impl Turns {
             }
             (ComposerAction::Enqueue, _) => self.enqueue(thread_id, text),
             _ => self.submit(thread_id, text),
+        }
+    }
+
+    /// Whether a new turn would have a model to run on; if not, says what to do (the text stays
+    /// in the composer, and no thread is created for it).
+    fn can_run(self) -> bool {
+        let preset =
+            match self.open.view.with_untracked(|v| {
+                v.as_ref().map(|v| v.meta.as_ref().and_then(|m| m.preset.clone()))
+            }) {
+                Some(thread_preset) => thread_preset,
+                None => self.draft.preset.get_untracked(),
+            };
+        let turn_model = self.draft.turn_model.get_untracked();
+        let ready = self.settings.view.with_untracked(|settings| {
+            readiness(settings.as_ref(), turn_model.as_ref(), preset.as_ref())
+        });
+        match ready {
+            Readiness::Unknown | Readiness::Ready(..) => true,
+            Readiness::NoModel => {
+                self.notices.show_with_settings_link(self.page.t(Msg::NoModelNotice).to_owned());
+                false
+            }
         }
     }
 
@@ -192,7 +229,7 @@ impl Turns {
     /// The message to send for `text` with `attached` context, and the browser context
     /// captured now.
     async fn input(self, text: &str, attached: Vec<ContextBlock>) -> UserInput {
-        let browser_context = capture_browser_context(self.page, &attached).await;
+        let browser_context = capture_browser_context(self.page.kind, &attached).await;
         UserInput {
             text: text.to_owned(),
             attached_context: attached,
@@ -240,12 +277,14 @@ pub(crate) async fn tabs_in_view(page: PageKind) -> Result<(Viewer, Vec<TabInfo>
 
 /// Provides the [`Turns`] context.
 pub(crate) fn provide_turns(
-    page: PageKind,
+    page: Page,
     engine: Engine,
     open: OpenThread,
     draft: Draft,
+    settings: Settings,
+    notices: Notices,
 ) -> Turns {
-    let turns = Turns { page, engine, open, draft };
+    let turns = Turns { page, engine, open, draft, settings, notices };
     provide_context(turns);
     turns
 }

@@ -1,5 +1,6 @@
 //! Tabs and windows: the tabs and windows a message's browser context is chosen from, reading a
-//! tab for an attachment, and opening the side panel from the chat page.
+//! tab for an attachment, opening the side panel from the chat page, and opening the options
+//! page.
 
 use js_sys::Promise;
 use leptos::task::spawn_local;
@@ -25,6 +26,29 @@ extern "C" {
     fn windows_get_current() -> Result<Promise, JsValue>;
     #[wasm_bindgen(js_namespace = ["chrome", "windows"], js_name = getLastFocused, catch)]
     fn windows_get_last_focused(query: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "tabs"], js_name = create, catch)]
+    fn tabs_create(properties: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "runtime"], js_name = openOptionsPage, catch)]
+    fn runtime_open_options_page() -> Result<Promise, JsValue>;
+}
+
+/// Opens the options page: in a new tab on `section` (`options.html#connect`) when one is named,
+/// else Chrome's own way (which brings an open options tab to the front instead of adding one).
+/// Works from the side panel too, where `window.open` would need the panel's window.
+pub(crate) fn open_settings(section: Option<&str>) {
+    let opened = match section {
+        Some(section) => json_value(&serde_json::json!({"url": format!("options.html#{section}")}))
+            .and_then(|properties| tabs_create(&properties)),
+        None => runtime_open_options_page(),
+    };
+    match opened {
+        Ok(promise) => spawn_local(async move {
+            if let Err(err) = JsFuture::from(promise).await {
+                log_error(&format!("cannot open the options page: {err:?}"));
+            }
+        }),
+        Err(err) => log_error(&format!("cannot open the options page: {err:?}")),
+    }
 }
 
 /// The tabs `query` (a `chrome.tabs.query` filter) finds, as Chrome reports them.

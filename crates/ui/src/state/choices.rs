@@ -77,15 +77,24 @@ pub fn policy_label(policy: PermissionPolicy) -> Msg {
     }
 }
 
-/// The label of the model selector's "no model for this turn" option: the model of the
-/// thread's preset when it has one (the engine then calls that model, not the default one).
-pub fn default_model_label(lang: Lang, preset: Option<&ModelPreset>) -> String {
-    match preset {
-        Some(preset) => {
+/// The label of the model selector's "no model for this turn" option: the model the turn then
+/// gets, in the engine's order (the thread's preset's, else the default one) and where it comes
+/// from; "No model" when there is none (nothing can run until one is connected).
+pub fn default_model_label(
+    lang: Lang,
+    preset: Option<&ModelPreset>,
+    default: Option<&ModelChoice>,
+) -> String {
+    match (preset, default) {
+        (Some(preset), _) => {
             let model = preset.model.model_id.to_string();
             i18n::format(lang, Msg::PresetsModel, &[("model", &model)])
         }
-        None => i18n::text(lang, Msg::ThreadModel).to_owned(),
+        (None, Some(default)) => {
+            let model = default.model_id.to_string();
+            i18n::format(lang, Msg::ModelOfSettings, &[("model", &model)])
+        }
+        (None, None) => i18n::text(lang, Msg::NoModel).to_owned(),
     }
 }
 
@@ -116,6 +125,22 @@ pub fn model_options<'a>(
         .into_iter()
         .flat_map(|c| {
             c.model_ids.iter().map(move |m| (format!("{}/{m}", c.id), format!("{m} · {}", c.name)))
+        })
+        .collect()
+}
+
+/// The models of `connections` grouped by connection, for a selector with one group per
+/// connection: (connection name, [(`{connection}/{model}` value, model id)]). Connections without
+/// models are left out.
+pub fn model_groups<'a>(
+    connections: impl IntoIterator<Item = &'a ConnectionView>,
+) -> Vec<(String, Vec<(String, String)>)> {
+    connections
+        .into_iter()
+        .filter(|c| !c.model_ids.is_empty())
+        .map(|c| {
+            let models = c.model_ids.iter().map(|m| (format!("{}/{m}", c.id), m.clone())).collect();
+            (c.name.clone(), models)
         })
         .collect()
 }

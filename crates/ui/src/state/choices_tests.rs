@@ -35,12 +35,15 @@ fn selector_values_round_trip() {
 #[test]
 fn the_default_model_option_names_the_presets_model() {
     use crate::i18n::Lang;
-    assert_eq!(default_model_label(Lang::En, None), "Default model");
+    assert_eq!(default_model_label(Lang::En, None, None), "No model");
+    let default = parse_model_value("c1/big-model").unwrap();
+    assert_eq!(default_model_label(Lang::En, None, Some(&default)), "big-model (default)");
     let preset: ModelPreset = serde_json::from_value(serde_json::json!({"name": "French",
         "model": {"connectionId": "c1", "modelId": "fast-model"}, "systemPrompt": null,
         "permissionPolicy": null, "enabledToolLevels": null, "params": {}}))
     .unwrap();
-    assert_eq!(default_model_label(Lang::En, Some(&preset)), "fast-model (preset)");
+    assert_eq!(default_model_label(Lang::En, Some(&preset), None), "fast-model (preset)");
+    assert_eq!(default_model_label(Lang::En, Some(&preset), Some(&default)), "fast-model (preset)");
     assert_eq!(POLICIES.map(|p| parse_policy_value(policy_value(Some(p)))), POLICIES.map(Some));
 }
 

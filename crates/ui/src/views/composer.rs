@@ -1,11 +1,14 @@
 //! The composer: Enter sends (steers while a turn runs), Shift+Alt+Enter queues, Esc interrupts,
-//! Shift+Enter is a newline; the queue dock above it, the per-turn choices and the attachments
-//! of the current tab below it.
+//! Shift+Enter is a newline. The queue dock sits above it and the attached context above the
+//! text box; under it one row of controls that fits a 320 px side panel: the attach menu, the
+//! model chip and the per-turn options (`turn_choices`), then stop and send.
 
 use leptos::prelude::*;
 use panelot_protocol::engine::TabRef;
 use web_sys::KeyboardEvent;
 
+use super::icon::icon;
+use super::popover::Popover;
 use super::queue_dock::QueueDock;
 use super::turn_choices::TurnChoices;
 use crate::contexts::Draft;
@@ -20,6 +23,7 @@ use crate::contexts::use_page;
 use crate::contexts::use_turns;
 use crate::host;
 use crate::i18n::Msg;
+use crate::icons::Icon;
 use crate::state::attach::Attach;
 use crate::state::attach::PageRead;
 use crate::state::attach::context_block;
@@ -28,7 +32,7 @@ use crate::state::keys::Modifiers;
 use crate::state::keys::key_action;
 use crate::state::tab_choice::default_tab;
 
-/// The text box with its buttons, or the reload explanation once input is disabled.
+/// The text box with its controls, or the reload explanation once input is disabled.
 #[component]
 pub(crate) fn Composer() -> impl IntoView {
     let page = use_page();
@@ -36,7 +40,6 @@ pub(crate) fn Composer() -> impl IntoView {
     let open = use_open_thread();
     let draft = use_draft();
     let turns = use_turns();
-    let notices = use_notices();
     let disabled = move || engine.reload_required();
     let running =
         Memo::new(move |_| open.view.with(|v| v.as_ref().is_some_and(|v| v.active_turn.is_some())));
@@ -57,33 +60,62 @@ pub(crate) fn Composer() -> impl IntoView {
             if running.get() { Msg::ComposerPlaceholderRunning } else { Msg::ComposerPlaceholder };
         page.text(msg)
     };
+    // Labels are the page's language when the composer is made (placeholders follow changes).
+    let (stop, send) = (page.t(Msg::Stop), page.t(Msg::Send));
     view! {
-        <QueueDock/>
-        <form class="composer" on:submit=move |ev| { ev.prevent_default(); turns.act(if running.get_untracked() { ComposerAction::Steer } else { ComposerAction::Submit }); }>
-            <Show when=disabled>
-                <p class="disabled-reason" role="alert">{move || page.text(Msg::InputDisabledReload)}</p>
-            </Show>
-            <textarea
-                rows="3"
-                aria-label=placeholder
-                placeholder=placeholder
-                disabled=disabled
-                prop:value=move || draft.text.get()
-                on:input=move |ev| draft.text.set(event_target_value(&ev))
-                on:keydown=on_keydown
-            ></textarea>
-            <AttachedChips/>
-            <div class="composer-actions">
-                <TurnChoices/>
-                <button type="button" class="attach-page" disabled=disabled on:click=move |_| attach(page, draft, notices, Attach::Page)>{move || page.text(Msg::AttachPage)}</button>
-                <button type="button" class="attach-selection" disabled=disabled on:click=move |_| attach(page, draft, notices, Attach::Selection)>{move || page.text(Msg::AttachSelection)}</button>
-                <span class="spacer"></span>
-                <Show when=move || running.get()>
-                    <button type="button" class="stop" on:click=move |_| turns.act(ComposerAction::Interrupt)>{move || page.text(Msg::Stop)}</button>
+        <div class="composer-area">
+            <QueueDock/>
+            <form class="composer" on:submit=move |ev| { ev.prevent_default(); turns.act(if running.get_untracked() { ComposerAction::Steer } else { ComposerAction::Submit }); }>
+                <Show when=disabled>
+                    <p class="disabled-reason" role="alert">{page.t(Msg::InputDisabledReload)}</p>
                 </Show>
-                <button type="submit" disabled=disabled>{move || page.text(Msg::Send)}</button>
-            </div>
-        </form>
+                <AttachedChips/>
+                <textarea
+                    rows="2"
+                    aria-label=placeholder
+                    placeholder=placeholder
+                    disabled=disabled
+                    prop:value=move || draft.text.get()
+                    on:input=move |ev| draft.text.set(event_target_value(&ev))
+                    on:keydown=on_keydown
+                ></textarea>
+                <div class="composer-row">
+                    <AttachMenu/>
+                    <TurnChoices/>
+                    <span class="spacer"></span>
+                    <Show when=move || running.get()>
+                        <button type="button" class="btn-icon stop" aria-label=stop title=stop
+                            on:click=move |_| turns.act(ComposerAction::Interrupt)>{icon(Icon::Stop)}</button>
+                    </Show>
+                    <button type="submit" class="btn-icon btn-primary send" disabled=disabled
+                        aria-label=send title=send>{icon(Icon::Send)}</button>
+                </div>
+            </form>
+        </div>
+    }
+}
+
+/// The attach menu: the text of the page the next message is about, or its selection.
+#[component]
+fn AttachMenu() -> impl IntoView {
+    let page = use_page();
+    let draft = use_draft();
+    let notices = use_notices();
+    let open = RwSignal::new(false);
+    let pick = move |what: Attach| {
+        open.set(false);
+        attach(page, draft, notices, what);
+    };
+    view! {
+        <Popover open button_class="attach-menu" label=page.t(Msg::Attach) glyph=Icon::Plus
+            panel_class="up start menu" role="menu">
+            <button type="button" role="menuitem" class="attach-page" on:click=move |_| pick(Attach::Page)>
+                {icon(Icon::Page)}{page.t(Msg::AttachPage)}
+            </button>
+            <button type="button" role="menuitem" class="attach-selection" on:click=move |_| pick(Attach::Selection)>
+                {icon(Icon::Selection)}{page.t(Msg::AttachSelection)}
+            </button>
+        </Popover>
     }
 }
 
@@ -101,8 +133,8 @@ fn AttachedChips() -> impl IntoView {
                 view! {
                     <li class="chip" data-kind=format!("{:?}", block.kind).to_lowercase()>
                         <span>{block.label}{tokens}</span>
-                        <button type="button" aria-label=crate::i18n::text(lang, Msg::Detach)
-                            on:click=move |_| draft.attached.update(|a| { if index < a.len() { a.remove(index); } })>"×"</button>
+                        <button type="button" aria-label=crate::i18n::text(lang, Msg::Detach) title=crate::i18n::text(lang, Msg::Detach)
+                            on:click=move |_| draft.attached.update(|a| { if index < a.len() { a.remove(index); } })>{icon(Icon::Close)}</button>
                     </li>
                 }
             }).collect_view();

@@ -13,6 +13,11 @@ use panelot_protocol::engine::ThreadSelectBranchParams;
 use super::cards::ApprovalCard;
 use super::cards::InteractionCard;
 use super::cards::RecoveryCards;
+use super::copy::CopyButton;
+use super::copy::on_code_copy_click;
+use super::empty_state::EmptyState;
+use super::focus::focus_after_click;
+use super::icon::icon;
 use crate::contexts::Turns;
 use crate::contexts::use_engine;
 use crate::contexts::use_open_thread;
@@ -21,6 +26,7 @@ use crate::contexts::use_turns;
 use crate::i18n;
 use crate::i18n::Lang;
 use crate::i18n::Msg;
+use crate::icons::Icon;
 use crate::markdown;
 use crate::markdown::Completeness;
 use crate::state::keys::sendable;
@@ -35,7 +41,6 @@ const FOLLOW_THRESHOLD_PX: i32 = 40;
 /// The stream of the open thread.
 #[component]
 pub(crate) fn MessageStream() -> impl IntoView {
-    let page = use_page();
     let open = use_open_thread();
     let keys = Memo::new(move |_| {
         open.view.with(|v| {
@@ -66,7 +71,7 @@ pub(crate) fn MessageStream() -> impl IntoView {
     view! {
         <div class="stream" role="log" aria-live="polite" node_ref=stream_ref on:scroll=on_scroll>
             <Show when=empty>
-                <p class="empty">{move || page.text(Msg::EmptyThread)}</p>
+                <EmptyState/>
             </Show>
             <EarlierButton/>
             <For each=move || keys.get() key=|key| key.clone() let:key>
@@ -118,6 +123,7 @@ fn render_entry(lang: Lang, turns: Turns, entry: Entry, idle: Memo<bool>) -> Any
             };
             let send_on_click = send_edit.clone();
             let original = text.clone();
+            let copied = text.clone();
             view! {
                 <article class="msg user" class:steered=steered class:sending=delivery == Delivery::Sending>
                     <header>{t(Msg::RoleUser)}{(delivery == Delivery::Sending).then(|| view! { <span class="state">{t(Msg::Sending)}</span> })}</header>
@@ -137,13 +143,19 @@ fn render_entry(lang: Lang, turns: Turns, entry: Entry, idle: Memo<bool>) -> Any
                                 }
                             }></textarea>
                         <div class="actions">
-                            <button class="send-edit" on:click={ let send = send_on_click.clone(); move |_| send() }>{t(Msg::SaveAndSend)}</button>
-                            <button class="cancel-edit" on:click=move |_| editing.set(false)>{t(Msg::Cancel)}</button>
+                            <button class="btn-primary btn-sm send-edit" on:click={ let send = send_on_click.clone(); move |_| send() }>{t(Msg::SaveAndSend)}</button>
+                            <button class="btn-sm cancel-edit" on:click=move |_| editing.set(false)>{t(Msg::Cancel)}</button>
                         </div>
                     </Show>
                     <footer class="msg-actions">
+                        <CopyButton text=copied label=t(Msg::Copy)/>
                         {editable.then(|| view! {
-                            <button class="edit" disabled=move || !idle.get() on:click=move |_| { draft.set(original.clone()); editing.set(true); }>{t(Msg::Edit)}</button>
+                            <button class="edit" aria-label=t(Msg::Edit) title=t(Msg::Edit) disabled=move || !idle.get() on:click=move |ev| {
+                                draft.set(original.clone());
+                                editing.set(true);
+                                // The box opens focused, with the whole message selected.
+                                focus_after_click(&ev, ".msg", ".edit-box");
+                            }>{icon(Icon::Pencil)}</button>
                         })}
                         {branch}
                     </footer>
@@ -156,7 +168,7 @@ fn render_entry(lang: Lang, turns: Turns, entry: Entry, idle: Memo<bool>) -> Any
                 if streaming { Completeness::Streaming } else { Completeness::Complete };
             // A model call that only called tools leaves an empty answer: nothing to regenerate.
             let regenerable = !streaming && !text.trim().is_empty();
-            let html = markdown::render(&text, completeness);
+            let html = markdown::render(&text, completeness, t(Msg::CopyCode));
             let usage = usage.map(|u| {
                 let mut line = i18n::format(
                     lang,
@@ -171,11 +183,12 @@ fn render_entry(lang: Lang, turns: Turns, entry: Entry, idle: Memo<bool>) -> Any
             view! {
                 <article class="msg assistant" class:streaming=streaming>
                     <header>{t(Msg::RoleAssistant)}</header>
-                    <div class="md" inner_html=html></div>
+                    <div class="md" inner_html=html on:click=move |ev| on_code_copy_click(lang, ev)></div>
                     {usage.map(|u| view! { <footer class="usage">{u}</footer> })}
                     <footer class="msg-actions">
+                        {regenerable.then(|| view! { <CopyButton text=text.clone() label=t(Msg::Copy)/> })}
                         {regenerable.then(|| view! {
-                            <button class="regenerate" disabled=move || !idle.get() on:click=move |_| turns.resend(&key)>{t(Msg::Regenerate)}</button>
+                            <button class="regenerate" aria-label=t(Msg::Regenerate) title=t(Msg::Regenerate) disabled=move || !idle.get() on:click=move |_| turns.resend(&key)>{icon(Icon::Refresh)}</button>
                         })}
                         {branch}
                     </footer>

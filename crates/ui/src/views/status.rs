@@ -1,14 +1,20 @@
-//! The engine status line and the notice bar.
+//! The engine status line, shown only when there is trouble (connecting, reconnecting, a reload
+//! needed), and the notice bar.
 
 use leptos::prelude::*;
 
+use super::icon::icon;
 use crate::contexts::use_engine;
 use crate::contexts::use_notices;
 use crate::contexts::use_page;
+use crate::host;
 use crate::i18n::Msg;
+use crate::icons::Icon;
 use crate::state::client::Connection;
 
-/// The engine status line; `#engine-status[data-engine-status]` is what the end-to-end tests read.
+/// The engine status line; `#engine-status[data-engine-status]` is what the end-to-end tests
+/// read. A working connection says nothing (the element stays, empty and hidden): only trouble
+/// is worth a line of the page.
 #[component]
 pub(crate) fn StatusLine() -> impl IntoView {
     let page = use_page();
@@ -17,7 +23,7 @@ pub(crate) fn StatusLine() -> impl IntoView {
         let status = |msg| page.text(msg).to_owned();
         engine.connection.with(|connection| match connection {
             Connection::Connecting => status(Msg::StatusConnecting),
-            Connection::Ready => status(Msg::StatusReady),
+            Connection::Ready => String::new(),
             Connection::Reconnecting { .. } => status(Msg::StatusReconnecting),
             Connection::ReloadRequired { message } => {
                 format!("{} {message}", page.text(Msg::StatusReloadRequired))
@@ -36,15 +42,31 @@ pub(crate) fn StatusLine() -> impl IntoView {
     }
 }
 
-/// The notice, with a button that dismisses it.
+/// The notice, with a button that dismisses it; a notice about settings (no model yet) also has
+/// a button that opens them.
 #[component]
 pub(crate) fn NoticeBar() -> impl IntoView {
+    let page = use_page();
     let notices = use_notices();
+    let (connect, dismiss) = (page.t(Msg::ConnectModel), page.t(Msg::Dismiss));
     view! {
         <Show when=move || notices.current.with(Option::is_some)>
             <div class="notice" role="alert">
-                <span>{move || notices.current.get().unwrap_or_default()}</span>
-                <button on:click=move |_| notices.dismiss() aria-label="dismiss">"×"</button>
+                {icon(Icon::Warning)}
+                <span class="text">{move || notices.current.get().unwrap_or_default()}</span>
+                <span class="actions">
+                    <Show when=move || notices.settings_link.get()>
+                        <button type="button" class="btn-sm btn-primary notice-settings"
+                            on:click=move |_| host::open_settings(Some("connect"))>
+                            {connect}
+                        </button>
+                    </Show>
+                    <button type="button" class="btn-icon btn-sm btn-ghost dismiss"
+                        aria-label=dismiss title=dismiss
+                        on:click=move |_| notices.dismiss()>
+                        {icon(Icon::Close)}
+                    </button>
+                </span>
             </div>
         </Show>
     }

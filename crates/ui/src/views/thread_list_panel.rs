@@ -5,11 +5,14 @@ use leptos::prelude::*;
 use panelot_protocol::ThreadId;
 use panelot_protocol::engine::ThreadMetaPatch;
 
+use super::focus::focus_after_click;
+use super::icon::icon;
 use crate::contexts::use_open_thread;
 use crate::contexts::use_page;
 use crate::contexts::use_threads;
 use crate::contexts::use_turns;
 use crate::i18n::Msg;
+use crate::icons::Icon;
 use crate::state::thread_list::Group;
 
 fn group_label(group: Group) -> Msg {
@@ -111,7 +114,9 @@ pub(crate) fn ThreadListPanel() -> impl IntoView {
     let title_draft = RwSignal::new(String::new());
     view! {
         <section class="thread-list" aria-label=page.t(Msg::Threads)>
-            <button class="new-thread" on:click=move |_| turns.new_draft()>{page.t(Msg::NewThread)}</button>
+            <button type="button" class="new-thread" on:click=move |_| turns.new_draft()>
+                {icon(Icon::NewChat)}{move || page.text(Msg::NewThread)}
+            </button>
             <ul>
                 <For each=move || rows.get() key=|row| row.clone() let:row>
                     {match (row.group, row.thread_id.clone()) {
@@ -119,6 +124,14 @@ pub(crate) fn ThreadListPanel() -> impl IntoView {
                         (None, Some(thread_id)) => {
                             let current = thread_id.clone();
                             let selected = move || open_id().as_ref() == Some(&current);
+                            let renaming = {
+                                let id = thread_id.clone();
+                                move || mode.with(|m| *m == RowMode::Renaming(id.clone()))
+                            };
+                            let confirming = {
+                                let id = thread_id.clone();
+                                move || mode.with(|m| *m == RowMode::ConfirmingDelete(id.clone()))
+                            };
                             let to_open = thread_id.clone();
                             let rename = thread_id.clone();
                             let old_title = row.title.clone();
@@ -126,64 +139,55 @@ pub(crate) fn ThreadListPanel() -> impl IntoView {
                             let pinned = row.pinned;
                             let delete = thread_id;
                             let title = row.title.clone();
+                            let pin_label = page.t(if pinned { Msg::Unpin } else { Msg::Pin });
+                            // The rename box and the confirmation have their own copies.
+                            let (rename_box, delete_box) = (rename.clone(), delete.clone());
+                            // While the row is renamed, its title and buttons are hidden (CSS
+                            // `.thread:has(.rename-box)`), so the box gets the whole width.
                             view! {
                                 <li class="thread" class:selected=selected>
-                                    <button class="open" on:click=move |_| open.open(to_open.clone())>
-                                        {row.title.clone()}
-                                        {row.running.then(|| view! { <span class="badge running" title=page.t(Msg::BadgeRunning)>"●"</span> })}
+                                    <button type="button" class="open" on:click=move |_| open.open(to_open.clone())>
+                                        <span class="title">{row.title.clone()}</span>
+                                        {row.running.then(|| view! { <span class="badge running" title=page.t(Msg::BadgeRunning)></span> })}
                                         {(row.approvals > 0).then(|| view! { <span class="badge approval" title=page.t(Msg::BadgeApproval)>"!"</span> })}
                                     </button>
-                                    <button class="icon rename" title=page.t(Msg::Rename) on:click={
-                                        let id = rename.clone();
-                                        move |_| { title_draft.set(old_title.clone()); mode.set(RowMode::Renaming(id.clone())); }
-                                    }>"✎"</button>
-                                    <button class="icon pin" title=page.t(if pinned { Msg::Unpin } else { Msg::Pin }) on:click=move |_| {
-                                        threads.update(pin.clone(), ThreadMetaPatch { pinned: Some(!pinned), ..ThreadMetaPatch::default() });
-                                    }>{if pinned { "★" } else { "☆" }}</button>
-                                    <button class="icon delete" title=page.t(Msg::Delete) on:click={
-                                        let id = delete.clone();
-                                        move |_| mode.set(RowMode::ConfirmingDelete(id.clone()))
-                                    }>"🗑"</button>
+                                    <span class="row-actions">
+                                        <button type="button" class="btn-icon btn-sm btn-ghost rename" title=page.t(Msg::Rename) aria-label=page.t(Msg::Rename)
+                                            on:click=move |ev| {
+                                                title_draft.set(old_title.clone());
+                                                mode.set(RowMode::Renaming(rename.clone()));
+                                                focus_after_click(&ev, ".thread", ".rename-box");
+                                            }>{icon(Icon::Pencil)}</button>
+                                        <button type="button" class="btn-icon btn-sm btn-ghost pin" title=pin_label aria-label=pin_label aria-pressed=pinned.to_string()
+                                            on:click=move |_| threads.update(pin.clone(), ThreadMetaPatch { pinned: Some(!pinned), ..ThreadMetaPatch::default() })>{icon(if pinned { Icon::PinOff } else { Icon::Pin })}</button>
+                                        <button type="button" class="btn-icon btn-sm btn-ghost delete" title=page.t(Msg::Delete) aria-label=page.t(Msg::Delete)
+                                            on:click=move |_| mode.set(RowMode::ConfirmingDelete(delete.clone()))>{icon(Icon::Trash)}</button>
+                                    </span>
                                     {
-                                        let renaming = rename.clone();
-                                        let save_to = rename;
-                                        move || (mode.get() == RowMode::Renaming(renaming.clone())).then(|| {
+                                        let save_to = rename_box;
+                                        move || renaming().then(|| {
                                             let save_to = save_to.clone();
-                                            let save = move || {
-                                                let title = title_draft.get_untracked();
-                                                if !title.trim().is_empty() {
-                                                    threads.update(save_to.clone(), ThreadMetaPatch { title: Some(title.trim().to_owned()), ..ThreadMetaPatch::default() });
-                                                }
-                                                mode.set(RowMode::Browsing);
-                                            };
-                                            view! {
-                                                <input type="text" class="rename-box" aria-label=page.t(Msg::RenameTo) autofocus=true
-                                                    prop:value=move || title_draft.get()
-                                                    on:input=move |ev| title_draft.set(event_target_value(&ev))
-                                                    on:keydown=move |ev: web_sys::KeyboardEvent| match ev.key().as_str() {
-                                                        "Enter" => { ev.prevent_default(); save(); }
-                                                        "Escape" => { ev.prevent_default(); mode.set(RowMode::Browsing); }
-                                                        _ => {}
-                                                    }/>
-                                            }
+                                            view! { <RenameBox thread_id=save_to title_draft mode/> }
                                         })
                                     }
                                     {
-                                        let confirming = delete.clone();
-                                        let doomed = delete;
-                                        move || (mode.get() == RowMode::ConfirmingDelete(confirming.clone())).then(|| {
+                                        let doomed = delete_box;
+                                        move || confirming().then(|| {
                                             let doomed = doomed.clone();
                                             let question = page.format(Msg::ConfirmDelete, &[("title", &title)]);
+                                            let name = question.clone();
                                             view! {
-                                                <span class="confirm" role="alertdialog">
+                                                <div class="confirm" role="alertdialog" aria-label=name>
                                                     <span>{question}</span>
-                                                    <button class="confirm-delete" on:click=move |_| {
-                                                        let thread_id = doomed.clone();
-                                                        threads.delete(thread_id);
-                                                        mode.set(RowMode::Browsing);
-                                                    }>{page.t(Msg::ConfirmDeleteYes)}</button>
-                                                    <button class="cancel-delete" on:click=move |_| mode.set(RowMode::Browsing)>{page.t(Msg::Cancel)}</button>
-                                                </span>
+                                                    <span class="actions">
+                                                        <button type="button" class="btn-sm btn-danger confirm-delete" on:click=move |_| {
+                                                            let thread_id = doomed.clone();
+                                                            threads.delete(thread_id);
+                                                            mode.set(RowMode::Browsing);
+                                                        }>{page.t(Msg::ConfirmDeleteYes)}</button>
+                                                        <button type="button" class="btn-sm cancel-delete" on:click=move |_| mode.set(RowMode::Browsing)>{page.t(Msg::Cancel)}</button>
+                                                    </span>
+                                                </div>
                                             }
                                         })
                                     }
@@ -195,5 +199,50 @@ pub(crate) fn ThreadListPanel() -> impl IntoView {
                 </For>
             </ul>
         </section>
+    }
+}
+
+/// The title box of a row being renamed: it takes the row's whole width, opens focused with the
+/// old title selected (so typing replaces it; the rename button focuses it), saves on Enter or
+/// when the focus leaves, and gives up on Escape.
+#[component]
+fn RenameBox(
+    /// The thread renamed.
+    thread_id: ThreadId,
+    /// The title being typed.
+    title_draft: RwSignal<String>,
+    /// The list's row mode, set back to browsing when done.
+    mode: RwSignal<RowMode>,
+) -> impl IntoView {
+    let page = use_page();
+    let threads = use_threads();
+    let save = move || {
+        // The row may already be gone (Escape, then the blur that follows).
+        if mode.get_untracked() != RowMode::Renaming(thread_id.clone()) {
+            return;
+        }
+        let title = title_draft.get_untracked();
+        if !title.trim().is_empty() {
+            threads.update(
+                thread_id.clone(),
+                ThreadMetaPatch {
+                    title: Some(title.trim().to_owned()),
+                    ..ThreadMetaPatch::default()
+                },
+            );
+        }
+        mode.set(RowMode::Browsing);
+    };
+    let save_on_blur = save.clone();
+    view! {
+        <input type="text" class="rename-box" aria-label=page.t(Msg::RenameTo)
+            prop:value=move || title_draft.get()
+            on:input=move |ev| title_draft.set(event_target_value(&ev))
+            on:blur=move |_| save_on_blur()
+            on:keydown=move |ev: web_sys::KeyboardEvent| match ev.key().as_str() {
+                "Enter" => { ev.prevent_default(); save(); }
+                "Escape" => { ev.prevent_default(); ev.stop_propagation(); mode.set(RowMode::Browsing); }
+                _ => {}
+            }/>
     }
 }
