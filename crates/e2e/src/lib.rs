@@ -41,6 +41,9 @@ use panelot_testkit::chromium::find_chromium;
 use panelot_testkit::extension_id;
 use serde_json::Value;
 
+/// How long a fresh install may take to open its first-run tab.
+const FIRST_RUN_DEADLINE: std::time::Duration = std::time::Duration::from_secs(15);
+
 /// A browser with the extension loaded.
 #[derive(Debug)]
 pub struct Browser {
@@ -114,7 +117,44 @@ impl Browser {
         customize(&mut options, &id);
         let chromium = Chromium::launch(&options)?;
         let cdp = chromium.connect()?;
+        let mut browser =
+            Browser { cdp, extension_origin: format!("chrome-extension://{id}"), chromium };
+        // A fresh install opens the options page on "Connect a model" (first run). Tests about
+        // something else start without it: it would take the foreground from the pages they
+        // open, and a background tab gets no animation frames.
+        if let Some(tab) = browser.first_run_tab()? {
+            browser.cdp.close_target(&tab)?;
+        }
+        Ok(browser)
+    }
+
+    /// Launches headless Chromium with the product extension on a fresh profile, keeping the
+    /// options tab the install opened (see [`Browser::first_run_tab`]).
+    pub fn launch_first_run() -> anyhow::Result<Self> {
+        let extension_dir = extension_dir(Flavor::Product)?;
+        let id = extension_id(&extension_dir)?;
+        let options = LaunchOptions::new(find_chromium()?, Some(extension_dir), Display::Headless);
+        let chromium = Chromium::launch(&options)?;
+        let cdp = chromium.connect()?;
         Ok(Browser { cdp, extension_origin: format!("chrome-extension://{id}"), chromium })
+    }
+
+    /// The target id of the tab a fresh install opens (`options.html#connect`), waiting for it a
+    /// while; `None` if none opened (a build without the first-run tab).
+    pub fn first_run_tab(&mut self) -> anyhow::Result<Option<String>> {
+        let url = format!("{}/options.html#connect", self.extension_origin);
+        let deadline = std::time::Instant::now() + FIRST_RUN_DEADLINE;
+        loop {
+            let pages = self.cdp.targets("page")?;
+            let tab = pages.iter().find(|t| t["url"].as_str() == Some(url.as_str()));
+            if let Some(id) = tab.and_then(|t| t["targetId"].as_str()) {
+                return Ok(Some(id.to_owned()));
+            }
+            if std::time::Instant::now() >= deadline {
+                return Ok(None);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
     }
 
     /// Opens an extension page (`sidepanel.html`, `chat.html`, ...) in a new tab.

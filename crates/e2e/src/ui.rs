@@ -195,8 +195,27 @@ impl Browser {
             .collect())
     }
 
-    /// Saves a PNG screenshot of `page` in `scheme` to `path`.
+    /// Lays `page` out at `width` × `height` CSS pixels, as a window of that size would (media
+    /// queries follow); [`Browser::clear_viewport`] undoes it.
+    pub fn set_viewport(&mut self, page: &Page, width: u32, height: u32) -> anyhow::Result<()> {
+        self.cdp.call_in(
+            &page.session_id,
+            "Emulation.setDeviceMetricsOverride",
+            json!({"width": width, "height": height, "deviceScaleFactor": 1, "mobile": false}),
+        )?;
+        Ok(())
+    }
+
+    /// Gives `page` back the window's size.
+    pub fn clear_viewport(&mut self, page: &Page) -> anyhow::Result<()> {
+        self.cdp.call_in(&page.session_id, "Emulation.clearDeviceMetricsOverride", json!({}))?;
+        Ok(())
+    }
+
+    /// Saves a PNG screenshot of `page` in `scheme` to `path`. The page is brought to the
+    /// front first: a background tab paints no frames.
     pub fn screenshot(&mut self, page: &Page, scheme: Scheme, path: &Path) -> anyhow::Result<()> {
+        self.cdp.call_in(&page.session_id, "Page.bringToFront", json!({}))?;
         self.cdp.call_in(
             &page.session_id,
             "Emulation.setEmulatedMedia",

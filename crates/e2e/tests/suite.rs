@@ -9,5 +9,6 @@ mod handshake;
 mod idb_store;
 mod turns;
 mod ui_attach;
+mod ui_design;
 mod ui_pages;
 mod ui_turns;
