@@ -109,7 +109,7 @@ fn ui_first_run_leads_to_connect_a_model_and_a_send_without_one_creates_no_threa
     // A send without a model keeps its text, says why (with the same button), and creates no
     // thread.
     compose(&mut browser, &panel, "Summarize this page");
-    browser.wait_ui(&panel, "!!document.querySelector('.notice .notice-settings')");
+    browser.wait_ui(&panel, "document.querySelector('.notice .notice-settings')?.hidden === false");
     let kept = browser.run_js(&panel, &format!("document.querySelector({COMPOSER:?}).value"));
     assert_eq!(kept, "Summarize this page");
     assert_eq!(stored_threads(&mut browser, &panel), Vec::<String>::new());
@@ -310,6 +310,28 @@ fn ui_design_type_sizes_copy_buttons_narrow_layouts_and_screenshots() {
         browser.screenshot(&chat, scheme, &path).expect("screenshot the drawer");
         eprintln!("screenshot: {}", path.display());
     }
+    // Rename opens a box across the row, focused, with the title selected; Escape leaves it.
+    click(&mut browser, &chat, ".sidebar .thread .rename");
+    browser.wait_ui(
+        &chat,
+        "(() => { const el = document.activeElement;
+            return !!el && el.classList.contains('rename-box') && el.value === 'Plan comparison'
+                && el.selectionStart === 0 && el.selectionEnd === el.value.length
+                && el.getBoundingClientRect().width > 200; })()",
+    );
+    browser.press(&chat, "Escape", &[]).expect("press Escape");
+    browser.wait_ui(
+        &chat,
+        "!document.querySelector('.rename-box') && !!document.querySelector('.layout.drawer-open')",
+    );
+    // Delete asks under the row, on lines as wide as the drawer (not a word per line).
+    click(&mut browser, &chat, ".sidebar .thread .delete");
+    browser.wait_ui(
+        &chat,
+        "document.querySelector('.sidebar .confirm > span')?.getBoundingClientRect().width > 200",
+    );
+    click(&mut browser, &chat, ".sidebar .cancel-delete");
+    browser.wait_ui(&chat, "!document.querySelector('.sidebar .confirm')");
     // Choosing a thread closes the drawer.
     click(&mut browser, &chat, ".sidebar .thread .open");
     browser.wait_ui(

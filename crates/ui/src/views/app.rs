@@ -6,6 +6,7 @@
 use leptos::prelude::*;
 
 use super::icon::icon;
+use super::icon::icon_html;
 use super::options_page::OptionsPage;
 use super::status::NoticeBar;
 use super::status::StatusLine;
@@ -20,6 +21,7 @@ use crate::host;
 use crate::i18n;
 use crate::i18n::Msg;
 use crate::icons::Icon;
+use crate::markdown::escape_html;
 use crate::state::keys::Modifiers;
 use crate::state::keys::is_toggle_view;
 
@@ -56,71 +58,140 @@ pub(crate) fn App() -> impl IntoView {
     }
 }
 
-/// The header: one row at every width. Icon buttons carry their names as labels; the header is
-/// rebuilt when the language changes (one reactive closure rather than one per label).
+/// What a header button does; its `data-action` in the markup.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum HeaderAction {
+    /// Opens or closes the thread drawer.
+    Drawer,
+    /// Starts a new chat.
+    NewChat,
+    /// Opens the thread in a chat tab (side panel).
+    OpenInTab,
+    /// Opens the options page.
+    Settings,
+}
+
+impl HeaderAction {
+    const ALL: [HeaderAction; 4] = [
+        HeaderAction::Drawer,
+        HeaderAction::NewChat,
+        HeaderAction::OpenInTab,
+        HeaderAction::Settings,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            HeaderAction::Drawer => "drawer",
+            HeaderAction::NewChat => "new-chat",
+            HeaderAction::OpenInTab => "open-in-tab",
+            HeaderAction::Settings => "settings",
+        }
+    }
+
+    /// The button's class (what tests and the stylesheet find it by), label and icon.
+    fn button(self) -> (&'static str, Msg, Icon) {
+        match self {
+            HeaderAction::Drawer => ("drawer-toggle", Msg::Threads, Icon::Threads),
+            HeaderAction::NewChat => ("new-chat", Msg::NewThread, Icon::NewChat),
+            HeaderAction::OpenInTab => ("open-in-tab", Msg::OpenInTab, Icon::OpenInTab),
+            HeaderAction::Settings => ("open-settings", Msg::Settings, Icon::Settings),
+        }
+    }
+
+    /// Whether the page `kind` has this button.
+    fn on(self, kind: PageKind) -> bool {
+        match self {
+            HeaderAction::Drawer | HeaderAction::NewChat | HeaderAction::Settings => {
+                kind != PageKind::Options
+            }
+            HeaderAction::OpenInTab => kind == PageKind::SidePanel,
+        }
+    }
+}
+
+/// The header's markup in `lang`: static buttons whose clicks [`Header`] handles by their
+/// `data-action`. Written as text rather than as Leptos views: each view is generic code in the
+/// wasm, and the UI has a size budget; nothing here changes but the language.
+fn header_html(kind: PageKind, lang: i18n::Lang) -> String {
+    let t = |msg| escape_html(i18n::text(lang, msg));
+    let button = |action: HeaderAction| {
+        let (class, label, glyph) = action.button();
+        let label = t(label);
+        let expanded = if action == HeaderAction::Drawer {
+            " aria-controls=\"thread-drawer\" aria-expanded=\"false\""
+        } else {
+            ""
+        };
+        format!(
+            "<button type=\"button\" class=\"btn-icon btn-ghost {class}\" data-action=\"{}\" \
+             aria-label=\"{label}\" title=\"{label}\"{expanded}>{}</button>",
+            action.name(),
+            icon_html(glyph)
+        )
+    };
+    let buttons = |actions: &[HeaderAction]| -> String {
+        actions.iter().filter(|a| a.on(kind)).map(|a| button(*a)).collect()
+    };
+    let title = match kind {
+        PageKind::Options => format!("<span class=\"page-title\">{}</span>", t(Msg::Settings)),
+        PageKind::SidePanel | PageKind::Chat => String::new(),
+    };
+    format!(
+        "{}<span class=\"brand\"><img class=\"brand-mark\" src=\"icons/panelot.svg\" alt=\"\">\
+         <span class=\"brand-name\">{}</span></span>{title}<span class=\"spacer\"></span>{}",
+        buttons(&[HeaderAction::Drawer]),
+        t(Msg::AppName),
+        buttons(&[HeaderAction::NewChat, HeaderAction::OpenInTab, HeaderAction::Settings]),
+    )
+}
+
+/// Opens or closes the drawer, keeping the toggle's `aria-expanded` in step.
+fn set_drawer(drawer: RwSignal<bool>, open: bool) {
+    drawer.set(open);
+    let toggle = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.query_selector(".drawer-toggle").ok().flatten());
+    if let Some(toggle) = toggle {
+        let _ = toggle.set_attribute("aria-expanded", if open { "true" } else { "false" });
+    }
+}
+
+/// The header: one row at every width, rebuilt when the language changes. Icon buttons carry
+/// their names as labels.
 #[component]
 fn Header(drawer: RwSignal<bool>) -> impl IntoView {
     let page = use_page();
     let open = use_open_thread();
     let turns = use_turns();
     let kind = page.kind;
-    let conversation = kind != PageKind::Options;
-    let open_in_tab = move |_| {
-        if let Some(window) = web_sys::window() {
-            let _ = window.open_with_url_and_target(&page_url("chat.html", open), "_blank");
+    let on_click = move |event: web_sys::MouseEvent| {
+        let action = event
+            .target()
+            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+            .and_then(|t| t.closest("[data-action]").ok().flatten())
+            .and_then(|b| b.get_attribute("data-action"))
+            .and_then(|name| HeaderAction::ALL.into_iter().find(|a| a.name() == name));
+        match action {
+            None => {}
+            Some(HeaderAction::Drawer) => {
+                let opening = !drawer.get_untracked();
+                set_drawer(drawer, opening);
+                if opening {
+                    // The keyboard goes where the eyes go.
+                    request_animation_frame(|| focus_selector("#thread-drawer .new-thread"));
+                }
+            }
+            Some(HeaderAction::NewChat) => turns.new_draft(),
+            Some(HeaderAction::OpenInTab) => {
+                if let Some(window) = web_sys::window() {
+                    let _ = window.open_with_url_and_target(&page_url("chat.html", open), "_blank");
+                }
+            }
+            Some(HeaderAction::Settings) => host::open_settings(None),
         }
     };
-    let toggle_drawer = move |_| {
-        let opening = !drawer.get_untracked();
-        drawer.set(opening);
-        if opening {
-            // Opening moves the focus into the drawer, so the keyboard goes where the eyes go.
-            request_animation_frame(|| focus_selector("#thread-drawer .new-thread"));
-        }
-    };
-    move || {
-        let t = move |msg| i18n::text(page.lang.get(), msg);
-        view! {
-            <header class="topbar">
-                {conversation.then(|| view! {
-                    <button type="button" class="btn-icon btn-ghost drawer-toggle"
-                        aria-label=t(Msg::Threads) title=t(Msg::Threads)
-                        aria-controls="thread-drawer" aria-expanded=move || drawer.get().to_string()
-                        on:click=toggle_drawer>
-                        {icon(Icon::Threads)}
-                    </button>
-                })}
-                <span class="brand">
-                    <img class="brand-mark" src="icons/panelot.svg" alt=""/>
-                    <span class="brand-name">{t(Msg::AppName)}</span>
-                </span>
-                {(kind == PageKind::Options).then(|| view! {
-                    <span class="page-title">{t(Msg::Settings)}</span>
-                })}
-                <span class="spacer"></span>
-                {conversation.then(|| view! {
-                    <button type="button" class="btn-icon btn-ghost new-chat"
-                        aria-label=t(Msg::NewThread) title=t(Msg::NewThread)
-                        on:click=move |_| turns.new_draft()>
-                        {icon(Icon::NewChat)}
-                    </button>
-                })}
-                {(kind == PageKind::SidePanel).then(|| view! {
-                    <button type="button" class="btn-icon btn-ghost open-in-tab"
-                        aria-label=t(Msg::OpenInTab) title=t(Msg::OpenInTab)
-                        on:click=open_in_tab>
-                        {icon(Icon::OpenInTab)}
-                    </button>
-                })}
-                {conversation.then(|| view! {
-                    <button type="button" class="btn-icon btn-ghost open-settings"
-                        aria-label=t(Msg::Settings) title=t(Msg::Settings)
-                        on:click=move |_| host::open_settings(None)>
-                        {icon(Icon::Settings)}
-                    </button>
-                })}
-            </header>
-        }
+    view! {
+        <header class="topbar" inner_html=move || header_html(kind, page.lang.get()) on:click=on_click></header>
     }
 }
 
@@ -146,7 +217,7 @@ fn Conversation(drawer: RwSignal<bool>) -> impl IntoView {
     let on_keydown = move |event: web_sys::KeyboardEvent| {
         if event.key() == "Escape" && drawer.get_untracked() {
             event.stop_propagation();
-            drawer.set(false);
+            set_drawer(drawer, false);
             focus_selector(".drawer-toggle");
         }
     };
@@ -158,7 +229,7 @@ fn Conversation(drawer: RwSignal<bool>) -> impl IntoView {
             .and_then(|t| t.closest(".thread .open, .new-thread, .close-drawer").ok().flatten())
             .is_some();
         if picked {
-            drawer.set(false);
+            set_drawer(drawer, false);
         }
     };
     let drawer_class = match page.kind {
@@ -177,7 +248,7 @@ fn Conversation(drawer: RwSignal<bool>) -> impl IntoView {
                 </div>
                 <ThreadListPanel/>
             </aside>
-            <div class="scrim" on:click=move |_| drawer.set(false)></div>
+            <div class="scrim" on:click=move |_| set_drawer(drawer, false)></div>
             <ThreadPane/>
         </div>
     }

@@ -1,19 +1,52 @@
 //! What a new chat shows before its first message: without a model, what to do and a button
 //! that opens the options page on the connection form; with one, what Panelot can do here.
 //! Nothing while the settings have not arrived, so a first run never flashes the wrong one.
+//!
+//! The content is static text in the page's language, written as markup rather than Leptos
+//! views (each view is generic code in the wasm, and the UI has a size budget); one click
+//! handler runs its button.
 
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 
-use super::icon::icon;
+use super::icon::icon_html;
 use crate::contexts::use_draft;
 use crate::contexts::use_page;
 use crate::contexts::use_settings;
 use crate::host;
 use crate::i18n;
+use crate::i18n::Lang;
 use crate::i18n::Msg;
 use crate::icons::Icon;
+use crate::markdown::escape_html;
 use crate::state::readiness::Readiness;
 use crate::state::readiness::readiness;
+
+/// The markup of the empty state in `lang`: `ready` says whether a message can run.
+fn empty_html(lang: Lang, ready: bool) -> String {
+    let t = |msg| escape_html(i18n::text(lang, msg));
+    let (state, glyph, title, text) = if ready {
+        ("ready", Icon::Message, Msg::EmptyReadyTitle, Msg::EmptyReadyText)
+    } else {
+        ("no-model", Icon::Plug, Msg::EmptyNoModelTitle, Msg::EmptyNoModelText)
+    };
+    let button = if ready {
+        String::new()
+    } else {
+        format!(
+            "<button type=\"button\" class=\"btn-primary connect-model\">{}{}</button>",
+            icon_html(Icon::Plug),
+            t(Msg::ConnectModel)
+        )
+    };
+    format!(
+        "<div class=\"empty-state\" data-state=\"{state}\"><span class=\"empty-icon\">{}</span>\
+         <h2>{}</h2><p>{}</p>{button}</div>",
+        icon_html(glyph),
+        t(title),
+        t(text)
+    )
+}
 
 /// The empty state of a draft or of a thread without messages.
 #[component]
@@ -21,40 +54,25 @@ pub(crate) fn EmptyState() -> impl IntoView {
     let page = use_page();
     let settings = use_settings();
     let draft = use_draft();
-    let state = Memo::new(move |_| {
+    let html = move || {
         let preset = draft.preset.get();
         let turn_model = draft.turn_model.get();
-        settings.view.with(|s| match readiness(s.as_ref(), turn_model.as_ref(), preset.as_ref()) {
-            Readiness::Unknown => None,
-            Readiness::Ready(..) => Some(true),
-            Readiness::NoModel => Some(false),
-        })
-    });
-    // Rebuilt when the language changes: the texts inside are plain.
-    move || {
-        let t = move |msg| i18n::text(page.lang.get(), msg);
-        match state.get() {
-            None => ().into_any(),
-            Some(false) => view! {
-                <div class="empty-state" data-state="no-model">
-                    <span class="empty-icon">{icon(Icon::Plug)}</span>
-                    <h2>{t(Msg::EmptyNoModelTitle)}</h2>
-                    <p>{t(Msg::EmptyNoModelText)}</p>
-                    <button type="button" class="btn-primary connect-model"
-                        on:click=move |_| host::open_settings(Some("connect"))>
-                        {icon(Icon::Plug)}{t(Msg::ConnectModel)}
-                    </button>
-                </div>
-            }
-            .into_any(),
-            Some(true) => view! {
-                <div class="empty-state" data-state="ready">
-                    <span class="empty-icon">{icon(Icon::Message)}</span>
-                    <h2>{t(Msg::EmptyReadyTitle)}</h2>
-                    <p>{t(Msg::EmptyReadyText)}</p>
-                </div>
-            }
-            .into_any(),
+        let ready =
+            settings.view.with(|s| readiness(s.as_ref(), turn_model.as_ref(), preset.as_ref()));
+        match ready {
+            Readiness::Unknown => String::new(),
+            Readiness::Ready(..) => empty_html(page.lang.get(), true),
+            Readiness::NoModel => empty_html(page.lang.get(), false),
         }
-    }
+    };
+    let on_click = move |event: web_sys::MouseEvent| {
+        let connect = event
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|t| t.closest(".connect-model").ok().flatten());
+        if connect.is_some() {
+            host::open_settings(Some("connect"));
+        }
+    };
+    view! { <div class="empty" inner_html=html on:click=on_click></div> }
 }

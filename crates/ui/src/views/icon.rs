@@ -13,3 +13,12 @@ pub(crate) fn icon(icon: Icon) -> impl IntoView {
         </svg>
     }
 }
+
+/// The markup of [`icon`], for views written as text.
+pub(crate) fn icon_html(icon: Icon) -> String {
+    format!(
+        "<svg class=\"icon\" aria-hidden=\"true\" focusable=\"false\" data-icon=\"{}\"><use href=\"{}\"></use></svg>",
+        icon.name(),
+        icon.href()
+    )
+}

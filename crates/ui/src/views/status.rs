@@ -55,12 +55,11 @@ pub(crate) fn NoticeBar() -> impl IntoView {
                 {icon(Icon::Warning)}
                 <span class="text">{move || notices.current.get().unwrap_or_default()}</span>
                 <span class="actions">
-                    <Show when=move || notices.settings_link.get()>
-                        <button type="button" class="btn-sm btn-primary notice-settings"
-                            on:click=move |_| host::open_settings(Some("connect"))>
-                            {connect}
-                        </button>
-                    </Show>
+                    <button type="button" class="btn-sm btn-primary notice-settings"
+                        hidden=move || !notices.settings_link.get()
+                        on:click=move |_| host::open_settings(Some("connect"))>
+                        {connect}
+                    </button>
                     <button type="button" class="btn-icon btn-sm btn-ghost dismiss"
                         aria-label=dismiss title=dismiss
                         on:click=move |_| notices.dismiss()>
