@@ -1,4 +1,4 @@
-//! The engine connection: its status as the views show it, and the one way views send commands
+//! The engine link: its status as the views show it, and the one way views send commands
 //! (through the host's port, whose client keeps them until the engine answers).
 
 use leptos::prelude::*;
@@ -8,13 +8,13 @@ use panelot_protocol::ThreadId;
 
 use crate::host;
 use crate::state::client::ClientError;
-use crate::state::client::Connection;
+use crate::state::client::EngineLink;
 
-/// The engine connection.
+/// The engine link.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Engine {
-    /// Where the connection stands.
-    pub(crate) connection: RwSignal<Connection>,
+    /// Where the link stands.
+    pub(crate) link: RwSignal<EngineLink>,
     /// Sessions opened so far (1 after the first handshake, +1 per reconnect); shown as
     /// `data-engine-sessions` so tests can see a reconnect happen.
     pub(crate) sessions: RwSignal<u32>,
@@ -37,14 +37,14 @@ impl Engine {
     /// Whether input is disabled for good (the extension was updated: the page must reload).
     /// Tracked.
     pub(crate) fn reload_required(self) -> bool {
-        self.connection.with(|c| matches!(c, Connection::ReloadRequired { .. }))
+        self.link.with(|c| matches!(c, EngineLink::ReloadRequired { .. }))
     }
 }
 
 /// Provides the [`Engine`] context.
 pub(crate) fn provide_engine() -> Engine {
     let engine =
-        Engine { connection: RwSignal::new(Connection::Connecting), sessions: RwSignal::new(0) };
+        Engine { link: RwSignal::new(EngineLink::Connecting), sessions: RwSignal::new(0) };
     provide_context(engine);
     engine
 }

@@ -19,8 +19,8 @@ use super::threads::Threads;
 use super::turns::Turns;
 use crate::host;
 use crate::i18n::Msg;
-use crate::state::client::Connection;
-use crate::state::client::Effect;
+use crate::state::client::EngineLink;
+use crate::state::client::ClientEffect;
 
 /// Holds every context, to hand each effect to the ones it concerns.
 #[derive(Debug, Clone, Copy)]
@@ -37,10 +37,10 @@ pub(crate) struct Router {
 
 impl Router {
     /// Handles a client effect that concerns the app.
-    pub(crate) fn handle(self, effect: Effect) {
+    pub(crate) fn handle(self, effect: ClientEffect) {
         match effect {
-            Effect::Status(connection) => self.status(connection),
-            Effect::Deliver(frame) => {
+            ClientEffect::Status(link) => self.status(link),
+            ClientEffect::Deliver(frame) => {
                 self.threads.list.update(|list| {
                     list.apply(&frame.event);
                 });
@@ -50,11 +50,11 @@ impl Router {
                 self.after_event(&frame.event);
                 self.open.refresh_if_wanted();
             }
-            Effect::Acked { submission_id, .. } => {
+            ClientEffect::Acked { submission_id, .. } => {
                 self.settings.answer_preset_editor(&submission_id, None);
                 self.open.update(|view| view.confirm(&submission_id));
             }
-            Effect::Rejected { submission_id, message, .. } => {
+            ClientEffect::Rejected { submission_id, message, .. } => {
                 if self.settings.answer_preset_editor(&submission_id, Some(&message)) {
                     // The form shows the reason next to what was typed.
                     return;
@@ -67,18 +67,18 @@ impl Router {
                 self.open.refresh_if_wanted();
                 self.notices.show(self.page.format(Msg::Rejected, &[("message", &message)]));
             }
-            Effect::Malformed(detail) => {
+            ClientEffect::Malformed(detail) => {
                 host::log_error(&detail);
                 self.notices.show(self.page.format(Msg::MalformedEvent, &[("detail", &detail)]));
             }
             // The port carries these out itself.
-            Effect::Send(_) | Effect::SaveOutbox(_) | Effect::ReconnectAfter(_) => {}
+            ClientEffect::Send(_) | ClientEffect::SaveOutbox(_) | ClientEffect::ReconnectAfter(_) => {}
         }
     }
 
-    fn status(self, connection: Connection) {
-        let ready = connection == Connection::Ready;
-        self.engine.connection.set(connection);
+    fn status(self, link: EngineLink) {
+        let ready = link == EngineLink::Ready;
+        self.engine.link.set(link);
         if !ready {
             return;
         }

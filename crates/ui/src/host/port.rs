@@ -1,6 +1,6 @@
 //! The port to the engine: the `chrome.runtime` Port under the [`EngineClient`], its timers
 //! (heartbeat, reconnect backoff), and `chrome.storage` for the client id and the outbox. It
-//! carries out the client's [`Effect`]s and hands those that concern the app to a callback.
+//! carries out the client's [`ClientEffect`]s and hands those that concern the app to a callback.
 //!
 //! The page has one thread, so the client and the port live in a thread-local; view closures
 //! (which Leptos requires to be `Send`) reach them through the free functions here instead of
@@ -33,7 +33,7 @@ use super::chrome::session_set;
 use super::chrome::storage_get;
 use super::chrome::storage_set;
 use crate::state::client::ClientError;
-use crate::state::client::Effect;
+use crate::state::client::ClientEffect;
 use crate::state::client::EngineClient;
 use crate::state::client::PING_INTERVAL_MS;
 
@@ -77,7 +77,7 @@ struct Host {
     /// and a chat tab do not overwrite each other's.
     outbox_key: String,
     /// Where the client's effects for the app go (events, status, answers).
-    on_effect: Rc<dyn Fn(Effect)>,
+    on_effect: Rc<dyn Fn(ClientEffect)>,
 }
 
 thread_local! {
@@ -90,9 +90,9 @@ thread_local! {
 pub(crate) fn start(
     outbox_key: String,
     subscribe: Option<ThreadId>,
-    on_effect: impl Fn(Effect) + 'static,
+    on_effect: impl Fn(ClientEffect) + 'static,
 ) {
-    let on_effect: Rc<dyn Fn(Effect)> = Rc::new(on_effect);
+    let on_effect: Rc<dyn Fn(ClientEffect)> = Rc::new(on_effect);
     spawn_local(async move {
         let Some(client_id) = load_client_id().await else {
             log_error("cannot make a client id");
@@ -206,10 +206,10 @@ fn current_generation() -> Option<u64> {
 
 /// Carries out the client's effects. The host is borrowed only briefly for each, so signal
 /// updates (and anything they trigger) never run inside a borrow.
-fn run(effects: Vec<Effect>) {
+fn run(effects: Vec<ClientEffect>) {
     for effect in effects {
         match effect {
-            Effect::Send(text) => {
+            ClientEffect::Send(text) => {
                 let sent = HOST.with_borrow(|host| {
                     let port = host.as_ref().and_then(|h| h.port.as_ref())?;
                     Some(port.port.post_message(&JsValue::from_str(&text)))
@@ -219,20 +219,20 @@ fn run(effects: Vec<Effect>) {
                     log_error(&format!("cannot post to the engine: {err:?}"));
                 }
             }
-            Effect::SaveOutbox(text) => {
+            ClientEffect::SaveOutbox(text) => {
                 let key = HOST.with_borrow(|host| host.as_ref().map(|h| h.outbox_key.clone()));
                 if let Some(key) = key {
                     storage_set(&key, &text, session_set);
                 }
             }
-            Effect::ReconnectAfter(ms) => {
+            ClientEffect::ReconnectAfter(ms) => {
                 set_timeout(connect, Duration::from_millis(u64::from(ms)))
             }
-            Effect::Status(_)
-            | Effect::Deliver(_)
-            | Effect::Acked { .. }
-            | Effect::Rejected { .. }
-            | Effect::Malformed(_) => {
+            ClientEffect::Status(_)
+            | ClientEffect::Deliver(_)
+            | ClientEffect::Acked { .. }
+            | ClientEffect::Rejected { .. }
+            | ClientEffect::Malformed(_) => {
                 // Cloned out of the borrow: the app's handler may send, which borrows again.
                 let on_effect = HOST.with_borrow(|host| host.as_ref().map(|h| h.on_effect.clone()));
                 if let Some(on_effect) = on_effect {

@@ -1,7 +1,7 @@
 //! The engine client as a sans-IO state machine: the page's side of the port protocol.
 //!
 //! The host (the wasm layer in `port.rs`) feeds it what happened (port opened or closed, text
-//! received, heartbeat timer) and carries out the [`Effect`]s it returns (send text, save the
+//! received, heartbeat timer) and carries out the [`ClientEffect`]s it returns (send text, save the
 //! outbox, reconnect after a delay, hand events to the views). Nothing here touches the DOM or
 //! `chrome.*`, so every rule is tested natively:
 //!
@@ -38,9 +38,9 @@ pub const RECONNECT_INITIAL_MS: u32 = 500;
 /// Longest reconnect delay.
 pub const RECONNECT_MAX_MS: u32 = 8_000;
 
-/// The state of the connection to the engine, as shown to the user.
+/// The state of the link to the engine, as shown to the user.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Connection {
+pub enum EngineLink {
     /// A port is open and `initialize` is on its way.
     Connecting,
     /// The session is open.
@@ -57,29 +57,29 @@ pub enum Connection {
     },
 }
 
-impl Connection {
+impl EngineLink {
     /// The machine name shown in `data-engine-status`.
     pub fn name(&self) -> &'static str {
         match self {
-            Connection::Connecting => "connecting",
-            Connection::Ready => "ready",
-            Connection::Reconnecting { .. } => "disconnected",
-            Connection::ReloadRequired { .. } => "reload-required",
+            EngineLink::Connecting => "connecting",
+            EngineLink::Ready => "ready",
+            EngineLink::Reconnecting { .. } => "disconnected",
+            EngineLink::ReloadRequired { .. } => "reload-required",
         }
     }
 }
 
 /// What the host must do.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Effect {
+pub enum ClientEffect {
     /// Post this JSON text on the port.
     Send(String),
     /// Store this JSON text as the outbox in `chrome.storage.session`.
     SaveOutbox(String),
     /// Open a new port after this many milliseconds.
     ReconnectAfter(u32),
-    /// The connection state changed.
-    Status(Connection),
+    /// The link state changed.
+    Status(EngineLink),
     /// An event for the views (snapshots, thread and broadcast events).
     Deliver(Box<EventFrame>),
     /// A command was accepted: its optimistic change is now the engine's.
@@ -118,7 +118,7 @@ pub struct EngineClient {
     /// `{id_prefix}-0`, proof that the prefix makes valid ids.
     first_id: SubmissionId,
     next_id: u64,
-    connection: Connection,
+    link: EngineLink,
     /// Ports closed since the last session opened; sets the reconnect delay.
     failed_attempts: u32,
     /// Commands not yet acknowledged or rejected, in send order.
@@ -143,7 +143,7 @@ impl EngineClient {
             id_prefix: id_prefix.to_owned(),
             first_id,
             next_id: 0,
-            connection: Connection::Connecting,
+            link: EngineLink::Connecting,
             failed_attempts: 0,
             outbox: Vec::new(),
             subscribed: None,
@@ -151,9 +151,9 @@ impl EngineClient {
         })
     }
 
-    /// The connection state.
-    pub fn connection(&self) -> &Connection {
-        &self.connection
+    /// The link state.
+    pub fn link(&self) -> &EngineLink {
+        &self.link
     }
 
     /// Commands waiting for an answer.
@@ -163,7 +163,7 @@ impl EngineClient {
 
     /// Whether the user may type and send.
     pub fn input_enabled(&self) -> bool {
-        !matches!(self.connection, Connection::ReloadRequired { .. })
+        !matches!(self.link, EngineLink::ReloadRequired { .. })
     }
 
     /// Restores the outbox saved by an earlier page of this session (a reload keeps
@@ -197,8 +197,8 @@ impl EngineClient {
     }
 
     /// A port was opened: start the handshake.
-    pub fn opened(&mut self) -> Vec<Effect> {
-        if let Connection::ReloadRequired { .. } = self.connection {
+    pub fn opened(&mut self) -> Vec<ClientEffect> {
+        if let EngineLink::ReloadRequired { .. } = self.link {
             return Vec::new();
         }
         let submission_id = self.next_submission_id();
@@ -210,14 +210,14 @@ impl EngineClient {
             client_id: self.client_id.clone(),
             subscribe: self.subscribed.clone().map(|thread_id| SubscribeTarget { thread_id }),
         });
-        let mut effects = self.set_connection(Connection::Connecting);
-        effects.extend(encode(&initialize).map(Effect::Send));
+        let mut effects = self.set_link(EngineLink::Connecting);
+        effects.extend(encode(&initialize).map(ClientEffect::Send));
         effects
     }
 
     /// The port closed.
-    pub fn closed(&mut self) -> Vec<Effect> {
-        if let Connection::ReloadRequired { .. } = self.connection {
+    pub fn closed(&mut self) -> Vec<ClientEffect> {
+        if let EngineLink::ReloadRequired { .. } = self.link {
             return Vec::new();
         }
         // A port that closes before its session opens counts as a failed attempt too, so the
@@ -225,31 +225,31 @@ impl EngineClient {
         let attempt = self.failed_attempts;
         self.failed_attempts = self.failed_attempts.saturating_add(1);
         self.initialize_id = None;
-        let mut effects = self.set_connection(Connection::Reconnecting { attempt });
-        effects.push(Effect::ReconnectAfter(reconnect_delay_ms(attempt)));
+        let mut effects = self.set_link(EngineLink::Reconnecting { attempt });
+        effects.push(ClientEffect::ReconnectAfter(reconnect_delay_ms(attempt)));
         effects
     }
 
     /// The heartbeat timer fired.
-    pub fn heartbeat(&mut self) -> Vec<Effect> {
-        if self.connection != Connection::Ready {
+    pub fn heartbeat(&mut self) -> Vec<ClientEffect> {
+        if self.link != EngineLink::Ready {
             return Vec::new();
         }
         let ping = Op::Ping(PingParams { submission_id: self.next_submission_id() });
-        encode(&ping).map(Effect::Send).into_iter().collect()
+        encode(&ping).map(ClientEffect::Send).into_iter().collect()
     }
 
     /// Follows `thread_id`: subscribes now if the session is open, and at every reconnect.
-    pub fn subscribe(&mut self, thread_id: ThreadId) -> Vec<Effect> {
+    pub fn subscribe(&mut self, thread_id: ThreadId) -> Vec<ClientEffect> {
         self.subscribed = Some(thread_id.clone());
-        if self.connection != Connection::Ready {
+        if self.link != EngineLink::Ready {
             return Vec::new();
         }
         let op = Op::ThreadSubscribe(ThreadSubscribeParams {
             submission_id: self.next_submission_id(),
             thread_id,
         });
-        encode(&op).map(Effect::Send).into_iter().collect()
+        encode(&op).map(ClientEffect::Send).into_iter().collect()
     }
 
     /// The thread this page follows.
@@ -263,25 +263,25 @@ impl EngineClient {
     pub fn send(
         &mut self,
         build: impl FnOnce(SubmissionId) -> Op,
-    ) -> Result<(SubmissionId, Vec<Effect>), ClientError> {
+    ) -> Result<(SubmissionId, Vec<ClientEffect>), ClientError> {
         if !self.input_enabled() {
             return Err(ClientError::ReloadRequired);
         }
         let submission_id = self.next_submission_id();
         let op = build(submission_id.clone());
         let mut effects = Vec::new();
-        let ready = self.connection == Connection::Ready;
+        let ready = self.link == EngineLink::Ready;
         match op.kind().class() {
             OpClass::Command => {
                 if ready {
-                    effects.extend(encode(&op).map(Effect::Send));
+                    effects.extend(encode(&op).map(ClientEffect::Send));
                 }
                 self.outbox.push(op);
                 effects.extend(self.save_outbox());
             }
             OpClass::Control => {
                 if ready {
-                    effects.extend(encode(&op).map(Effect::Send));
+                    effects.extend(encode(&op).map(ClientEffect::Send));
                 }
             }
         }
@@ -289,12 +289,12 @@ impl EngineClient {
     }
 
     /// Text arrived on the port.
-    pub fn received(&mut self, text: &str) -> Vec<Effect> {
+    pub fn received(&mut self, text: &str) -> Vec<ClientEffect> {
         let frame = match decode_event_str(text) {
             Ok(frame) => frame,
             // A newer engine may send event types this page does not know: ignored by design.
             Err(DecodeError::UnknownType(_)) => return Vec::new(),
-            Err(err) => return vec![Effect::Malformed(err.to_string())],
+            Err(err) => return vec![ClientEffect::Malformed(err.to_string())],
         };
         match &frame.event {
             AgentEvent::Initialized(event) => {
@@ -304,31 +304,31 @@ impl EngineClient {
                 }
                 self.initialize_id = None;
                 self.failed_attempts = 0;
-                let mut effects = self.set_connection(Connection::Ready);
+                let mut effects = self.set_link(EngineLink::Ready);
                 // Resent with their original ids: the engine's receipts answer a command it has
                 // already seen with its stored response instead of running it twice.
-                effects.extend(self.outbox.iter().filter_map(encode).map(Effect::Send));
-                effects.push(Effect::Deliver(Box::new(frame)));
+                effects.extend(self.outbox.iter().filter_map(encode).map(ClientEffect::Send));
+                effects.push(ClientEffect::Deliver(Box::new(frame)));
                 effects
             }
             AgentEvent::FatalReloadRequired(event) => {
                 let message = event.message.clone();
-                let mut effects = self.set_connection(Connection::ReloadRequired { message });
-                effects.push(Effect::Deliver(Box::new(frame)));
+                let mut effects = self.set_link(EngineLink::ReloadRequired { message });
+                effects.push(ClientEffect::Deliver(Box::new(frame)));
                 effects
             }
             AgentEvent::CommandAck(event) => {
                 let submission_id = event.submission_id.clone();
                 let thread_id = event.thread_id.clone();
                 let mut effects = self.settle(&submission_id);
-                effects.push(Effect::Acked { submission_id, thread_id });
-                effects.push(Effect::Deliver(Box::new(frame)));
+                effects.push(ClientEffect::Acked { submission_id, thread_id });
+                effects.push(ClientEffect::Deliver(Box::new(frame)));
                 effects
             }
             AgentEvent::CommandRejected(event) => {
                 let submission_id = event.submission_id.clone();
                 let mut effects = self.settle(&submission_id);
-                effects.push(Effect::Rejected {
+                effects.push(ClientEffect::Rejected {
                     submission_id,
                     code: event.code,
                     message: event.message.clone(),
@@ -360,27 +360,27 @@ impl EngineClient {
             | AgentEvent::TabsUpdated(_)
             | AgentEvent::ActivityUpdated(_)
             | AgentEvent::SettingsState(_)
-            | AgentEvent::ConnectionVerified(_) => vec![Effect::Deliver(Box::new(frame))],
+            | AgentEvent::ConnectionVerified(_) => vec![ClientEffect::Deliver(Box::new(frame))],
         }
     }
 
     /// Drops an answered command from the outbox.
-    fn settle(&mut self, submission_id: &SubmissionId) -> Vec<Effect> {
+    fn settle(&mut self, submission_id: &SubmissionId) -> Vec<ClientEffect> {
         let before = self.outbox.len();
         self.outbox.retain(|op| op.submission_id() != submission_id);
         if self.outbox.len() == before { Vec::new() } else { self.save_outbox() }
     }
 
-    fn save_outbox(&self) -> Vec<Effect> {
-        serde_json::to_string(&self.outbox).ok().map(Effect::SaveOutbox).into_iter().collect()
+    fn save_outbox(&self) -> Vec<ClientEffect> {
+        serde_json::to_string(&self.outbox).ok().map(ClientEffect::SaveOutbox).into_iter().collect()
     }
 
-    fn set_connection(&mut self, connection: Connection) -> Vec<Effect> {
-        if self.connection == connection {
+    fn set_link(&mut self, link: EngineLink) -> Vec<ClientEffect> {
+        if self.link == link {
             return Vec::new();
         }
-        self.connection = connection.clone();
-        vec![Effect::Status(connection)]
+        self.link = link.clone();
+        vec![ClientEffect::Status(link)]
     }
 }
 

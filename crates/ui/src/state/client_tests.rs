@@ -16,7 +16,7 @@ fn client() -> EngineClient {
 }
 
 /// Opens a port and answers the `initialize`, returning the effects of the answer.
-fn connect(client: &mut EngineClient) -> Vec<Effect> {
+fn connect(client: &mut EngineClient) -> Vec<ClientEffect> {
     let effects = client.opened();
     let init = sent_ops(&effects).into_iter().find(|op| matches!(op, Op::Initialize(_))).unwrap();
     let answer = json!({"type": "initialized", "submissionId": init.submission_id().as_str(),
@@ -24,17 +24,17 @@ fn connect(client: &mut EngineClient) -> Vec<Effect> {
     client.received(&answer.to_string())
 }
 
-fn sent_ops(effects: &[Effect]) -> Vec<Op> {
+fn sent_ops(effects: &[ClientEffect]) -> Vec<Op> {
     effects
         .iter()
         .filter_map(|e| match e {
-            Effect::Send(text) => Some(decode_op_str(text).unwrap()),
+            ClientEffect::Send(text) => Some(decode_op_str(text).unwrap()),
             _ => None,
         })
         .collect()
 }
 
-fn submit(client: &mut EngineClient, text: &str) -> (SubmissionId, Vec<Effect>) {
+fn submit(client: &mut EngineClient, text: &str) -> (SubmissionId, Vec<ClientEffect>) {
     let thread_id = ThreadId::new("t-1").unwrap();
     client
         .send(|submission_id| {
@@ -62,11 +62,11 @@ fn handshake_sends_initialize_with_client_id_and_subscription() {
     assert_eq!(init.client_id.as_str(), "client-1");
     assert_eq!(init.schema_hash, ENGINE_SCHEMA_HASH);
     assert_eq!(init.subscribe.as_ref().map(|s| s.thread_id.as_str()), Some("t-1"));
-    assert_eq!(client.connection(), &Connection::Connecting);
+    assert_eq!(client.link(), &EngineLink::Connecting);
 
     let effects = connect(&mut client);
-    assert_eq!(effects[0], Effect::Status(Connection::Ready));
-    assert!(matches!(effects.last(), Some(Effect::Deliver(_))), "{effects:?}");
+    assert_eq!(effects[0], ClientEffect::Status(EngineLink::Ready));
+    assert!(matches!(effects.last(), Some(ClientEffect::Deliver(_))), "{effects:?}");
 }
 
 #[test]
@@ -75,17 +75,17 @@ fn commands_wait_in_the_outbox_until_acked() {
     connect(&mut client);
     let (id, effects) = submit(&mut client, "hello");
     assert_eq!(ids(&sent_ops(&effects)), [format!("turn.submit:{id}")]);
-    assert!(effects.iter().any(|e| matches!(e, Effect::SaveOutbox(_))), "{effects:?}");
+    assert!(effects.iter().any(|e| matches!(e, ClientEffect::SaveOutbox(_))), "{effects:?}");
     assert_eq!(client.outbox().len(), 1);
 
     let ack = json!({"type": "command.ack", "submissionId": id.as_str(), "threadId": "t-1",
         "runId": null, "revision": null});
     let effects = client.received(&ack.to_string());
     assert!(client.outbox().is_empty());
-    assert_eq!(effects[0], Effect::SaveOutbox("[]".to_owned()));
+    assert_eq!(effects[0], ClientEffect::SaveOutbox("[]".to_owned()));
     assert_eq!(
         effects[1],
-        Effect::Acked { submission_id: id, thread_id: Some(ThreadId::new("t-1").unwrap()) }
+        ClientEffect::Acked { submission_id: id, thread_id: Some(ThreadId::new("t-1").unwrap()) }
     );
 }
 
@@ -100,7 +100,7 @@ fn rejection_drops_the_command_and_asks_for_a_rollback() {
     assert!(client.outbox().is_empty());
     assert_eq!(
         effects.last(),
-        Some(&Effect::Rejected {
+        Some(&ClientEffect::Rejected {
             submission_id: id,
             code: ErrorCode::QueueFull,
             message: "the queue is full".to_owned()
@@ -121,7 +121,7 @@ fn unacknowledged_commands_are_resent_with_the_same_ids_after_reconnect() {
     let effects = client.closed();
     assert_eq!(
         effects,
-        [Effect::Status(Connection::Reconnecting { attempt: 0 }), Effect::ReconnectAfter(500)]
+        [ClientEffect::Status(EngineLink::Reconnecting { attempt: 0 }), ClientEffect::ReconnectAfter(500)]
     );
     let effects = connect(&mut client);
     assert_eq!(ids(&sent_ops(&effects)), [format!("turn.submit:{second}")]);
@@ -159,7 +159,7 @@ fn the_outbox_survives_a_page_reload() {
             Op::ThreadCreate(ThreadCreateParams { submission_id, preset: None, folder_id: None })
         })
         .unwrap();
-    let Some(Effect::SaveOutbox(saved)) = effects.last() else { panic!("{effects:?}") };
+    let Some(ClientEffect::SaveOutbox(saved)) = effects.last() else { panic!("{effects:?}") };
 
     let mut reloaded = EngineClient::new(ClientId::new("client-1").unwrap(), "page-b").unwrap();
     assert_eq!(reloaded.restore_outbox(saved), 1);
@@ -181,7 +181,7 @@ fn reconnect_backoff_doubles_up_to_eight_seconds_and_resets_on_success() {
         .map(|_| {
             client.opened();
             client.closed().into_iter().find_map(|e| match e {
-                Effect::ReconnectAfter(ms) => Some(ms),
+                ClientEffect::ReconnectAfter(ms) => Some(ms),
                 _ => None,
             })
         })
@@ -189,7 +189,7 @@ fn reconnect_backoff_doubles_up_to_eight_seconds_and_resets_on_success() {
         .collect();
     assert_eq!(delays, [500, 1000, 2000, 4000]);
     connect(&mut client);
-    assert_eq!(client.closed().last(), Some(&Effect::ReconnectAfter(500)));
+    assert_eq!(client.closed().last(), Some(&ClientEffect::ReconnectAfter(500)));
 }
 
 #[test]
@@ -201,7 +201,7 @@ fn reload_required_stops_reconnecting_and_disables_input() {
     let effects = client.received(&fatal.to_string());
     assert_eq!(
         effects[0],
-        Effect::Status(Connection::ReloadRequired { message: "reload Panelot".to_owned() })
+        ClientEffect::Status(EngineLink::ReloadRequired { message: "reload Panelot".to_owned() })
     );
     assert!(client.closed().is_empty());
     assert!(client.opened().is_empty());
@@ -227,11 +227,11 @@ fn unknown_events_are_ignored_and_malformed_known_ones_reported() {
     assert!(client.received(r#"{"type":"from.the.future","x":1}"#).is_empty());
     let effects = client.received(r#"{"type":"pong"}"#);
     assert!(
-        matches!(effects.as_slice(), [Effect::Malformed(m)] if m.contains("pong")),
+        matches!(effects.as_slice(), [ClientEffect::Malformed(m)] if m.contains("pong")),
         "{effects:?}"
     );
     let effects = client.received("{");
-    assert!(matches!(effects.as_slice(), [Effect::Malformed(_)]), "{effects:?}");
+    assert!(matches!(effects.as_slice(), [ClientEffect::Malformed(_)]), "{effects:?}");
 }
 
 #[test]
@@ -242,5 +242,5 @@ fn an_initialized_for_an_old_port_is_ignored() {
     let stale = json!({"type": "initialized", "submissionId": "page-a-1",
         "protocol": ENGINE_PROTOCOL, "schemaHash": ENGINE_SCHEMA_HASH, "snapshot": null});
     assert!(client.received(&stale.to_string()).is_empty());
-    assert_eq!(client.connection(), &Connection::Reconnecting { attempt: 0 });
+    assert_eq!(client.link(), &EngineLink::Reconnecting { attempt: 0 });
 }

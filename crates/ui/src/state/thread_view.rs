@@ -28,7 +28,7 @@ use panelot_protocol::engine::StreamCursor;
 use panelot_protocol::engine::ThreadMeta;
 use panelot_protocol::engine::ThreadSnapshot;
 
-pub use entries::Delivery;
+pub use entries::SendState;
 pub use entries::Entry;
 pub use entries::EntryBody;
 pub use entries::EntryKey;
@@ -223,7 +223,7 @@ impl ThreadView {
             turn_id: None,
             node_id: None,
             branch: None,
-            body: EntryBody::User { text: text.to_owned(), steered, delivery: Delivery::Sending },
+            body: EntryBody::User { text: text.to_owned(), steered, send_state: SendState::Sending },
         });
     }
 
@@ -263,8 +263,8 @@ impl ThreadView {
     /// The engine accepted the command that sent an optimistic message.
     pub fn confirm(&mut self, submission_id: &SubmissionId) {
         let key = EntryKey::Optimistic(submission_id.clone());
-        if let Some(Entry { body: EntryBody::User { delivery, .. }, .. }) = self.entry_mut(&key) {
-            *delivery = Delivery::Accepted;
+        if let Some(Entry { body: EntryBody::User { send_state, .. }, .. }) = self.entry_mut(&key) {
+            *send_state = SendState::Accepted;
         }
     }
 
@@ -298,7 +298,7 @@ impl ThreadView {
             .entries
             .drain(..)
             .filter(|e| {
-                matches!(e.body, EntryBody::User { delivery: Delivery::Sending, .. })
+                matches!(e.body, EntryBody::User { send_state: SendState::Sending, .. })
                     && matches!(e.key, EntryKey::Optimistic(_))
             })
             .collect();
@@ -490,8 +490,8 @@ impl ThreadView {
         }
         entry.key = live.key.clone();
         entry.turn_id = live.turn_id.clone();
-        if let EntryBody::User { delivery, .. } = &mut entry.body {
-            *delivery = Delivery::Stored;
+        if let EntryBody::User { send_state, .. } = &mut entry.body {
+            *send_state = SendState::Stored;
         }
         self.reindex();
         true

@@ -57,7 +57,7 @@ fn texts(view: &ThreadView) -> Vec<String> {
     view.entries()
         .iter()
         .map(|e| match &e.body {
-            EntryBody::User { text, delivery, .. } => format!("user({delivery:?}): {text}"),
+            EntryBody::User { text, send_state, .. } => format!("user({send_state:?}): {text}"),
             EntryBody::Assistant { text, streaming, .. } => {
                 format!("assistant(streaming={streaming}): {text}")
             }

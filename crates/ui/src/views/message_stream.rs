@@ -30,7 +30,7 @@ use crate::icons::Icon;
 use crate::markdown;
 use crate::markdown::Completeness;
 use crate::state::keys::sendable;
-use crate::state::thread_view::Delivery;
+use crate::state::thread_view::SendState;
 use crate::state::thread_view::Entry;
 use crate::state::thread_view::EntryBody;
 use crate::state::thread_view::EntryKey;
@@ -107,7 +107,7 @@ fn render_entry(lang: Lang, turns: Turns, entry: Entry, idle: Memo<bool>) -> Any
     let branch =
         entry.branch.filter(|b| b.count > 1).map(|b| view! { <BranchSwitcher position=b/> });
     match entry.body {
-        EntryBody::User { text, steered, delivery } => {
+        EntryBody::User { text, steered, send_state } => {
             let editing = RwSignal::new(false);
             let draft = RwSignal::new(text.clone());
             let node_id = entry.node_id.clone();
@@ -125,8 +125,8 @@ fn render_entry(lang: Lang, turns: Turns, entry: Entry, idle: Memo<bool>) -> Any
             let original = text.clone();
             let copied = text.clone();
             view! {
-                <article class="msg user" class:steered=steered class:sending=delivery == Delivery::Sending>
-                    <header>{t(Msg::RoleUser)}{(delivery == Delivery::Sending).then(|| view! { <span class="state">{t(Msg::Sending)}</span> })}</header>
+                <article class="msg user" class:steered=steered class:sending=send_state == SendState::Sending>
+                    <header>{t(Msg::RoleUser)}{(send_state == SendState::Sending).then(|| view! { <span class="state">{t(Msg::Sending)}</span> })}</header>
                     <Show when=move || editing.get() fallback=move || view! { <p class="text">{text.clone()}</p> }>
                         <textarea class="edit-box" rows="3" prop:value=move || draft.get()
                             on:input=move |ev| draft.set(event_target_value(&ev))

@@ -10,10 +10,10 @@ use crate::contexts::use_page;
 use crate::host;
 use crate::i18n::Msg;
 use crate::icons::Icon;
-use crate::state::client::Connection;
+use crate::state::client::EngineLink;
 
 /// The engine status line; `#engine-status[data-engine-status]` is what the end-to-end tests
-/// read. A working connection says nothing (the element stays, empty and hidden): only trouble
+/// read. A working link says nothing (the element stays, empty and hidden): only trouble
 /// is worth a line of the page.
 #[component]
 pub(crate) fn StatusLine() -> impl IntoView {
@@ -21,11 +21,11 @@ pub(crate) fn StatusLine() -> impl IntoView {
     let engine = use_engine();
     let text = move || {
         let status = |msg| page.text(msg).to_owned();
-        engine.connection.with(|connection| match connection {
-            Connection::Connecting => status(Msg::StatusConnecting),
-            Connection::Ready => String::new(),
-            Connection::Reconnecting { .. } => status(Msg::StatusReconnecting),
-            Connection::ReloadRequired { message } => {
+        engine.link.with(|link| match link {
+            EngineLink::Connecting => status(Msg::StatusConnecting),
+            EngineLink::Ready => String::new(),
+            EngineLink::Reconnecting { .. } => status(Msg::StatusReconnecting),
+            EngineLink::ReloadRequired { message } => {
                 format!("{} {message}", page.text(Msg::StatusReloadRequired))
             }
         })
@@ -34,7 +34,7 @@ pub(crate) fn StatusLine() -> impl IntoView {
         <p
             id="engine-status"
             role="status"
-            data-engine-status=move || engine.connection.with(Connection::name)
+            data-engine-status=move || engine.link.with(EngineLink::name)
             data-engine-sessions=move || engine.sessions.get().to_string()
         >
             {text}

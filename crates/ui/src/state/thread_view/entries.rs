@@ -58,7 +58,7 @@ pub enum EntryBody {
         /// Steered into a running turn.
         steered: bool,
         /// Whether the engine has it.
-        delivery: Delivery,
+        send_state: SendState,
     },
     /// Text of the model.
     Assistant {
@@ -125,7 +125,7 @@ pub enum EntryBody {
 
 /// Whether the engine has a user message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Delivery {
+pub enum SendState {
     /// Sent, not yet acknowledged.
     Sending,
     /// Acknowledged; the stored item has not arrived yet.
@@ -139,7 +139,7 @@ pub(super) fn entry_from_item(item: &SnapshotItem) -> Entry {
         ItemContent::UserMessage { input, steered } => EntryBody::User {
             text: input.text.clone(),
             steered: *steered,
-            delivery: Delivery::Stored,
+            send_state: SendState::Stored,
         },
         ItemContent::AssistantMessage { text, stop_reason, usage, cost_usd, .. } => {
             EntryBody::Assistant {
@@ -188,7 +188,7 @@ pub(super) fn live_entry(
 ) -> Entry {
     let body = match kind {
         ItemKind::UserMessage => {
-            EntryBody::User { text: String::new(), steered: false, delivery: Delivery::Stored }
+            EntryBody::User { text: String::new(), steered: false, send_state: SendState::Stored }
         }
         ItemKind::AssistantMessage => EntryBody::Assistant {
             text: String::new(),
