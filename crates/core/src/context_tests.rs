@@ -6,6 +6,7 @@
 use panelot_protocol::ItemId;
 use panelot_protocol::NodeId;
 use panelot_protocol::ThreadId;
+use panelot_protocol::engine::CallOutcome;
 use panelot_protocol::engine::ContextBlock;
 use panelot_protocol::engine::ContextContent;
 use panelot_protocol::engine::ContextKind;
@@ -77,6 +78,8 @@ fn result(id: &str, ok: bool, content: &str) -> NodeBody {
         details: Some(json!({"evidence": "never sent"})),
         engine_note: None,
         source: None,
+        outcome: if ok { CallOutcome::Done } else { CallOutcome::Failed },
+        target: None,
     }
 }
 
@@ -150,6 +153,8 @@ fn the_engines_words_on_a_page_result_are_outside_the_fence() {
                 details,
                 engine_note: Some(note.into()),
                 source: None,
+                outcome: CallOutcome::Failed,
+                target: None,
             }
         }
         other => other,

@@ -762,7 +762,7 @@ impl<S: Store> Engine<S> {
                 RunState::PausedBudget => (RunState::Completed, StopReason::BudgetPause),
                 _ => (RunState::Interrupted, StopReason::Interrupted),
             };
-            let how = Ending { state, stop, note: None, first: None, error: None };
+            let how = Ending { state, stop, note: None, first: None, error: None, declined: None };
             self.end_run(parked, how, out).await;
         }
         let step = self.start_run(&next).await;
@@ -824,6 +824,7 @@ impl<S: Store> Engine<S> {
             note: Some(err.message),
             first: None,
             error: Some(error),
+            declined: None,
         };
         self.end_run(run, how, out).await;
     }
@@ -846,6 +847,7 @@ impl<S: Store> Engine<S> {
             note: Some(message.to_owned()),
             first: None,
             error: Some(error),
+            declined: None,
         };
         self.end_run(run, how, out).await;
     }

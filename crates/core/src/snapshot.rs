@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use panelot_protocol::NodeId;
 use panelot_protocol::ThreadId;
 use panelot_protocol::engine::BranchPosition;
+use panelot_protocol::engine::EXCERPT_CHARS;
 use panelot_protocol::engine::ItemContent;
 use panelot_protocol::engine::SnapshotItem;
 use panelot_protocol::engine::ThreadMeta;
@@ -197,9 +198,10 @@ async fn path_records<S: Store>(
 pub fn project(tree: &ThreadTree, records: Vec<NodeRecord>) -> Vec<SnapshotItem> {
     let mut results: BTreeMap<String, ToolResultView> = BTreeMap::new();
     for record in &records {
-        if let NodeBody::ToolResult { item_id, ok, details, .. } = &record.body {
-            results
-                .insert(item_id.to_string(), ToolResultView { ok: *ok, details: details.clone() });
+        if let NodeBody::ToolResult { item_id, .. } = &record.body
+            && let Some(view) = tool_result_view(&record.body)
+        {
+            results.insert(item_id.to_string(), view);
         }
     }
     let mut items = Vec::with_capacity(records.len());
@@ -258,6 +260,44 @@ pub fn project(tree: &ThreadTree, records: Vec<NodeRecord>) -> Vec<SnapshotItem>
         }
     }
     items
+}
+
+/// What a tool call's stored result shows on its step, the same live (`item.complete`) and
+/// after a reload: its outcome, where it acted, and an excerpt of what the tool said (or, for a
+/// call that did not run, why). `None` for another node.
+pub fn tool_result_view(body: &NodeBody) -> Option<ToolResultView> {
+    let NodeBody::ToolResult {
+        ok, content_for_model, details, engine_note, outcome, target, ..
+    } = body
+    else {
+        return None;
+    };
+    // A failure reads "Error: ..." for the model; the step already says it failed.
+    let said = match ok {
+        true => content_for_model.as_str(),
+        false => content_for_model.strip_prefix("Error: ").unwrap_or(content_for_model),
+    };
+    // A refused call says nothing; the engine's note says why. A call that worked keeps its
+    // notes for the model (they are advice to it, not news for the user).
+    let said = match (said.trim().is_empty(), engine_note) {
+        (true, Some(note)) if !ok => note.strip_prefix("Error: ").unwrap_or(note),
+        _ => said,
+    };
+    Some(ToolResultView {
+        ok: *ok,
+        outcome: *outcome,
+        excerpt: (!said.trim().is_empty()).then(|| excerpt(said)),
+        target: target.clone(),
+        details: details.clone(),
+    })
+}
+
+/// `text` cut to [`EXCERPT_CHARS`] characters, the last one `…` when cut.
+fn excerpt(text: &str) -> String {
+    match text.char_indices().nth(EXCERPT_CHARS - 1) {
+        Some((at, _)) if text[at..].chars().nth(1).is_some() => format!("{}…", &text[..at]),
+        _ => text.to_owned(),
+    }
 }
 
 #[cfg(test)]

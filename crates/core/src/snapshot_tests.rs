@@ -2,6 +2,9 @@
 //! engine notes, and the budgets of a large thread.
 
 use panelot_protocol::ItemId;
+use panelot_protocol::engine::ApprovalElement;
+use panelot_protocol::engine::ApprovalTarget;
+use panelot_protocol::engine::CallOutcome;
 use panelot_protocol::engine::ItemKind;
 use panelot_protocol::engine::ProviderStopReason;
 use panelot_protocol::engine::ToolLevel;
@@ -54,6 +57,8 @@ fn seeded() -> MemoryStore {
                 details: Some(json!({"effect": "verified"})),
                 engine_note: None,
                 source: None,
+                outcome: CallOutcome::Done,
+                target: Some(shop_target()),
             },
         )),
         WriteOp::AppendNode(with_body(
@@ -98,7 +103,13 @@ fn projection_hides_audit_nodes_and_merges_tool_results() {
     let ItemContent::ToolCall { result, .. } = &view.items[1].content else { panic!() };
     assert_eq!(
         result,
-        &Some(ToolResultView { ok: true, details: Some(json!({"effect": "verified"})) })
+        &Some(ToolResultView {
+            ok: true,
+            outcome: CallOutcome::Done,
+            excerpt: Some("clicked".into()),
+            target: Some(shop_target()),
+            details: Some(json!({"effect": "verified"})),
+        })
     );
     assert_eq!((view.items[0].branch.index, view.items[0].branch.count), (1, 2));
     assert_eq!(view.repaired_leaf, None);
@@ -134,4 +145,66 @@ fn a_sparse_path_is_read_by_id_and_still_in_order() {
     let nodes: Vec<NodeId> = view.items.iter().map(|i| i.node_id.clone()).collect();
     assert_eq!(nodes, [node_id(1), node_id(7)]);
     assert_eq!((view.items[1].branch.index, view.items[1].branch.count), (2, 2));
+}
+
+fn shop_target() -> ApprovalTarget {
+    ApprovalTarget {
+        tab_id: 3,
+        url: "https://shop.test/".into(),
+        title: "Shop".into(),
+        elements: vec![ApprovalElement {
+            role: "link".into(),
+            name: "Pricing".into(),
+            password: false,
+            destination: Some("https://shop.test/pricing".into()),
+        }],
+    }
+}
+
+fn result_body(ok: bool, content: &str, note: Option<&str>, outcome: CallOutcome) -> NodeBody {
+    NodeBody::ToolResult {
+        item_id: ItemId::new("i1").unwrap(),
+        call_id: "c1".into(),
+        ok,
+        content_for_model: content.into(),
+        details: None,
+        engine_note: note.map(Into::into),
+        source: None,
+        outcome,
+        target: None,
+    }
+}
+
+#[test]
+fn a_step_shows_what_the_tool_said_or_why_it_did_not_run() {
+    let view = |body: &NodeBody| tool_result_view(body).unwrap();
+    // What the tool said, without the advice the engine adds for the model.
+    let read =
+        view(&result_body(true, "heading \"Shop\"", Some("Stop and rethink."), CallOutcome::Done));
+    assert_eq!(read.excerpt.as_deref(), Some("heading \"Shop\""));
+    // A failure without the model's "Error: " prefix.
+    let failed = view(&result_body(false, "Error: stale ref e4", None, CallOutcome::Failed));
+    assert_eq!(failed.excerpt.as_deref(), Some("stale ref e4"));
+    // A refusal says nothing itself: the engine's note says why.
+    let note = "Error: Denied by the user's permissions: deny rule. Do not retry it.";
+    let denied = view(&result_body(false, "", Some(note), CallOutcome::Denied));
+    assert_eq!(
+        denied.excerpt.as_deref(),
+        Some("Denied by the user's permissions: deny rule. Do not retry it.")
+    );
+    assert_eq!(denied.outcome, CallOutcome::Denied);
+    assert_eq!(view(&result_body(true, "  ", None, CallOutcome::Done)).excerpt, None);
+    assert_eq!(tool_result_view(&NodeBody::SystemNotice { text: "x".into() }), None);
+}
+
+#[test]
+fn a_long_result_is_cut_to_the_excerpt_budget() {
+    let long = "é".repeat(EXCERPT_CHARS + 10);
+    let view = tool_result_view(&result_body(true, &long, None, CallOutcome::Done)).unwrap();
+    let excerpt = view.excerpt.unwrap();
+    assert_eq!(excerpt.chars().count(), EXCERPT_CHARS);
+    assert!(excerpt.ends_with('…'));
+    let exact = "a".repeat(EXCERPT_CHARS);
+    let view = tool_result_view(&result_body(true, &exact, None, CallOutcome::Done)).unwrap();
+    assert_eq!(view.excerpt.as_deref(), Some(exact.as_str()));
 }

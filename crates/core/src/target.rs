@@ -11,6 +11,8 @@
 //! ([`RunRoute`]), which lives in the run record and so survives a restart of the worker.
 
 use panelot_protocol::Origin;
+use panelot_protocol::engine::ApprovalElement;
+use panelot_protocol::engine::ApprovalTarget;
 use serde::Deserialize;
 use serde::Serialize;
 
@@ -105,6 +107,25 @@ impl ResolvedTarget {
     /// The page's origin; `None` when the URL has none the gatekeeper can read.
     pub fn origin(&self) -> Option<Origin> {
         Origin::parse(&self.url).ok()
+    }
+
+    /// The target as UIs show it (an approval's card, a step of the activity).
+    pub fn view(&self) -> ApprovalTarget {
+        ApprovalTarget {
+            tab_id: self.tab,
+            url: self.url.clone(),
+            title: self.title.clone(),
+            elements: self
+                .elements
+                .iter()
+                .map(|element| ApprovalElement {
+                    role: element.role.clone(),
+                    name: element.name.clone(),
+                    password: element.password,
+                    destination: element.destination.as_ref().map(|d| d.url.clone()),
+                })
+                .collect(),
+        }
     }
 
     /// Where acting on the named elements leads.

@@ -2,7 +2,7 @@
 
 /// Hash of the engine protocol (`panelot/engine-v1`) schema.
 pub const ENGINE_SCHEMA_HASH: &str =
-    "6f3f9d8cfde289ec983f8588aba8baa985679ccca675320b282da9a411e0d9d7";
+    "9e9ea8380f4b745ebdc2ec76f91dc51e4d9b6cb21688f8c89adfc0a6f757bcfd";
 /// Hash of the page-executor protocol (`panelot/content-v1`) schema.
 pub const CONTENT_SCHEMA_HASH: &str =
     "02341687db49f858c025144bfcf3bd7746e48a550f3a05cb592596c09e037e23";

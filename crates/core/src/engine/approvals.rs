@@ -10,12 +10,10 @@ use panelot_protocol::ApprovalId;
 use panelot_protocol::Op;
 use panelot_protocol::Origin;
 use panelot_protocol::engine::ApprovalDecision;
-use panelot_protocol::engine::ApprovalElement;
 use panelot_protocol::engine::ApprovalFlag;
 use panelot_protocol::engine::ApprovalRequestEvent;
 use panelot_protocol::engine::ApprovalRequestPayload;
 use panelot_protocol::engine::ApprovalResolvedEvent;
-use panelot_protocol::engine::ApprovalTarget;
 use panelot_protocol::engine::ErrorCode;
 use panelot_protocol::engine::RunState;
 use panelot_protocol::engine::StopReason;
@@ -80,20 +78,7 @@ pub(crate) fn ask(
     let now = cx.env.now_ms();
     let call = run.tools[index].clone();
     let target_origin = host_origin.or_else(|| judged_origin(&call).map(|o| o.to_string()));
-    let target = call.target.as_ref().map(|target| ApprovalTarget {
-        tab_id: target.tab,
-        url: target.url.clone(),
-        title: target.title.clone(),
-        elements: target
-            .elements
-            .iter()
-            .map(|element| ApprovalElement {
-                role: element.role.clone(),
-                name: element.name.clone(),
-                destination: element.destination.as_ref().map(|d| d.url.clone()),
-            })
-            .collect(),
-    });
+    let target = call.target.as_ref().map(crate::target::ResolvedTarget::view);
     let request = ApprovalRequestPayload {
         tool: call.tool_name.clone(),
         label: cx.tools.get(&call.tool_name).map_or(call.tool_name.clone(), |t| t.label.clone()),
@@ -114,6 +99,7 @@ pub(crate) fn ask(
         thread_id: run.thread_id.clone(),
         turn_id: run.turn_id.clone(),
         approval_id: id,
+        item_id: Some(call.item_id.clone()),
         request,
     }));
     if let Some(target) = &call.target
@@ -225,6 +211,7 @@ pub(crate) async fn decide<S: Store>(
             note: Some("The user cancelled an approval.".to_owned()),
             first: Some(audit),
             error: None,
+            declined: Some(index),
         };
         let (end_unit, ended) = end::ending(cx, &mut run, reads.state, ending)?;
         unit.ops.extend(end_unit.ops);
@@ -249,7 +236,7 @@ pub(crate) async fn decide<S: Store>(
             then.push(FollowUp::WriteResult {
                 run: run.id.clone(),
                 index,
-                body: ResultBody::Refused { message, refused: Refused::Denied },
+                body: ResultBody::Refused { message, refused: Refused::Declined },
             });
         }
         unit.push(WriteOp::PutRun(Box::new(run.clone())));

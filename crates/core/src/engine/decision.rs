@@ -20,13 +20,16 @@ use crate::store::UnitOfWork;
 use crate::target::ResolvedTarget;
 use crate::target::TargetRequest;
 
-/// Whether an engine refusal counts towards the failure breaker.
+/// Why the engine refused a call: what its step shows, and whether it counts towards the
+/// failure breaker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Refused {
     /// A check failed (bad parameters, no such tool): it counts.
     Check,
-    /// The user's permissions or the user said no: it does not count.
+    /// The user's permissions said no: it does not count.
     Denied,
+    /// The user said no (or did not answer in time): it does not count.
+    Declined,
 }
 
 /// What a tool call's result holds.

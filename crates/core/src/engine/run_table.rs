@@ -196,6 +196,7 @@ impl RunTable {
                 r.approval.as_ref().map(|a| PendingApproval {
                     approval_id: a.id.clone(),
                     turn_id: r.turn_id.clone(),
+                    item_id: r.tools.get(a.tool_index).map(|call| call.item_id.clone()),
                     request: a.request.clone(),
                 })
             })

@@ -256,6 +256,7 @@ pub(crate) async fn interrupt<S: Store>(
         note: None,
         first: partial,
         error: None,
+        declined: None,
     };
     let (unit, ended) = end::ending(reads.cx(), &mut run, state, ending)?;
     events.extend(ended);
@@ -427,6 +428,7 @@ pub(crate) async fn resolve_uncertain<S: Store>(
                 note: Some("The user failed the run.".into()),
                 first: None,
                 error: None,
+                declined: None,
             };
             let (unit, events) = end::ending(reads.cx(), &mut run, state, ending)?;
             let then = vec![FollowUp::Schedule(p.thread_id.clone())];

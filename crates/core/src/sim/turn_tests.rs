@@ -1,7 +1,10 @@
 //! Turns through the engine, end to end in process: scripted model, scripted tools, one port.
 
 use panelot_protocol::AgentEvent;
+use panelot_protocol::ApprovalId;
+use panelot_protocol::ItemId;
 use panelot_protocol::ThreadId;
+use panelot_protocol::engine::CallOutcome;
 use panelot_protocol::engine::ErrorCode;
 use panelot_protocol::engine::ItemContent;
 use panelot_protocol::engine::ItemKind;
@@ -10,6 +13,7 @@ use panelot_protocol::engine::ProviderStopReason;
 use panelot_protocol::engine::RunState;
 use panelot_protocol::engine::StopReason;
 use panelot_protocol::engine::ToolLevel;
+use panelot_protocol::engine::ToolResultView;
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 use serde_json::json;
@@ -769,6 +773,121 @@ fn a_decline_goes_back_to_the_model_and_does_not_trip_the_breaker() {
     assert!(!results[5].contains("switched off"), "declines are not failures: {results:?}");
     assert!(!world.requests.last().unwrap().tools.is_empty());
     assert_eq!(stops(&world), [StopReason::End]);
+}
+
+#[test]
+fn each_step_says_what_became_of_its_call_live_and_after_a_reload() {
+    let mut world = World::new();
+    ask_first(&world);
+    let thread = world.create_thread();
+    world.script.push_back(Reply::tool("click", json!({"ref": "e1"})));
+    world.script.push_back(Reply::tool("click", json!({"ref": "e2"})));
+    world.script.push_back(Reply::tool("click", json!({"ref": "e3"})));
+    submit(&mut world, &thread, "click three times");
+    world.settle();
+    let asked: Vec<(ApprovalId, Option<ItemId>)> = world.events(|e| match e {
+        AgentEvent::ApprovalRequest(a) => Some((a.approval_id.clone(), a.item_id.clone())),
+        _ => None,
+    });
+    respond(&mut world, &asked[0].0, json!({"type": "decline", "note": "not that one"}));
+    world.settle();
+    let asked: Vec<(ApprovalId, Option<ItemId>)> = world.events(|e| match e {
+        AgentEvent::ApprovalRequest(a) => Some((a.approval_id.clone(), a.item_id.clone())),
+        _ => None,
+    });
+    respond(&mut world, &asked[1].0, json!({"type": "accept"}));
+    world.settle();
+    let asked: Vec<(ApprovalId, Option<ItemId>)> = world.events(|e| match e {
+        AgentEvent::ApprovalRequest(a) => Some((a.approval_id.clone(), a.item_id.clone())),
+        _ => None,
+    });
+    assert_eq!(asked.len(), 3);
+    respond(&mut world, &asked[2].0, json!({"type": "cancel"}));
+    world.settle();
+    // Each approval names the step it is about; each call's parameters reach its step.
+    let calls: Vec<ItemId> = world.events(|e| match e {
+        AgentEvent::ItemStart(s) if s.kind == ItemKind::ToolCall => Some(s.item_id.clone()),
+        _ => None,
+    });
+    let asked_items: Vec<ItemId> = asked.iter().filter_map(|(_, item)| item.clone()).collect();
+    assert_eq!(asked_items, calls);
+    let params: Vec<(ItemId, Value)> = world.events(|e| match e {
+        AgentEvent::ItemDelta(d) => d.delta.tool_params.clone().map(|p| (d.item_id.clone(), p)),
+        _ => None,
+    });
+    let expected: Vec<(ItemId, Value)> = calls
+        .iter()
+        .cloned()
+        .zip([json!({"ref": "e1"}), json!({"ref": "e2"}), json!({"ref": "e3"})])
+        .collect();
+    assert_eq!(params, expected);
+    // Live: declined, done (where it clicked), declined by stopping the turn.
+    let live: Vec<ToolResultView> = world.events(|e| match e {
+        AgentEvent::ItemComplete(c) => c.result.clone(),
+        _ => None,
+    });
+    let outcomes: Vec<CallOutcome> = live.iter().map(|r| r.outcome).collect();
+    assert_eq!(outcomes, [CallOutcome::Declined, CallOutcome::Done, CallOutcome::Declined]);
+    let target = live[1].target.as_ref().expect("the step says where it clicked");
+    assert_eq!(target.url, "https://shop.example/cart");
+    assert_eq!(
+        target.elements.iter().map(|e| (e.role.as_str(), e.name.as_str())).collect::<Vec<_>>(),
+        [("button", "Button e2")]
+    );
+    assert!(
+        live[0].excerpt.as_deref().is_some_and(|t| t.contains("declined: not that one")),
+        "{live:?}"
+    );
+    // After a reload the steps read the same.
+    let id = world.submission();
+    let frames =
+        world.send(json!({"type": "thread.subscribe", "submissionId": id, "threadId": thread}));
+    let snapshot = frames
+        .into_iter()
+        .find_map(|f| match f.event {
+            AgentEvent::ThreadSnapshot(s) => Some(s.snapshot),
+            _ => None,
+        })
+        .unwrap();
+    let stored: Vec<ToolResultView> = snapshot
+        .items
+        .iter()
+        .filter_map(|item| match &item.content {
+            ItemContent::ToolCall { result, .. } => result.clone(),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(stored, live);
+}
+
+#[test]
+fn a_denied_call_and_a_call_the_turn_never_ran_say_so() {
+    let mut world = World::new();
+    world.restart();
+    let rules = json!([{"id": "no-clicks", "tool": "click", "origin": "*.example",
+        "verdict": "deny", "source": "user", "createdAtMs": 1}]);
+    let op = crate::store::WriteOp::PutSetting {
+        key: crate::settings::RULES.key().into(),
+        value: rules,
+    };
+    block_on(world.store.commit(crate::store::UnitOfWork { ops: vec![op] })).unwrap();
+    world.restart();
+    ask_first(&world);
+    let thread = world.create_thread();
+    world.script.push_back(Reply::tool("click", json!({"ref": "e1"})));
+    world.script.push_back(Reply::tool("navigate", json!({"url": "https://shop.example/next"})));
+    submit(&mut world, &thread, "click, then go on");
+    world.settle();
+    assert_eq!(approvals(&world).len(), 1, "the navigation waits for an answer");
+    // Stopping the turn leaves it not run.
+    let id = world.submission();
+    world.send(json!({"type": "turn.interrupt", "submissionId": id, "threadId": thread}));
+    world.settle();
+    let outcomes: Vec<CallOutcome> = world.events(|e| match e {
+        AgentEvent::ItemComplete(c) => c.result.as_ref().map(|r| r.outcome),
+        _ => None,
+    });
+    assert_eq!(outcomes, [CallOutcome::Denied, CallOutcome::NotRun]);
 }
 
 #[test]

@@ -14,6 +14,7 @@ use panelot_protocol::ClientId;
 use panelot_protocol::ItemId;
 use panelot_protocol::NodeId;
 use panelot_protocol::SubmissionId;
+use panelot_protocol::engine::CallOutcome;
 use panelot_protocol::engine::ErrorCode;
 use panelot_protocol::engine::PermissionPolicy;
 use panelot_protocol::engine::ProviderDetails;
@@ -186,6 +187,8 @@ async fn every_node_body_round_trips<S: Store>(store: &S) {
             details: Some(json!({"code": "stale_ref"})),
             engine_note: Some("Several tool calls in a row have failed.".into()),
             source: Some("https://shop.test/cart".into()),
+            outcome: CallOutcome::Failed,
+            target: None,
         },
         NodeBody::ApprovalDecision { approval_id: "a1".into(), decision: "accept".into() },
         NodeBody::InteractionResponse {
@@ -514,6 +517,8 @@ fn sample_body(n: u64) -> NodeBody {
             details: Some(json!({"effect": "verified", "durationMs": 412})),
             engine_note: None,
             source: None,
+            outcome: CallOutcome::Done,
+            target: None,
         },
         _ => NodeBody::AssistantMessage {
             text: "Here is what I found on the page. ".repeat(30),

@@ -207,6 +207,55 @@ fn a_turn_error_is_stored_with_its_own_texts_and_round_trips() {
     assert_eq!(decode_node(&text).unwrap(), node);
 }
 
+#[test]
+fn a_tool_result_keeps_its_outcome_and_where_it_acted() {
+    use panelot_protocol::engine::ApprovalElement;
+    use panelot_protocol::engine::ApprovalTarget;
+    use panelot_protocol::engine::CallOutcome;
+    let result = |ok, outcome, target| NodeRecord {
+        body: NodeBody::ToolResult {
+            item_id: panelot_protocol::ItemId::new("i1").unwrap(),
+            call_id: "c1".into(),
+            ok,
+            content_for_model: String::new(),
+            details: None,
+            engine_note: Some("declined".into()),
+            source: None,
+            outcome,
+            target,
+        },
+        ..text_node("t", 4, Some(3))
+    };
+    let target = ApprovalTarget {
+        tab_id: 7,
+        url: "https://shop.test/login".into(),
+        title: "Log in".into(),
+        elements: vec![ApprovalElement {
+            role: "textbox".into(),
+            name: "Password".into(),
+            password: true,
+            destination: None,
+        }],
+    };
+    let declined = result(false, CallOutcome::Declined, Some(target));
+    let text = encode_node(&declined).unwrap();
+    let stored: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(stored["body"]["outcome"], json!("declined"));
+    assert_eq!(stored["body"]["target"]["elements"][0]["password"], json!(true));
+    assert_eq!(decode_node(&text).unwrap(), declined);
+    for outcome in [CallOutcome::NotRun, CallOutcome::Denied, CallOutcome::Unknown] {
+        let node = result(false, outcome, None);
+        assert_eq!(decode_node(&encode_node(&node).unwrap()).unwrap(), node);
+    }
+    // What `ok` says is not written again, and a record without it reads as `ok` says.
+    let done = result(true, CallOutcome::Done, None);
+    let text = encode_node(&done).unwrap();
+    assert!(!text.contains("outcome"), "{text}");
+    assert_eq!(decode_node(&text).unwrap(), done);
+    let failed = result(false, CallOutcome::Failed, None);
+    assert_eq!(decode_node(&encode_node(&failed).unwrap()).unwrap(), failed);
+}
+
 /// Decodes `text` as a run and returns the corrupt-record message.
 #[track_caller]
 fn run_refused(text: &str) -> String {

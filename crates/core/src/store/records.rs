@@ -9,6 +9,8 @@ use panelot_protocol::NodeId;
 use panelot_protocol::SubmissionId;
 use panelot_protocol::ThreadId;
 use panelot_protocol::TurnId;
+use panelot_protocol::engine::ApprovalTarget;
+use panelot_protocol::engine::CallOutcome;
 use panelot_protocol::engine::PermissionPolicy;
 use panelot_protocol::engine::ProviderStopReason;
 use panelot_protocol::engine::ToolLevel;
@@ -123,6 +125,10 @@ pub enum NodeBody {
         /// The URL the content was read from (the page of a page tool): where its values count
         /// as coming from when the thread's taint is rebuilt.
         source: Option<String>,
+        /// What became of the call (done, failed, declined, denied, not run).
+        outcome: CallOutcome,
+        /// Where the call acted, as it was judged: what its step names.
+        target: Option<ApprovalTarget>,
     },
     /// A decision on an approval (audit).
     ApprovalDecision {

@@ -308,6 +308,8 @@ event_payloads! {
         turn_id: TurnId,
         /// The approval.
         approval_id: ApprovalId,
+        /// The tool-call item it is about.
+        item_id: Option<ItemId>,
         /// What is asked.
         request: ApprovalRequestPayload,
     }
@@ -441,6 +443,8 @@ pub struct ItemDelta {
     pub reasoning: Option<String>,
     /// Progress of a tool.
     pub tool_progress: Option<serde_json::Value>,
+    /// The complete parameters of a tool call, once the model's answer holds them.
+    pub tool_params: Option<serde_json::Value>,
 }
 
 /// Class of a provider failure.

@@ -51,8 +51,9 @@ pub enum ApprovalFlag {
     InternationalizedHost,
 }
 
-/// Where an approval's call acts, as the page was when the call was judged. Title and names are
-/// written by the page: a UI shows them as data, never as instructions.
+/// Where a call acts (on an approval's card, on a step of the activity), as the page was when
+/// the call was judged. Title and names are written by the page: a UI shows them as data, never
+/// as instructions.
 #[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ApprovalTarget {
@@ -74,6 +75,8 @@ pub struct ApprovalElement {
     pub role: String,
     /// Its accessible name.
     pub name: String,
+    /// A password field: what is typed there is a secret, never repeated in a sentence.
+    pub password: bool,
     /// Where acting on it leads (a link's or a form's URL).
     pub destination: Option<String>,
 }

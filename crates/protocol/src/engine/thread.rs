@@ -15,6 +15,7 @@ use super::events::ProviderErrorKind;
 use super::input::TurnOverrides;
 use super::input::UserInput;
 use super::requests::ApprovalRequestPayload;
+use super::requests::ApprovalTarget;
 use super::requests::InteractionRequestPayload;
 use super::requests::RunRecoveryState;
 use crate::ids::ApprovalId;
@@ -283,8 +284,37 @@ impl ItemContent {
 pub struct ToolResultView {
     /// Whether the tool succeeded.
     pub ok: bool,
+    /// What became of the call.
+    pub outcome: CallOutcome,
+    /// What the tool said (the page snapshot, the evidence of an action), or why the call did
+    /// not run; at most [`EXCERPT_CHARS`] characters, ending in `…` when cut. Page-written text:
+    /// shown as data.
+    pub excerpt: Option<String>,
+    /// The page and elements the call acted on, as resolved before judgement.
+    pub target: Option<ApprovalTarget>,
     /// Rich details for the UI (evidence, attachments); never sent to the model.
     pub details: Option<serde_json::Value>,
+}
+
+/// Longest [`ToolResultView::excerpt`], in characters.
+pub const EXCERPT_CHARS: usize = 4_000;
+
+/// What became of a tool call.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[serde(rename_all = "snake_case")]
+pub enum CallOutcome {
+    /// It ran and worked.
+    Done,
+    /// It ran and failed, or its call was invalid.
+    Failed,
+    /// The user declined it (or left its approval unanswered until the deadline).
+    Declined,
+    /// The user's permissions refused it: a rule, a sensitive site, a page it must not touch.
+    Denied,
+    /// The turn ended before it ran.
+    NotRun,
+    /// The turn ended while it ran: whether it acted is unknown.
+    Unknown,
 }
 
 /// Token counts of a model call.
@@ -357,6 +387,8 @@ pub struct PendingApproval {
     pub approval_id: ApprovalId,
     /// The turn that asked.
     pub turn_id: TurnId,
+    /// The tool-call item it is about.
+    pub item_id: Option<ItemId>,
     /// What is asked.
     pub request: ApprovalRequestPayload,
 }

@@ -422,6 +422,7 @@ impl ThreadView {
                 self.approvals.push(PendingApproval {
                     approval_id: event.approval_id.clone(),
                     turn_id: event.turn_id.clone(),
+                    item_id: event.item_id.clone(),
                     request: event.request.clone(),
                 });
             }

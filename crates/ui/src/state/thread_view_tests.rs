@@ -126,7 +126,8 @@ fn a_turn_streams_reasoning_text_and_tool_cards_in_arrival_order() {
         item_start("tool-1", "tool_call", 4),
         frame(
             json!({"type": "item.complete", "threadId": "t-1", "itemId": "tool-1",
-            "nodeId": "n-9", "result": {"ok": true, "details": null}}),
+            "nodeId": "n-9", "result": {"ok": true, "outcome": "done", "excerpt": null,
+            "target": null, "details": null}}),
             5,
         ),
         item_start("a-1", "assistant_message", 6),

@@ -66,6 +66,9 @@ fn merge(into: &mut ItemDelta, more: ItemDelta) {
     if more.tool_progress.is_some() {
         into.tool_progress = more.tool_progress;
     }
+    if more.tool_params.is_some() {
+        into.tool_params = more.tool_params;
+    }
 }
 
 fn append(into: &mut Option<String>, more: Option<String>) {

@@ -3,6 +3,8 @@
 
 use panelot_protocol::AgentEvent;
 use panelot_protocol::ItemId;
+use panelot_protocol::engine::ItemDelta;
+use panelot_protocol::engine::ItemDeltaEvent;
 use panelot_protocol::engine::ItemKind;
 use panelot_protocol::engine::ItemMeta;
 use panelot_protocol::engine::ProviderStopReason;
@@ -166,6 +168,15 @@ pub(crate) fn answered(
     for (item, name, params) in unstarted_calls {
         let meta = tool_meta(cx.tools, &name, Some(&params));
         step.events.push(start(&run, item, ItemKind::ToolCall, meta));
+    }
+    // Each call's step names what it acts on from its parameters, also for a call whose item
+    // started while its arguments still streamed.
+    for call in run.tools.iter().filter(|call| !call.params.is_null()) {
+        step.events.push(AgentEvent::ItemDelta(ItemDeltaEvent {
+            thread_id: thread.clone(),
+            item_id: call.item_id.clone(),
+            delta: ItemDelta { tool_params: Some(call.params.clone()), ..ItemDelta::default() },
+        }));
     }
     step.events.push(AgentEvent::TokenUsage(TokenUsageEvent {
         thread_id: thread.clone(),

@@ -4,11 +4,11 @@
 //! waits for the user to say how to go on.
 
 use panelot_protocol::AgentEvent;
+use panelot_protocol::engine::CallOutcome;
 use panelot_protocol::engine::ErrorEvent;
 use panelot_protocol::engine::RunRecoveryRequiredEvent;
 use panelot_protocol::engine::RunState;
 use panelot_protocol::engine::StopReason;
-use panelot_protocol::engine::ToolResultView;
 use panelot_protocol::engine::TurnCompleteEvent;
 use panelot_protocol::engine::TurnErrorView;
 
@@ -22,6 +22,7 @@ use crate::engine::decision::FollowUp;
 use crate::engine::decision::Step;
 use crate::engine::run_table::recovery_state;
 use crate::runs::transitions::move_run;
+use crate::snapshot::tool_result_view;
 use crate::store::NodeBody;
 use crate::store::RunRecord;
 use crate::store::StoreError;
@@ -44,6 +45,9 @@ pub(crate) struct Ending {
     /// The failure that ended it: kept with the turn (after its calls' results) and announced
     /// by an `error` event before `turn.complete`.
     pub(crate) error: Option<TurnErrorView>,
+    /// The call (by index) the user declined by stopping the turn: its step says declined, not
+    /// "not run".
+    pub(crate) declined: Option<usize>,
 }
 
 /// The unit that ends a run and the events that announce it (items completed, steers written,
@@ -62,34 +66,39 @@ pub(crate) fn ending(
         if let Some(body) = ending.first {
             chain.push_new(cx.env, body)?;
         }
-        for call in run.tools.iter_mut().filter(|c| c.status != ToolCallStatus::Done) {
-            let note = match call.status {
-                ToolCallStatus::Dispatched => {
-                    "The turn ended while this tool was running; whether it had an effect is unknown."
+        for (index, call) in run.tools.iter_mut().enumerate() {
+            let (note, outcome) = match call.status {
+                ToolCallStatus::Done => continue,
+                ToolCallStatus::Pending if ending.declined == Some(index) => {
+                    ("The user declined this call and stopped the turn.", CallOutcome::Declined)
                 }
-                ToolCallStatus::Pending | ToolCallStatus::Done => {
-                    "The turn ended before this tool ran."
+                ToolCallStatus::Dispatched => (
+                    "The turn ended while this tool was running; whether it had an effect is unknown.",
+                    CallOutcome::Unknown,
+                ),
+                ToolCallStatus::Pending => {
+                    ("The turn ended before this tool ran.", CallOutcome::NotRun)
                 }
             };
-            chain.push_new(
-                cx.env,
-                NodeBody::ToolResult {
-                    item_id: call.item_id.clone(),
-                    call_id: call.call_id.clone(),
-                    ok: false,
-                    content_for_model: String::new(),
-                    details: None,
-                    engine_note: Some(note.to_owned()),
-                    source: None,
-                },
-            )?;
+            let body = NodeBody::ToolResult {
+                item_id: call.item_id.clone(),
+                call_id: call.call_id.clone(),
+                ok: false,
+                content_for_model: String::new(),
+                details: None,
+                engine_note: Some(note.to_owned()),
+                source: None,
+                outcome,
+                target: call.target.as_ref().map(crate::target::ResolvedTarget::view),
+            };
+            let result = tool_result_view(&body);
+            chain.push_new(cx.env, body)?;
             call.status = ToolCallStatus::Done;
-            let result = ToolResultView { ok: false, details: None };
             events.push(complete(
                 &run.thread_id,
                 call.item_id.clone(),
                 Some(call.node_id.clone()),
-                Some(result),
+                result,
             ));
         }
         if let Some(error) = ending.error.clone() {

@@ -5,9 +5,9 @@
 //! blocks that tab for the rest of the run.
 
 use panelot_protocol::engine::ApprovalFlag;
+use panelot_protocol::engine::CallOutcome;
 use panelot_protocol::engine::Provenance;
 use panelot_protocol::engine::RunState;
-use panelot_protocol::engine::ToolResultView;
 
 use super::Cx;
 use super::chain::Chain;
@@ -22,6 +22,7 @@ use crate::engine::outbox::FailureCause;
 use crate::engine::outbox::ToolStatus;
 use crate::gatekeeper::SensitiveOrigins;
 use crate::runs::transitions::move_run;
+use crate::snapshot::tool_result_view;
 use crate::store::NodeBody;
 use crate::store::RunRecord;
 use crate::store::StoreError;
@@ -41,6 +42,7 @@ const STUCK_REPEATS: usize = 3;
 /// What a result says, and to whom.
 struct Said {
     ok: bool,
+    outcome: CallOutcome,
     /// For the model, fenced as the tool's provenance says.
     content: String,
     /// The engine's words.
@@ -106,22 +108,29 @@ pub(crate) fn write(
                 }
             }
             details = outcome.details;
-            Said { ok, content, notes, counts: true }
+            let outcome = if ok { CallOutcome::Done } else { CallOutcome::Failed };
+            Said { ok, outcome, content, notes, counts: true }
         }
         ResultBody::Refused { message, refused } => Said {
             ok: false,
+            outcome: match refused {
+                Refused::Check => CallOutcome::Failed,
+                Refused::Denied => CallOutcome::Denied,
+                Refused::Declined => CallOutcome::Declined,
+            },
             content: String::new(),
             notes: vec![format!("Error: {message}")],
             counts: refused == Refused::Check,
         },
         ResultBody::MarkedDone => Said {
             ok: true,
+            outcome: CallOutcome::Done,
             content: String::new(),
             notes: vec!["The user checked and says this action was done.".to_owned()],
             counts: true,
         },
     };
-    let Said { ok, content, mut notes, counts } = said;
+    let Said { ok, outcome, content, mut notes, counts } = said;
     let counters = &mut run.counters;
     if ok {
         counters.consecutive_failures = 0;
@@ -157,23 +166,23 @@ pub(crate) fn write(
         run.taint.record(&content, tool.result_provenance, &from);
     }
     let mut chain = Chain::at_leaf(&state, &run.turn_id, now);
-    chain.push_new(
-        cx.env,
-        NodeBody::ToolResult {
-            item_id: call.item_id.clone(),
-            call_id: call.call_id.clone(),
-            ok,
-            content_for_model: content,
-            details: details.clone(),
-            engine_note: (!notes.is_empty()).then(|| notes.join("\n\n")),
-            source,
-        },
-    )?;
+    let body = NodeBody::ToolResult {
+        item_id: call.item_id.clone(),
+        call_id: call.call_id.clone(),
+        ok,
+        content_for_model: content,
+        details,
+        engine_note: (!notes.is_empty()).then(|| notes.join("\n\n")),
+        source,
+        outcome,
+        target: call.target.as_ref().map(crate::target::ResolvedTarget::view),
+    };
+    let result = tool_result_view(&body);
+    chain.push_new(cx.env, body)?;
     run.tools[index].status = ToolCallStatus::Done;
     move_run(&mut run, RunState::ExecutingTool, now)?;
-    let result = ToolResultView { ok, details };
     let mut step = Step::default();
-    step.events.push(complete(&run.thread_id, call.item_id, Some(call.node_id), Some(result)));
+    step.events.push(complete(&run.thread_id, call.item_id, Some(call.node_id), result));
     step.then.push(FollowUp::Dispatch(run.id.clone()));
     chain.write_with(state.meta, &mut step.unit);
     step.unit.push(WriteOp::PutRun(Box::new(run)));

@@ -25,6 +25,7 @@ use panelot_protocol::engine::ApprovalPreview;
 use panelot_protocol::engine::ApprovalRequestPayload;
 use panelot_protocol::engine::ApprovalTarget;
 use panelot_protocol::engine::BrowserContext;
+use panelot_protocol::engine::CallOutcome;
 use panelot_protocol::engine::ContextBlock;
 use panelot_protocol::engine::ContextContent;
 use panelot_protocol::engine::ContextKind;
@@ -200,6 +201,8 @@ pub fn nodes() -> Vec<NodeRecord> {
         details: Some(json!({"effect": "verified"})),
         engine_note: Some("Several tool calls in a row have failed.".into()),
         source: Some("https://shop.test/cart".into()),
+        outcome: CallOutcome::Done,
+        target: None,
     });
     bodies.push(NodeBody::ToolResult {
         item_id: ItemId::new("i2").unwrap(),
@@ -209,6 +212,8 @@ pub fn nodes() -> Vec<NodeRecord> {
         details: None,
         engine_note: None,
         source: None,
+        outcome: CallOutcome::Failed,
+        target: None,
     });
     bodies.push(NodeBody::ApprovalDecision { approval_id: "a1".into(), decision: "accept".into() });
     bodies.push(NodeBody::InteractionResponse {
@@ -412,11 +417,13 @@ pub fn full_run() -> RunRecord {
                         ApprovalElement {
                             role: "textbox".into(),
                             name: "Password".into(),
+                            password: false,
                             destination: Some("https://shop.test/session".into()),
                         },
                         ApprovalElement {
                             role: "button".into(),
                             name: "Go".into(),
+                            password: false,
                             destination: None,
                         },
                     ],

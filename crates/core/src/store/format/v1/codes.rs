@@ -2,6 +2,7 @@
 //! renaming a variant of the protocol or the engine cannot change what is on disk.
 
 use panelot_protocol::engine::ApprovalFlag;
+use panelot_protocol::engine::CallOutcome;
 use panelot_protocol::engine::ContextKind;
 use panelot_protocol::engine::ErrorCode;
 use panelot_protocol::engine::PermissionPolicy;
@@ -176,6 +177,18 @@ stored_enum! {
         Pending = "pending",
         Dispatched = "dispatched",
         Done = "done",
+    }
+}
+
+stored_enum! {
+    /// What became of a tool call.
+    StoredCallOutcome <=> CallOutcome {
+        Done = "done",
+        Failed = "failed",
+        Declined = "declined",
+        Denied = "denied",
+        NotRun = "not_run",
+        Unknown = "unknown",
     }
 }
 

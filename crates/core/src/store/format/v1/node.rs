@@ -4,12 +4,14 @@ use panelot_protocol::ItemId;
 use panelot_protocol::NodeId;
 use panelot_protocol::ThreadId;
 use panelot_protocol::TurnId;
+use panelot_protocol::engine::CallOutcome;
 use panelot_protocol::engine::ProviderDetails;
 use panelot_protocol::engine::TurnErrorView;
 use serde::Deserialize;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::codes::StoredCallOutcome;
 use super::codes::StoredErrorCode;
 use super::codes::StoredPolicy;
 use super::codes::StoredProviderErrorKind;
@@ -17,6 +19,7 @@ use super::codes::StoredProviderStopReason;
 use super::codes::StoredToolLevel;
 use super::input::StoredInput;
 use super::input::StoredUsage;
+use super::requests::StoredApprovalTarget;
 use super::version::V1;
 use crate::store::format::error::FormatError;
 use crate::store::format::error::id;
@@ -73,6 +76,12 @@ enum StoredNodeBody {
         details: Option<Value>,
         engine_note: Option<String>,
         source: Option<String>,
+        /// Written only when `ok` does not say it (done or failed), as records before it was
+        /// stored are read.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        outcome: Option<StoredCallOutcome>,
+        #[serde(default)]
+        target: Option<StoredApprovalTarget>,
     },
     ApprovalDecision {
         approval_id: String,
@@ -88,6 +97,11 @@ enum StoredNodeBody {
     TurnError {
         error: StoredTurnError,
     },
+}
+
+/// The outcome of a tool result whose record does not say it: done or failed, as `ok` says.
+fn implied_outcome(ok: bool) -> CallOutcome {
+    if ok { CallOutcome::Done } else { CallOutcome::Failed }
 }
 
 /// Why a turn failed.
@@ -224,6 +238,8 @@ impl From<&NodeBody> for StoredNodeBody {
                 details,
                 engine_note,
                 source,
+                outcome,
+                target,
             } => StoredNodeBody::ToolResult {
                 item_id: item_id.to_string(),
                 call_id: call_id.clone(),
@@ -232,6 +248,8 @@ impl From<&NodeBody> for StoredNodeBody {
                 details: details.clone(),
                 engine_note: engine_note.clone(),
                 source: source.clone(),
+                outcome: (*outcome != implied_outcome(*ok)).then(|| (*outcome).into()),
+                target: target.as_ref().map(Into::into),
             },
             NodeBody::ApprovalDecision { approval_id, decision } => {
                 StoredNodeBody::ApprovalDecision {
@@ -297,6 +315,8 @@ impl TryFrom<StoredNodeBody> for NodeBody {
                 details,
                 engine_note,
                 source,
+                outcome,
+                target,
             } => NodeBody::ToolResult {
                 item_id: id("body.itemId", item_id, ItemId::new)?,
                 call_id,
@@ -305,6 +325,8 @@ impl TryFrom<StoredNodeBody> for NodeBody {
                 details,
                 engine_note,
                 source,
+                outcome: outcome.map_or(implied_outcome(ok), Into::into),
+                target: target.map(Into::into),
             },
             StoredNodeBody::ApprovalDecision { approval_id, decision } => {
                 NodeBody::ApprovalDecision { approval_id, decision }

@@ -36,9 +36,10 @@ pub(crate) struct StoredApprovalRequest {
     taint: Vec<StoredTaintSource>,
 }
 
+/// Where a call acts: on an approval's card, and with a tool call's result.
 #[derive(Serialize, Deserialize, Debug)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct StoredApprovalTarget {
+pub(crate) struct StoredApprovalTarget {
     tab_id: u32,
     url: String,
     title: String,
@@ -50,7 +51,50 @@ struct StoredApprovalTarget {
 struct StoredApprovalElement {
     role: String,
     name: String,
+    /// Written only when true; absent in records written before it was stored.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    password: bool,
     destination: Option<String>,
+}
+
+impl From<&ApprovalTarget> for StoredApprovalTarget {
+    fn from(target: &ApprovalTarget) -> Self {
+        StoredApprovalTarget {
+            tab_id: target.tab_id,
+            url: target.url.clone(),
+            title: target.title.clone(),
+            elements: target
+                .elements
+                .iter()
+                .map(|element| StoredApprovalElement {
+                    role: element.role.clone(),
+                    name: element.name.clone(),
+                    password: element.password,
+                    destination: element.destination.clone(),
+                })
+                .collect(),
+        }
+    }
+}
+
+impl From<StoredApprovalTarget> for ApprovalTarget {
+    fn from(target: StoredApprovalTarget) -> Self {
+        ApprovalTarget {
+            tab_id: target.tab_id,
+            url: target.url,
+            title: target.title,
+            elements: target
+                .elements
+                .into_iter()
+                .map(|element| ApprovalElement {
+                    role: element.role,
+                    name: element.name,
+                    password: element.password,
+                    destination: element.destination,
+                })
+                .collect(),
+        }
+    }
 }
 
 #[derive(Serialize, Deserialize, Debug)]
@@ -119,20 +163,7 @@ impl From<&ApprovalRequestPayload> for StoredApprovalRequest {
             label: it.label.clone(),
             params: it.params.clone(),
             target_origin: it.target_origin.clone(),
-            target: it.target.as_ref().map(|target| StoredApprovalTarget {
-                tab_id: target.tab_id,
-                url: target.url.clone(),
-                title: target.title.clone(),
-                elements: target
-                    .elements
-                    .iter()
-                    .map(|element| StoredApprovalElement {
-                        role: element.role.clone(),
-                        name: element.name.clone(),
-                        destination: element.destination.clone(),
-                    })
-                    .collect(),
-            }),
+            target: it.target.as_ref().map(Into::into),
             flags: it.flags.iter().copied().map(Into::into).collect(),
             preview: it.preview.as_ref().map(|preview| StoredApprovalPreview {
                 snapshot_line: preview.snapshot_line.clone(),
@@ -174,20 +205,7 @@ impl TryFrom<StoredApprovalRequest> for ApprovalRequestPayload {
             label: it.label,
             params: it.params,
             target_origin: it.target_origin,
-            target: it.target.map(|target| ApprovalTarget {
-                tab_id: target.tab_id,
-                url: target.url,
-                title: target.title,
-                elements: target
-                    .elements
-                    .into_iter()
-                    .map(|element| ApprovalElement {
-                        role: element.role,
-                        name: element.name,
-                        destination: element.destination,
-                    })
-                    .collect(),
-            }),
+            target: it.target.map(Into::into),
             flags: it.flags.into_iter().map(Into::into).collect(),
             preview,
             deadline_at_ms: it.deadline_at_ms,
