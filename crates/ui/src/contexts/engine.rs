@@ -43,8 +43,7 @@ impl Engine {
 
 /// Provides the [`Engine`] context.
 pub(crate) fn provide_engine() -> Engine {
-    let engine =
-        Engine { link: RwSignal::new(EngineLink::Connecting), sessions: RwSignal::new(0) };
+    let engine = Engine { link: RwSignal::new(EngineLink::Connecting), sessions: RwSignal::new(0) };
     provide_context(engine);
     engine
 }

@@ -19,8 +19,8 @@ use super::threads::Threads;
 use super::turns::Turns;
 use crate::host;
 use crate::i18n::Msg;
-use crate::state::client::EngineLink;
 use crate::state::client::ClientEffect;
+use crate::state::client::EngineLink;
 
 /// Holds every context, to hand each effect to the ones it concerns.
 #[derive(Debug, Clone, Copy)]
@@ -72,7 +72,9 @@ impl Router {
                 self.notices.show(self.page.format(Msg::MalformedEvent, &[("detail", &detail)]));
             }
             // The port carries these out itself.
-            ClientEffect::Send(_) | ClientEffect::SaveOutbox(_) | ClientEffect::ReconnectAfter(_) => {}
+            ClientEffect::Send(_)
+            | ClientEffect::SaveOutbox(_)
+            | ClientEffect::ReconnectAfter(_) => {}
         }
     }
 

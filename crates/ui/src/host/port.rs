@@ -32,8 +32,8 @@ use super::chrome::session_get;
 use super::chrome::session_set;
 use super::chrome::storage_get;
 use super::chrome::storage_set;
-use crate::state::client::ClientError;
 use crate::state::client::ClientEffect;
+use crate::state::client::ClientError;
 use crate::state::client::EngineClient;
 use crate::state::client::PING_INTERVAL_MS;
 

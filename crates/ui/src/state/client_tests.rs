@@ -121,7 +121,10 @@ fn unacknowledged_commands_are_resent_with_the_same_ids_after_reconnect() {
     let effects = client.closed();
     assert_eq!(
         effects,
-        [ClientEffect::Status(EngineLink::Reconnecting { attempt: 0 }), ClientEffect::ReconnectAfter(500)]
+        [
+            ClientEffect::Status(EngineLink::Reconnecting { attempt: 0 }),
+            ClientEffect::ReconnectAfter(500)
+        ]
     );
     let effects = connect(&mut client);
     assert_eq!(ids(&sent_ops(&effects)), [format!("turn.submit:{second}")]);

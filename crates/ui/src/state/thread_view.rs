@@ -28,10 +28,10 @@ use panelot_protocol::engine::StreamCursor;
 use panelot_protocol::engine::ThreadMeta;
 use panelot_protocol::engine::ThreadSnapshot;
 
-pub use entries::SendState;
 pub use entries::Entry;
 pub use entries::EntryBody;
 pub use entries::EntryKey;
+pub use entries::SendState;
 use entries::append_text;
 use entries::apply_delta;
 use entries::complete;
@@ -223,7 +223,11 @@ impl ThreadView {
             turn_id: None,
             node_id: None,
             branch: None,
-            body: EntryBody::User { text: text.to_owned(), steered, send_state: SendState::Sending },
+            body: EntryBody::User {
+                text: text.to_owned(),
+                steered,
+                send_state: SendState::Sending,
+            },
         });
     }
 
@@ -330,7 +334,9 @@ impl ThreadView {
 
     fn apply_live(&mut self, event: &AgentEvent) -> Applied {
         match event {
-            AgentEvent::ThreadEarlier(event) => self.prepend_earlier(&event.items, event.has_earlier),
+            AgentEvent::ThreadEarlier(event) => {
+                self.prepend_earlier(&event.items, event.has_earlier)
+            }
             AgentEvent::TurnStart(event) => {
                 self.active_turn = Some(ActiveTurnView {
                     turn_id: event.turn_id.clone(),

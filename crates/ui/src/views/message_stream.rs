@@ -30,10 +30,10 @@ use crate::icons::Icon;
 use crate::markdown;
 use crate::markdown::Completeness;
 use crate::state::keys::sendable;
-use crate::state::thread_view::SendState;
 use crate::state::thread_view::Entry;
 use crate::state::thread_view::EntryBody;
 use crate::state::thread_view::EntryKey;
+use crate::state::thread_view::SendState;
 
 /// Distance from the bottom, in CSS pixels, within which the stream follows new output.
 const FOLLOW_THRESHOLD_PX: i32 = 40;
