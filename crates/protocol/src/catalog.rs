@@ -88,6 +88,7 @@ macro_rules! wire_catalog {
 
             /// Decodes the fields of a value of kind `kind` without tracing the path of a bad
             /// field: half the code of [`Self::decode_fields`] in a wasm binary.
+            #[allow(dead_code, reason = "ops are only decoded traced")]
             pub(crate) fn decode_fields_untraced(
                 kind: $Kind,
                 fields: serde_json::Value,

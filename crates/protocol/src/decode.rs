@@ -101,30 +101,11 @@ pub fn decode_op_str(text: &str) -> Result<Op, DecodeError> {
 /// Decodes an Op: budget walk, catalog lookup, strict fields (a bad one is named by its path),
 /// then the bounds of nested values.
 pub fn decode_op(value: Value) -> Result<Op, DecodeError> {
-    decode_op_as(value, |kind, fields| {
-        Op::decode_fields(kind, fields)
-            .map_err(|err| DecodeError::from_path_error(kind.wire_name(), err))
-    })
-}
-
-/// [`decode_op`] for an Op the caller wrote itself (a UI's saved outbox), whose errors are not
-/// explained to anyone: the same checks, without tracing the path of a bad field (which would
-/// add a second copy of every Op decoder to a UI's wasm).
-pub fn decode_own_op(value: Value) -> Result<Op, DecodeError> {
-    decode_op_as(value, |kind, fields| {
-        Op::decode_fields_untraced(kind, fields)
-            .map_err(|err| DecodeError::field(kind.wire_name(), UNTRACED, err.to_string()))
-    })
-}
-
-fn decode_op_as(
-    value: Value,
-    fields_of: impl FnOnce(OpKind, Value) -> Result<Op, DecodeError>,
-) -> Result<Op, DecodeError> {
     check_budget(&value, &Budget::OP)?;
     let (type_name, fields) = split_type(value)?;
     let kind = OpKind::from_wire_name(&type_name).ok_or(DecodeError::UnknownType(type_name))?;
-    let op = fields_of(kind, fields)?;
+    let op = Op::decode_fields(kind, fields)
+        .map_err(|err| DecodeError::from_path_error(kind.wire_name(), err))?;
     if let Op::InteractionResponse(params) = &op {
         check_interaction_value(&params.response)?;
     }

@@ -37,6 +37,7 @@ mod ids;
 pub mod origin;
 mod schema_hash;
 mod schema_hashes;
+mod tagged;
 
 pub use budget::Budget;
 pub use budget::BudgetExceeded;
@@ -52,7 +53,6 @@ pub use decode::decode_event;
 pub use decode::decode_event_str;
 pub use decode::decode_op;
 pub use decode::decode_op_str;
-pub use decode::decode_own_op;
 pub use decode::parse_budgeted;
 pub use decode::probe_initialize;
 pub use engine::AgentEvent;

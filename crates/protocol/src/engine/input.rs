@@ -11,6 +11,7 @@ use super::codes::Trust;
 use crate::ids::AttachmentId;
 use crate::ids::ConnectionId;
 use crate::ids::ModelId;
+use crate::tagged::internally_tagged;
 
 /// One message of the user with everything attached to it.
 #[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq, Default)]
@@ -99,25 +100,27 @@ pub struct ContextBlock {
     pub approx_tokens: Option<u32>,
 }
 
-/// Content of a context block.
-#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
-pub enum ContextContent {
-    /// Plain text or Markdown.
-    Text {
-        /// The text.
-        text: String,
-    },
-    /// An image.
-    Image {
-        /// MIME type such as `image/png`.
-        mime: String,
-        /// Image bytes, base64.
-        #[serde(rename = "dataBase64")]
-        data_base64: String,
-    },
-    /// No content (a bare tab reference).
-    Empty,
+internally_tagged! {
+    #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+    /// Content of a context block.
+    #[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+    pub enum ContextContent {
+        /// Plain text or Markdown.
+        Text {
+            /// The text.
+            text: String,
+        },
+        /// An image.
+        Image {
+            /// MIME type such as `image/png`.
+            mime: String,
+            /// Image bytes, base64.
+            #[serde(rename = "dataBase64")]
+            data_base64: String,
+        },
+        /// No content (a bare tab reference).
+        Empty,
+    }
 }
 
 /// Settings that apply to one turn only.

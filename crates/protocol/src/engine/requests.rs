@@ -9,6 +9,7 @@ use super::codes::Provenance;
 use super::codes::RunState;
 use crate::ids::AttachmentId;
 use crate::ids::RunId;
+use crate::tagged::internally_tagged;
 
 /// What an approval card shows: the complete call, its target and why it is asked.
 #[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
@@ -103,73 +104,72 @@ pub struct TaintSource {
     pub source: String,
 }
 
-/// The user's decision on an approval.
-#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
-#[serde(tag = "type", rename_all = "camelCase", deny_unknown_fields)]
-pub enum ApprovalDecision {
-    /// Allow this call; its origin joins the thread's scope.
-    Accept,
-    /// Allow this tool on this origin for the rest of the browser session, in this thread.
-    AcceptForSession,
-    /// Allow this tool on this origin from now on (a persistent rule).
-    AcceptForSite,
-    /// Refuse; the note goes back to the model.
-    Decline {
-        /// Why, for the model.
-        note: Option<String>,
-    },
-    /// Refuse and stop the turn.
-    Cancel,
+internally_tagged! {
+    #[serde(tag = "type", rename_all = "camelCase", deny_unknown_fields)]
+    /// The user's decision on an approval.
+    #[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+    pub enum ApprovalDecision {
+        /// Allow this call; its origin joins the thread's scope.
+        Accept,
+        /// Allow this tool on this origin for the rest of the browser session, in this thread.
+        AcceptForSession,
+        /// Allow this tool on this origin from now on (a persistent rule).
+        AcceptForSite,
+        /// Refuse; the note goes back to the model.
+        Decline {
+            /// Why, for the model.
+            note: Option<String>,
+        },
+        /// Refuse and stop the turn.
+        Cancel,
+    }
 }
 
-/// What the engine asks of the user besides approvals.
-#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
-#[serde(
-    tag = "type",
-    rename_all = "snake_case",
-    rename_all_fields = "camelCase",
-    deny_unknown_fields
-)]
-pub enum InteractionRequestPayload {
-    /// Questions with optional choices; free answers are always allowed.
-    AskUser {
-        /// One to three questions.
-        questions: Vec<Question>,
-    },
-    /// The user does a step themselves (sign-in, one-time code, payment, captcha).
-    RequestUserAction {
-        /// What to do.
-        instruction: String,
-        /// Tab where it happens.
-        tab_id: Option<u32>,
-    },
-    /// Wait until a page shows or loses some text, or reaches a URL.
-    WatchPage {
-        /// Tab to watch.
-        tab_id: Option<u32>,
-        /// What to wait for.
-        condition: WatchCondition,
-        /// The text or URL.
-        value: String,
-        /// When to give up (ms since the Unix epoch).
-        deadline_at_ms: u64,
-    },
-    /// Resume the run later.
-    ScheduleResume {
-        /// When (ms since the Unix epoch).
-        resume_at_ms: u64,
-        /// Why.
-        reason: String,
-    },
-    /// A form requested by an MCP server.
-    McpElicitation {
-        /// The server.
-        server_id: String,
-        /// The server's message.
-        message: String,
-        /// JSON Schema of the form.
-        schema: serde_json::Value,
-    },
+internally_tagged! {
+    #[serde(tag = "type", rename_all = "snake_case", rename_all_fields = "camelCase", deny_unknown_fields)]
+    /// What the engine asks of the user besides approvals.
+    #[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+    pub enum InteractionRequestPayload {
+        /// Questions with optional choices; free answers are always allowed.
+        AskUser {
+            /// One to three questions.
+            questions: Vec<Question>,
+        },
+        /// The user does a step themselves (sign-in, one-time code, payment, captcha).
+        RequestUserAction {
+            /// What to do.
+            instruction: String,
+            /// Tab where it happens.
+            tab_id: Option<u32>,
+        },
+        /// Wait until a page shows or loses some text, or reaches a URL.
+        WatchPage {
+            /// Tab to watch.
+            tab_id: Option<u32>,
+            /// What to wait for.
+            condition: WatchCondition,
+            /// The text or URL.
+            value: String,
+            /// When to give up (ms since the Unix epoch).
+            deadline_at_ms: u64,
+        },
+        /// Resume the run later.
+        ScheduleResume {
+            /// When (ms since the Unix epoch).
+            resume_at_ms: u64,
+            /// Why.
+            reason: String,
+        },
+        /// A form requested by an MCP server.
+        McpElicitation {
+            /// The server.
+            server_id: String,
+            /// The server's message.
+            message: String,
+            /// JSON Schema of the form.
+            schema: serde_json::Value,
+        },
+    }
 }
 
 /// One question of `ask_user`.
@@ -208,25 +208,27 @@ pub enum WatchCondition {
     Url,
 }
 
-/// The user's answer to an interaction.
-#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
-pub enum InteractionResponse {
-    /// An answer: bounded, acyclic JSON.
-    Submit {
-        /// The answer.
-        value: serde_json::Value,
-    },
-    /// The user declined.
-    Cancel {
-        /// Why.
-        note: Option<String>,
-    },
-    /// The deadline passed.
-    Timeout {
-        /// A default answer, if any.
-        value: Option<serde_json::Value>,
-    },
+internally_tagged! {
+    #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+    /// The user's answer to an interaction.
+    #[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+    pub enum InteractionResponse {
+        /// An answer: bounded, acyclic JSON.
+        Submit {
+            /// The answer.
+            value: serde_json::Value,
+        },
+        /// The user declined.
+        Cancel {
+            /// Why.
+            note: Option<String>,
+        },
+        /// The deadline passed.
+        Timeout {
+            /// A default answer, if any.
+            value: Option<serde_json::Value>,
+        },
+    }
 }
 
 /// How to go on with a run whose write tool may or may not have run.

@@ -27,6 +27,7 @@ use crate::ids::PresetId;
 use crate::ids::RunId;
 use crate::ids::ThreadId;
 use crate::ids::TurnId;
+use crate::tagged::internally_tagged;
 
 /// Metadata of a thread.
 #[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
@@ -178,72 +179,69 @@ impl BranchPosition {
     }
 }
 
-/// Content of a stored item, by kind.
-#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
-#[serde(
-    tag = "kind",
-    rename_all = "snake_case",
-    rename_all_fields = "camelCase",
-    deny_unknown_fields
-)]
-pub enum ItemContent {
-    /// A user message.
-    UserMessage {
-        /// The input as sent.
-        input: UserInput,
-        /// Whether it was steered into a running turn.
-        steered: bool,
-    },
-    /// A model message.
-    AssistantMessage {
-        /// The text.
-        text: String,
-        /// Model that wrote it.
-        model: Option<String>,
-        /// Why the model call ended.
-        stop_reason: Option<ProviderStopReason>,
-        /// Tokens of the call.
-        usage: Option<Usage>,
-        /// Cost of the call in US dollars.
-        cost_usd: Option<f64>,
-    },
-    /// Model reasoning.
-    Reasoning {
-        /// The reasoning text.
-        text: String,
-    },
-    /// A tool call with its result once known.
-    ToolCall {
-        /// The streamed item.
-        item_id: ItemId,
-        /// Tool name.
-        tool_name: String,
-        /// Short label for the card.
-        label: String,
-        /// Parameters as called.
-        params: serde_json::Value,
-        /// Result, once the tool finished.
-        result: Option<ToolResultView>,
-    },
-    /// An approval and its decision.
-    Approval {
-        /// The approval.
-        approval_id: ApprovalId,
-        /// What was asked.
-        request: ApprovalRequestPayload,
-        /// Short text of the decision, once made.
-        decision: Option<String>,
-    },
-    /// A notice for the user.
-    SystemNotice {
-        /// The text.
-        text: String,
-    },
-    /// The failure that ended a turn, kept with it.
-    TurnError {
-        /// What failed.
-        error: TurnErrorView,
-    },
+internally_tagged! {
+    #[serde(tag = "kind", rename_all = "snake_case", rename_all_fields = "camelCase", deny_unknown_fields)]
+    /// Content of a stored item, by kind.
+    #[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+    pub enum ItemContent {
+        /// A user message.
+        UserMessage {
+            /// The input as sent.
+            input: UserInput,
+            /// Whether it was steered into a running turn.
+            steered: bool,
+        },
+        /// A model message.
+        AssistantMessage {
+            /// The text.
+            text: String,
+            /// Model that wrote it.
+            model: Option<String>,
+            /// Why the model call ended.
+            stop_reason: Option<ProviderStopReason>,
+            /// Tokens of the call.
+            usage: Option<Usage>,
+            /// Cost of the call in US dollars.
+            cost_usd: Option<f64>,
+        },
+        /// Model reasoning.
+        Reasoning {
+            /// The reasoning text.
+            text: String,
+        },
+        /// A tool call with its result once known.
+        ToolCall {
+            /// The streamed item.
+            item_id: ItemId,
+            /// Tool name.
+            tool_name: String,
+            /// Short label for the card.
+            label: String,
+            /// Parameters as called.
+            params: serde_json::Value,
+            /// Result, once the tool finished.
+            result: Option<ToolResultView>,
+        },
+        /// An approval and its decision.
+        Approval {
+            /// The approval.
+            approval_id: ApprovalId,
+            /// What was asked.
+            request: ApprovalRequestPayload,
+            /// Short text of the decision, once made.
+            decision: Option<String>,
+        },
+        /// A notice for the user.
+        SystemNotice {
+            /// The text.
+            text: String,
+        },
+        /// The failure that ended a turn, kept with it.
+        TurnError {
+            /// What failed.
+            error: TurnErrorView,
+        },
+    }
 }
 
 /// Why a turn failed, as its error card shows it, live (from the `error` event) and after a

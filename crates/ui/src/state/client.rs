@@ -23,10 +23,10 @@ use panelot_protocol::Op;
 use panelot_protocol::SubmissionId;
 use panelot_protocol::ThreadId;
 use panelot_protocol::decode_event_str;
-use panelot_protocol::decode_own_op;
 use panelot_protocol::engine::ErrorCode;
 use panelot_protocol::engine::InitializeParams;
 use panelot_protocol::engine::OpClass;
+use panelot_protocol::engine::OpKind;
 use panelot_protocol::engine::PingParams;
 use panelot_protocol::engine::SubscribeTarget;
 use panelot_protocol::engine::ThreadSubscribeParams;
@@ -110,6 +110,16 @@ pub enum ClientError {
     ReloadRequired,
 }
 
+/// A command waiting for its answer, kept as the text sent: the page only resends it, so it
+/// never decodes an Op (which would put a decoder of every Op into the UI's wasm).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutboxEntry {
+    /// The command's id.
+    pub submission_id: SubmissionId,
+    /// The Op as JSON text.
+    pub text: String,
+}
+
 /// The engine client of one page.
 #[derive(Debug)]
 pub struct EngineClient {
@@ -122,7 +132,7 @@ pub struct EngineClient {
     /// Ports closed since the last session opened; sets the reconnect delay.
     failed_attempts: u32,
     /// Commands not yet acknowledged or rejected, in send order.
-    outbox: Vec<Op>,
+    outbox: Vec<OutboxEntry>,
     subscribed: Option<ThreadId>,
     /// The `initialize` in flight, to recognise its answer.
     initialize_id: Option<SubmissionId>,
@@ -157,7 +167,7 @@ impl EngineClient {
     }
 
     /// Commands waiting for an answer.
-    pub fn outbox(&self) -> &[Op] {
+    pub fn outbox(&self) -> &[OutboxEntry] {
         &self.outbox
     }
 
@@ -167,21 +177,18 @@ impl EngineClient {
     }
 
     /// Restores the outbox saved by an earlier page of this session (a reload keeps
-    /// `chrome.storage.session`); entries that no longer decode are dropped. Returns how many
-    /// commands were restored.
+    /// `chrome.storage.session`, which an update of the extension clears). An entry is kept when
+    /// it is an object with a command's `type` and a valid `submissionId`; the engine checks the
+    /// rest as it checks every Op. Returns how many commands were restored.
     pub fn restore_outbox(&mut self, saved: &str) -> usize {
         let Ok(serde_json::Value::Array(values)) = serde_json::from_str(saved) else {
             return 0;
         };
-        let restored: Vec<Op> = values
-            .into_iter()
-            .filter_map(|value| decode_own_op(value).ok())
-            .filter(|op| op.kind().class() == OpClass::Command)
-            .collect();
+        let restored: Vec<OutboxEntry> = values.iter().filter_map(saved_command).collect();
         let n_restored = restored.len();
-        for op in restored {
-            if !self.outbox.iter().any(|o| o.submission_id() == op.submission_id()) {
-                self.outbox.push(op);
+        for entry in restored {
+            if !self.outbox.iter().any(|o| o.submission_id == entry.submission_id) {
+                self.outbox.push(entry);
             }
         }
         n_restored
@@ -273,10 +280,11 @@ impl EngineClient {
         let ready = self.link == EngineLink::Ready;
         match op.kind().class() {
             OpClass::Command => {
+                let Some(text) = encode(&op) else { return Ok((submission_id, effects)) };
                 if ready {
-                    effects.extend(encode(&op).map(ClientEffect::Send));
+                    effects.push(ClientEffect::Send(text.clone()));
                 }
-                self.outbox.push(op);
+                self.outbox.push(OutboxEntry { submission_id: submission_id.clone(), text });
                 effects.extend(self.save_outbox());
             }
             OpClass::Control => {
@@ -307,7 +315,7 @@ impl EngineClient {
                 let mut effects = self.set_link(EngineLink::Ready);
                 // Resent with their original ids: the engine's receipts answer a command it has
                 // already seen with its stored response instead of running it twice.
-                effects.extend(self.outbox.iter().filter_map(encode).map(ClientEffect::Send));
+                effects.extend(self.outbox.iter().map(|e| ClientEffect::Send(e.text.clone())));
                 effects.push(ClientEffect::Deliver(Box::new(frame)));
                 effects
             }
@@ -367,12 +375,14 @@ impl EngineClient {
     /// Drops an answered command from the outbox.
     fn settle(&mut self, submission_id: &SubmissionId) -> Vec<ClientEffect> {
         let before = self.outbox.len();
-        self.outbox.retain(|op| op.submission_id() != submission_id);
+        self.outbox.retain(|entry| &entry.submission_id != submission_id);
         if self.outbox.len() == before { Vec::new() } else { self.save_outbox() }
     }
 
+    /// The outbox as a JSON array of the Ops.
     fn save_outbox(&self) -> Vec<ClientEffect> {
-        serde_json::to_string(&self.outbox).ok().map(ClientEffect::SaveOutbox).into_iter().collect()
+        let texts: Vec<&str> = self.outbox.iter().map(|e| e.text.as_str()).collect();
+        vec![ClientEffect::SaveOutbox(format!("[{}]", texts.join(",")))]
     }
 
     fn set_link(&mut self, link: EngineLink) -> Vec<ClientEffect> {
@@ -392,6 +402,16 @@ pub fn reconnect_delay_ms(attempt: u32) -> u32 {
 
 fn encode(op: &Op) -> Option<String> {
     serde_json::to_string(op).ok()
+}
+
+/// An entry of a saved outbox, if it is a command with a valid id.
+fn saved_command(value: &serde_json::Value) -> Option<OutboxEntry> {
+    let kind = OpKind::from_wire_name(value.get("type")?.as_str()?)?;
+    if kind.class() != OpClass::Command {
+        return None;
+    }
+    let submission_id = SubmissionId::new(value.get("submissionId")?.as_str()?).ok()?;
+    Some(OutboxEntry { submission_id, text: value.to_string() })
 }
 
 #[cfg(test)]

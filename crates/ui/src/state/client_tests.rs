@@ -172,6 +172,48 @@ fn the_outbox_survives_a_page_reload() {
 }
 
 #[test]
+fn a_restored_outbox_keeps_commands_with_valid_ids_and_resends_them_as_saved() {
+    let create = json!({"type": "thread.create", "submissionId": "old-1", "preset": null,
+        "folderId": null});
+    let saved = json!([
+        create,
+        {"type": "thread.list", "submissionId": "old-2", "includeArchived": false},
+        {"type": "thread.explode", "submissionId": "old-3"},
+        {"type": "thread.delete", "submissionId": "bad id", "threadId": "t"},
+        {"type": "thread.delete", "threadId": "t"},
+        {"type": 5, "submissionId": "old-4"},
+        "thread.create",
+        create,
+    ]);
+    let mut reloaded = client();
+    assert_eq!(reloaded.restore_outbox(&saved.to_string()), 2);
+    assert_eq!(reloaded.outbox().len(), 1, "the same command once");
+    let effects = connect(&mut reloaded);
+    let sent: Vec<&String> = effects
+        .iter()
+        .filter_map(|e| match e {
+            ClientEffect::Send(text) => Some(text),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(sent, [&create.to_string()]);
+}
+
+#[test]
+fn the_saved_outbox_is_the_array_of_pending_ops() {
+    let mut client = client();
+    let (first, _) = submit(&mut client, "one");
+    let (_, effects) = submit(&mut client, "two");
+    let Some(ClientEffect::SaveOutbox(saved)) = effects.last() else { panic!("{effects:?}") };
+    let ops: Vec<Op> = serde_json::from_str::<Vec<serde_json::Value>>(saved)
+        .unwrap()
+        .into_iter()
+        .map(|value| decode_op_str(&value.to_string()).unwrap())
+        .collect();
+    assert_eq!(ids(&ops), [format!("turn.submit:{first}"), "turn.submit:page-a-2".to_owned()]);
+}
+
+#[test]
 fn reconnect_backoff_doubles_up_to_eight_seconds_and_resets_on_success() {
     assert_eq!(
         (0..8).map(reconnect_delay_ms).collect::<Vec<_>>(),
