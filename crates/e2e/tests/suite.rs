@@ -10,5 +10,6 @@ mod idb_store;
 mod turns;
 mod ui_attach;
 mod ui_design;
+mod ui_options;
 mod ui_pages;
 mod ui_turns;

@@ -34,6 +34,7 @@ pub(crate) use page::Page;
 pub(crate) use page::PageKind;
 pub(crate) use page::use_page;
 pub(crate) use router::Router;
+pub(crate) use settings::Settings;
 pub(crate) use settings::use_settings;
 pub(crate) use threads::use_threads;
 pub(crate) use turns::Turns;

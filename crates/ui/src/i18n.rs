@@ -200,18 +200,12 @@ catalog! {
     FlagIdnHost => "Internationalized domain name: check the address carefully", "国际化域名：请仔细核对地址";
     /// Settings: extra headers field.
     CustomHeaders => "Extra headers (one Name: value per line)", "额外请求头（每行一个 名称: 值）";
-    /// Settings: quirks field.
-    Quirks => "Provider quirks", "服务商兼容选项";
     /// Settings: a header line is malformed.
     FieldBadHeader => "{field}: each line must be Name: value.", "{field}：每行必须为 名称: 值。";
-    /// Settings: verify a connection.
-    Verify => "Verify", "检查";
     /// Settings: verification running.
     Verifying => "Checking…", "正在检查…";
     /// Verification report: every check passed.
-    VerifyOk => "Everything works: reachable, key accepted, streaming and tool use.", "一切正常：可访问、密钥有效、支持流式输出和工具调用。";
-    /// Verification report line.
-    VerifyChecks => "Reachable: {reachable} · Key: {key} · Streaming: {streaming} · Tools: {tools}", "可访问：{reachable} · 密钥：{key} · 流式：{streaming} · 工具：{tools}";
+    VerifyOk => "Everything works.", "一切正常。";
     /// Verification failure: invalid key.
     VerifyInvalidKey => "The key was rejected.", "密钥被拒绝。";
     /// Verification failure: unreachable.
@@ -222,10 +216,6 @@ catalog! {
     VerifyProtocolMismatch => "The server does not speak the expected API.", "服务器使用的不是预期的 API。";
     /// Verification failure: no tool use.
     VerifyNoToolUse => "The model does not use tools.", "该模型不支持工具调用。";
-    /// Yes.
-    Yes => "yes", "是";
-    /// No.
-    No => "no", "否";
     /// Branch switcher: previous.
     PreviousBranch => "Previous version", "上一个版本";
     /// Branch switcher: next.
@@ -262,8 +252,6 @@ catalog! {
     Connections => "Model connections", "模型连接";
     /// Settings: first-run explanation.
     NoModelConfigured => "Add a model connection to start chatting.", "添加一个模型连接即可开始对话。";
-    /// Connection form: kind.
-    ConnectionKind => "Kind", "类型";
     /// Connection kind: OpenAI-compatible.
     KindOpenAi => "OpenAI-compatible", "OpenAI 兼容";
     /// Connection kind: Anthropic.
@@ -272,8 +260,6 @@ catalog! {
     ConnectionName => "Name", "名称";
     /// Connection form: base URL.
     BaseUrl => "Base URL", "Base URL";
-    /// Connection form: API key.
-    ApiKey => "API key", "API 密钥";
     /// Connection form: default model.
     DefaultModel => "Default model", "默认模型";
     /// Connection form: save.
@@ -403,7 +389,244 @@ catalog! {
     Copied => "Copied", "已复制";
     /// Copy a code block.
     CopyCode => "Copy code", "复制代码";
+
+    // The options page: connections, defaults and language (the options work).
+    /// Settings: what a connection is.
+    ConnectionsIntro => "Panelot talks to a model through a connection: a hosted API with your key, or a model server on this computer.", "Panelot 通过连接与模型通信：可以是使用您密钥的在线 API，也可以是在本机运行的模型服务器。";
+    /// Settings: open the form for a new connection.
+    AddConnection => "Add a connection", "添加连接";
+    /// Connection form: the provider template.
+    Provider => "Provider", "服务商";
+    /// Connection form: the keys.
+    ApiKeys => "API keys", "API 密钥";
+    /// Connection form: a key row.
+    KeyN => "Key {n}", "密钥 {n}";
+    /// Connection form: a stored key, never shown.
+    SavedKeyN => "Saved key {n}", "已保存的密钥 {n}";
+    /// Connection form: add a key row.
+    AddKey => "Add another key", "再添加一个密钥";
+    /// Connection form: remove a key row.
+    RemoveKeyN => "Remove key {n}", "移除密钥 {n}";
+    /// Connection form: several keys.
+    KeysHint => "When a key is refused or out of quota, the next one is tried.", "某个密钥被拒绝或额度用完时，会自动改用下一个。";
+    /// Connection form: local servers.
+    KeyOptionalHint => "Servers on this computer usually need no key.", "本机运行的服务器通常不需要密钥。";
+    /// Connection form: the model.
+    ModelField => "Model", "模型";
+    /// Connection form: the model may wait for the check.
+    ModelHint => "Type a model id, or leave it empty and pick one from the list the server sends when the connection is checked.", "输入模型 ID，或留空，检查连接后从服务器提供的列表中选择。";
+    /// Connection form: the advanced part.
+    Advanced => "Advanced", "高级";
+    /// Connection form: the wire format.
+    ApiFormat => "API format", "API 格式";
+    /// Connection form: the compatibility options.
+    Compatibility => "Compatibility with this server", "与此服务器的兼容性";
+    /// Compatibility option.
+    QuirkNoStreamOptions => "Don't ask for token counts while streaming", "流式输出时不请求 token 统计";
+    /// Its hint.
+    QuirkNoStreamOptionsHint => "For older servers that refuse the request otherwise.", "适用于否则会拒绝请求的旧版服务器。";
+    /// Compatibility option.
+    QuirkThinkTags => "Show text in <think> tags as reasoning", "将 <think> 标签中的文字显示为思考过程";
+    /// Its hint.
+    QuirkThinkTagsHint => "For models that write their reasoning into the answer.", "适用于把思考过程写在回答里的模型。";
+    /// Compatibility option.
+    QuirkOneToolCall => "One tool call at a time", "每次只调用一个工具";
+    /// Its hint.
+    QuirkOneToolCallHint => "For models that get several calls at once wrong.", "适用于同时发起多个调用时容易出错的模型。";
+    /// Compatibility option.
+    QuirkMaxCompletionTokens => "Send the output limit as max_completion_tokens", "以 max_completion_tokens 发送输出上限";
+    /// Its hint.
+    QuirkMaxCompletionTokensHint => "OpenAI's reasoning models need it; most other servers read max_tokens.", "OpenAI 的推理模型需要它；其他服务器大多读取 max_tokens。";
+    /// Compatibility option.
+    QuirkNoSystemRole => "Put the instructions into the first message", "将指令放入第一条消息";
+    /// Its hint.
+    QuirkNoSystemRoleHint => "For models without a system role.", "适用于不支持 system 角色的模型。";
+    /// Compatibility option.
+    QuirkNoReasoningReplay => "Don't send earlier reasoning back", "不回传之前的思考过程";
+    /// Its hint.
+    QuirkNoReasoningReplayHint => "For servers that refuse reasoning in the conversation.", "适用于拒绝对话中包含思考过程的服务器。";
+    /// Compatibility option.
+    QuirkManualThinking => "Fixed thinking budgets", "固定思考预算";
+    /// Its hint.
+    QuirkManualThinkingHint => "For older Claude models without adaptive thinking.", "适用于不支持自适应思考的旧版 Claude 模型。";
+    /// Connection form: stored headers, kept unless replaced.
+    SavedHeaders => "Saved: {names}. Headers typed here replace them.", "已保存：{names}。在此输入的请求头会替换它们。";
+    /// Connection form: save, then check.
+    SaveAndCheck => "Save and check", "保存并检查";
+    /// Connection form: the save is on its way.
+    SavingConnection => "Saving…", "正在保存…";
+    /// Validation: a key with a space inside.
+    FieldBadKey => "{field}: a key has no spaces.", "{field}：密钥不能包含空格。";
+    /// Connection card: check it again.
+    CheckAgain => "Check again", "重新检查";
+    /// Connection card: delete, asking first.
+    ConfirmDeleteConnection => "Delete “{name}”? Chats that use it will need another model.", "删除“{name}”？使用它的对话需要换用其他模型。";
+    /// Connection card: no key.
+    NoKey => "no key", "无密钥";
+    /// Connection card: one key.
+    OneKey => "1 key", "1 个密钥";
+    /// Connection card: several keys.
+    NKeys => "{n} keys", "{n} 个密钥";
+    /// Connection card: no model yet.
+    NoModelChosen => "No model chosen yet", "尚未选择模型";
+    /// Connection card: pick from the listed models.
+    ModelToUse => "Model to use", "使用的模型";
+    /// Connection card: keep the chosen model.
+    UseModel => "Use this model", "使用此模型";
+    /// Connection card: the listed models.
+    ModelsListed => "{n} models on this server", "此服务器上有 {n} 个模型";
+    /// Check step.
+    StepReached => "Server reached", "已连接服务器";
+    /// Check step.
+    StepKey => "Key accepted", "密钥有效";
+    /// Check step.
+    StepStreaming => "Answers stream", "支持流式回答";
+    /// Check step.
+    StepTools => "Tool calls work", "支持工具调用";
+    /// Check step state, for screen readers.
+    StepPassed => "passed", "通过";
+    /// Check step state, for screen readers.
+    StepFailed => "failed", "失败";
+    /// Check step state, for screen readers.
+    StepUnchecked => "not checked", "未检查";
+    /// Check verdict: answered, then stopped.
+    VerifyStopped => "The server answered, then stopped responding during the test.", "服务器有响应，但在测试过程中停止了响应。";
+    /// Settings: the defaults section.
+    Defaults => "Defaults", "默认设置";
+    /// Settings: the language follows the browser.
+    LanguageSystem => "Same as the browser ({language})", "跟随浏览器（{language}）";
+    /// Settings: where the language applies.
+    LanguageHint => "Every Panelot page uses it, also the ones already open.", "所有 Panelot 页面都会使用，包括已经打开的页面。";
+
+    // Tool names and the engine's and providers' English, as the UI shows them (i18n::engine).
+    ToolTabsList => "List tabs", "列出标签页";
+    ToolTabOpen => "Open a tab", "打开标签页";
+    ToolTabFocus => "Switch tab", "切换标签页";
+    ToolTabClose => "Close a tab", "关闭标签页";
+    ToolNavigate => "Go to a page", "打开网页";
+    ToolGoBack => "Go back", "后退";
+    ToolGoForward => "Go forward", "前进";
+    ToolHistorySearch => "Search history", "搜索历史记录";
+    ToolBookmarksSearch => "Search bookmarks", "搜索书签";
+    ToolTopSites => "Most visited sites", "常去的网站";
+    ToolRecentlyClosed => "Recently closed tabs", "最近关闭的标签页";
+    ToolSessionRestore => "Reopen a tab", "重新打开标签页";
+    ToolTabGroupsList => "List tab groups", "列出标签页分组";
+    ToolTabsGroup => "Group tabs", "分组标签页";
+    ToolTabGroupUpdate => "Change a tab group", "更改标签页分组";
+    ToolReadPage => "Read the page", "读取页面";
+    ToolFindInPage => "Find in the page", "在页面中查找";
+    ToolExtract => "Extract from the page", "从页面提取";
+    ToolGetSelection => "Read the selection", "读取选中内容";
+    ToolClick => "Click", "点击";
+    ToolType => "Type", "输入";
+    ToolSelectOption => "Choose an option", "选择选项";
+    ToolScroll => "Scroll", "滚动";
+    ToolHover => "Point at", "悬停";
+    ToolWaitFor => "Wait", "等待";
+    ToolPressKey => "Press a key", "按键";
+    ToolBatch => "Several actions", "一组操作";
+    ToolClickTrusted => "Click (trusted input)", "点击（可信输入）";
+    ToolTypeTrusted => "Type (trusted input)", "输入（可信输入）";
+    ToolScreenshot => "Screenshot", "截图";
+    ToolRunJavascript => "Run JavaScript", "运行 JavaScript";
+    ToolReadPageDeep => "Read the whole page", "读取整个页面";
+    ToolClickXy => "Click a point", "点击坐标";
+    ToolDrag => "Drag", "拖动";
+    ToolUploadFile => "Upload a file", "上传文件";
+    ToolAskUser => "Ask you", "向您提问";
+    ToolRequestUserAction => "Ask you to act", "请您操作";
+    ToolFetchUrl => "Fetch a URL", "获取网址内容";
+    ToolMemoryRead => "Read memory", "读取记忆";
+    ToolMemoryWrite => "Write memory", "写入记忆";
+    ToolLoadSkill => "Load a skill", "加载技能";
+    ToolDownload => "Download", "下载";
+    ToolArtifactCreate => "Create a file", "创建文件";
+    ToolWatchPage => "Watch the page", "关注页面变化";
+    ToolScheduleResume => "Continue later", "稍后继续";
+    /// An MCP server's tool.
+    ToolMcp => "{tool} ({server})", "{tool}（{server}）";
+    EngineEmptyMessage => "the message is empty", "消息为空";
+    EngineNothingRunning => "nothing is running", "没有正在运行的任务";
+    EngineNoUncertainCall => "no call is uncertain", "没有状态不明的调用";
+    EngineNoThread => "thread {id} does not exist", "对话 {id} 不存在";
+    EngineNoConnection => "connection {id} does not exist", "连接 {id} 不存在";
+    EngineNoPreset => "preset {id} does not exist", "预设 {id} 不存在";
+    EngineNoRule => "rule {id} does not exist", "规则 {id} 不存在";
+    EngineNodeNotInThread => "node {node} is not in thread {id}", "节点 {node} 不在对话 {id} 中";
+    EngineQueueFull => "{n} messages are already waiting in this thread", "此对话中已有 {n} 条消息在等待";
+    EngineTurnOver => "turn {turn} is no longer running (now {now})", "回合 {turn} 已不在运行（当前为 {now}）";
+    EngineNotQueued => "run {run} is not waiting in the queue of thread {id}", "任务 {run} 不在对话 {id} 的队列中";
+    EngineNotWaiting => "run {run} of thread {id} is not waiting for that decision", "对话 {id} 的任务 {run} 并未在等待该决定";
+    EngineThreadChanged => "thread changed (revision {old} is now {new}); reload it", "对话已更改（版本 {old} 现为 {new}），请重新加载";
+    EngineTooManyConnections => "at most {n} connections can be stored", "最多只能保存 {n} 个连接";
+    EngineTooManyRules => "at most {n} rules can be stored", "最多只能保存 {n} 条规则";
+    EngineTooManyPresets => "at most {n} presets can be stored", "最多只能保存 {n} 个预设";
+    EngineBadRule => "the rule is not valid: {error}", "规则无效：{error}";
+    EngineTitleLength => "a title has 1 to {n} characters", "标题长度为 1 到 {n} 个字符";
+    EnginePresetNameLength => "a preset name has 1 to {n} characters", "预设名称长度为 1 到 {n} 个字符";
+    EngineInstructionsLength => "preset instructions have at most {n} characters", "预设指令最多 {n} 个字符";
+    EngineTemperature => "the temperature is between 0 and {n}", "温度应在 0 到 {n} 之间";
+    EngineNoConnections => "this host stores no connections", "此环境不保存连接";
+    EngineTurnStopped => "The turn stopped: {message}", "本轮已停止：{message}";
+    EngineDenied => "Denied by the user's permissions: {reason}. Do not retry it.", "被用户的权限设置拒绝：{reason}。";
+    EngineNoTool => "There is no tool named `{tool}`.", "没有名为 `{tool}` 的工具。";
+    EngineToolOff => "`{tool}` is not enabled for this turn.", "本轮未启用 `{tool}`。";
+    EngineBadParams => "Invalid parameters: {error}. Fix them and call again.", "参数无效：{error}。";
+    EngineConnectionOff => "the connection \"{name}\" is switched off in settings", "连接“{name}”已在设置中关闭";
+    ProviderBadKey => "the server rejected the API key", "服务器拒绝了 API 密钥";
+    ProviderFlagged => "the provider flagged the content", "服务商标记了该内容";
+    ProviderForbidden => "the key is not allowed to do this", "该密钥无权执行此操作";
+    ProviderQuota => "the credit, quota or budget of the key is used up", "该密钥的余额、配额或预算已用完";
+    ProviderProxyKey => "the proxy rejected the API key (a LiteLLM proxy without a key database accepts only its master key)", "代理拒绝了 API 密钥（没有密钥数据库的 LiteLLM 代理只接受其主密钥）";
+    ProviderNoModel => "the server does not know this model", "服务器不认识这个模型";
+    ProviderNoApi => "there is no API at this address", "此地址上没有 API";
+    ProviderRateLimit => "the provider is limiting the rate of requests", "服务商正在限制请求频率";
+    ProviderOverloaded => "the provider is overloaded", "服务商负载过高";
+    ProviderContext => "the conversation is longer than the model accepts", "对话长度超过了模型的上限";
+    ProviderFiltered => "the provider filtered the content", "服务商过滤了该内容";
+    ProviderTimeout => "the request timed out", "请求超时";
+    ProviderRefused => "the server refused the request", "服务器拒绝了请求";
+    ProviderFailed => "the provider failed on its side", "服务商端出错";
+    ProviderOddStatus => "the server answered with an unexpected status", "服务器返回了意外的状态";
+    ProviderUnreachable => "cannot reach the server", "无法连接服务器";
+    ProviderBrokeOff => "the connection broke off during the answer", "回答过程中连接中断";
+    ProviderCannotSend => "the request cannot be sent", "无法发送请求";
+    ProviderSilent => "the provider sent nothing for {n} s", "服务商 {n} 秒没有任何响应";
+    ProviderListSlow => "listing the models took longer than {n} s", "列出模型超过了 {n} 秒";
+    ProviderNotStream => "the server answered with {type} instead of an event stream", "服务器返回的是 {type}，而不是事件流";
+    ProviderSealed => "its stored keys cannot be opened (they were sealed in another profile or before a reinstall)", "无法打开已保存的密钥（它们是在其他配置文件中或重新安装之前保存的）";
+    ProviderEmpty => "the response was empty", "响应为空";
+    ProviderCutTool => "the answer reached the output token limit in the middle of a tool call", "回答在工具调用中途达到了输出 token 上限";
+    ProviderAborted => "the call was aborted", "调用已中止";
+    /// A status after a provider's conclusion.
+    ProviderHttpStatus => "{text} (HTTP {status})", "{text}（HTTP {status}）";
+    /// The same, for an error inside a stream.
+    ProviderInStream => "{text} (reported while streaming)", "{text}（流式输出时报告）";
+    AdviceKey => "Check the connection's API key in Settings.", "请在设置中检查该连接的 API 密钥。";
+    AdvicePermission => "Check that this key may use the model, or add another key.", "请确认该密钥可以使用此模型，或添加其他密钥。";
+    AdviceQuota => "Add credit or raise the budget with the provider, or add another key to the connection.", "请在服务商处充值或提高预算，或为该连接添加其他密钥。";
+    AdviceBaseUrl => "Check the connection's base URL ({url}) in Settings.", "请在设置中检查该连接的 Base URL（{url}）。";
+    AdviceModel => "Pick a model the server lists, in the connection's settings.", "请在该连接的设置中选择服务器列出的模型。";
+    AdviceRequest => "If it happens again, check the connection's kind and its advanced settings.", "如果再次发生，请检查该连接的类型和高级设置。";
+    AdviceUpstream => "The provider had a problem; try again in a moment.", "服务商出现问题，请稍后重试。";
+    AdviceFormat => "Check that the server at {url} speaks the connection's kind (OpenAI-compatible or Anthropic).", "请确认 {url} 上的服务器使用该连接的类型（OpenAI 兼容或 Anthropic）。";
+    AdviceBrokeOff => "The answer broke off; try again, and check the network if it keeps happening.", "回答中断了，请重试；如果反复出现，请检查网络。";
+    AdviceUnreachable => "Check that the server is running and that the base URL ({url}) is right.", "请确认服务器正在运行，且 Base URL（{url}）正确。";
+    AdviceStalled => "The server may be busy or still loading the model; try again.", "服务器可能正忙或仍在加载模型，请重试。";
+    AdviceConnection => "Open the connection in Settings and check it.", "请在设置中打开并检查该连接。";
+    AdviceRate => "Wait a moment, or add another key to the connection.", "请稍候，或为该连接添加其他密钥。";
+    AdviceLater => "Try again in a moment.", "请稍后重试。";
+    AdviceContext => "Start a new chat, or remove attachments from this one.", "请开始新对话，或移除此对话中的附件。";
+    AdviceRephrase => "Rephrase the request.", "请换一种说法。";
+    /// What the server said, after a check's diagnosis.
+    ServerSaid => "The server said: “{said}”", "服务器返回：“{said}”";
 }
+
+mod engine;
+
+pub use engine::engine_text;
+pub use engine::tool_title;
 
 /// The text of `msg` in `lang`.
 pub fn text(lang: Lang, msg: Msg) -> &'static str {

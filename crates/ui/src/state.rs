@@ -10,13 +10,18 @@
 //! * [`attach`]: a page or a selection as a context block;
 //! * [`tab_choice`]: which tab a message is about (its browser context);
 //! * [`connection_form`] and [`preset_form`]: the options page's forms and their validation;
+//!   [`connection_markup`] and [`options_markup`]: the options page's markup as HTML text;
+//! * [`language`]: the language setting shared by every page;
 //! * [`urls`]: the origin of a URL, and whether it is a web page.
 
 pub mod attach;
 pub mod choices;
 pub mod client;
 pub mod connection_form;
+pub mod connection_markup;
 pub mod keys;
+pub mod language;
+pub mod options_markup;
 pub mod preset_form;
 pub mod readiness;
 pub mod tab_choice;

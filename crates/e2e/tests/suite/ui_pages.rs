@@ -146,11 +146,21 @@ fn options_page_saves_a_connection_through_the_engine_and_lists_it_without_its_k
     let page = open_ready(&mut browser, "options.html");
     // With no connection, the form comes first.
     wait(&mut browser, &page, "!!document.querySelector('.first-run')");
+    // A server of one's own: the custom provider (no key required, no URL proposed).
+    browser
+        .cdp
+        .evaluate(&page, &choose(".connection-form select[name=provider]", "custom", "change"))
+        .expect("pick");
+    wait(
+        &mut browser,
+        &page,
+        "document.querySelector('.connection-form [name=base-url]')?.value === ''",
+    );
     for (selector, value) in [
-        (".connection-form label:nth-of-type(2) input", "Local server"),
-        (".connection-form input[type=url]", "http://127.0.0.1:9/v1"),
-        (".connection-form input[type=password]", "sk-ui-secret"),
-        (".connection-form label:nth-of-type(5) input", "local-model"),
+        (".connection-form [name=name]", "Local server"),
+        (".connection-form [name=base-url]", "http://127.0.0.1:9/v1"),
+        (".connection-form [name=api-key]", "sk-ui-secret"),
+        (".connection-form [name=model]", "local-model"),
         (".connection-form textarea.headers", "X-Team: e2e"),
     ] {
         browser.cdp.evaluate(&page, &type_into(selector, value)).expect("type");
@@ -531,10 +541,19 @@ fn the_product_manifest_declares_every_permission_the_ui_asks_for() {
     // target's: `{origins: ["<origin>/*"]}`, https or plain http.
     let options = open_ready(&mut browser, "options.html");
     browser.cdp.evaluate(&options, RECORD_PERMISSION_REQUESTS).expect("record requests");
+    wait(
+        &mut browser,
+        &options,
+        "!!document.querySelector('.connection-form select[name=provider]')",
+    );
+    browser
+        .cdp
+        .evaluate(&options, &choose(".connection-form select[name=provider]", "custom", "change"))
+        .expect("pick the custom provider");
     for (selector, value) in [
-        (".connection-form label:nth-of-type(2) input", "Remote server"),
-        (".connection-form input[type=url]", "https://models.example.test/v1"),
-        (".connection-form label:nth-of-type(5) input", "remote-model"),
+        (".connection-form [name=name]", "Remote server"),
+        (".connection-form [name=base-url]", "https://models.example.test/v1"),
+        (".connection-form [name=model]", "remote-model"),
     ] {
         browser.cdp.evaluate(&options, &type_into(selector, value)).expect("type");
     }

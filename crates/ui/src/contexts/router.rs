@@ -18,6 +18,7 @@ use super::settings::Settings;
 use super::threads::Threads;
 use super::turns::Turns;
 use crate::host;
+use crate::i18n;
 use crate::i18n::Msg;
 use crate::state::client::ClientEffect;
 use crate::state::client::EngineLink;
@@ -51,11 +52,11 @@ impl Router {
                 self.open.refresh_if_wanted();
             }
             ClientEffect::Acked { submission_id, .. } => {
-                self.settings.answer_preset_editor(&submission_id, None);
+                self.settings.answer_forms(&submission_id, None);
                 self.open.update(|view| view.confirm(&submission_id));
             }
             ClientEffect::Rejected { submission_id, message, .. } => {
-                if self.settings.answer_preset_editor(&submission_id, Some(&message)) {
+                if self.settings.answer_forms(&submission_id, Some(&message)) {
                     // The form shows the reason next to what was typed.
                     return;
                 }
@@ -65,6 +66,8 @@ impl Router {
                     self.draft.restore(text);
                 }
                 self.open.refresh_if_wanted();
+                // The engine refuses in English; known refusals are shown in the page's language.
+                let message = i18n::engine_text(self.page.lang.get_untracked(), &message);
                 self.notices.show(self.page.format(Msg::Rejected, &[("message", &message)]));
             }
             ClientEffect::Malformed(detail) => {
@@ -106,6 +109,8 @@ impl Router {
         }
         if let AgentEvent::SettingsState(state) = event {
             self.settings.view.set(Some(state.settings.clone()));
+            // Every page follows the stored language, also when another page changed it.
+            self.page.follow_language(state.settings.language);
         }
         if let AgentEvent::ConnectionVerified(verified) = event {
             self.settings

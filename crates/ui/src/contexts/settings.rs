@@ -1,5 +1,6 @@
 //! The engine's settings as it last sent them, the connection checks under way, and the options
-//! page's preset form (here so that the engine's answer to a save reaches it).
+//! page's forms (here so that the engine's answer to a save reaches them): the connection editor
+//! and the preset form.
 
 use leptos::prelude::*;
 use panelot_protocol::ConnectionId;
@@ -7,6 +8,7 @@ use panelot_protocol::SubmissionId;
 use panelot_protocol::engine::ConnectionCheck;
 use panelot_protocol::engine::SettingsView;
 
+use crate::state::connection_form::ConnectionEditor;
 use crate::state::preset_form::PresetEditor;
 
 /// The settings and the forms waiting for the engine.
@@ -16,6 +18,8 @@ pub(crate) struct Settings {
     pub(crate) view: RwSignal<Option<SettingsView>>,
     /// Connection checks: `None` while one runs, then its report.
     pub(crate) checks: RwSignal<Vec<(ConnectionId, Option<ConnectionCheck>)>>,
+    /// The connection form, while one is open (adding, or editing the connection it names).
+    pub(crate) connection_editor: RwSignal<Option<ConnectionEditor>>,
     /// The preset form.
     pub(crate) preset_editor: RwSignal<PresetEditor>,
 }
@@ -29,17 +33,27 @@ impl Settings {
         });
     }
 
-    /// Gives the preset form the engine's answer if it is to the form's save (`refusal` is the
-    /// reason of a rejection); returns whether it was.
-    pub(crate) fn answer_preset_editor(
-        self,
-        submission_id: &SubmissionId,
-        refusal: Option<&str>,
-    ) -> bool {
-        let mut editor = self.preset_editor.get_untracked();
-        let answered = editor.answer(submission_id, refusal);
+    /// The last report of a check of `connection_id`, if one finished.
+    pub(crate) fn last_check(self, connection_id: &ConnectionId) -> Option<ConnectionCheck> {
+        self.checks.with(|checks| {
+            checks.iter().find(|(id, _)| id == connection_id).and_then(|(_, c)| c.clone())
+        })
+    }
+
+    /// Gives the forms the engine's answer (`refusal` is the reason of a rejection); returns
+    /// whether it answered one of their saves: the form then shows it, not the notice bar.
+    pub(crate) fn answer_forms(self, submission_id: &SubmissionId, refusal: Option<&str>) -> bool {
+        let mut connection = self.connection_editor.get_untracked();
+        if let Some(editor) = &mut connection
+            && editor.answer(submission_id, refusal)
+        {
+            self.connection_editor.set(connection);
+            return true;
+        }
+        let mut preset = self.preset_editor.get_untracked();
+        let answered = preset.answer(submission_id, refusal);
         if answered {
-            self.preset_editor.set(editor);
+            self.preset_editor.set(preset);
         }
         answered
     }
@@ -50,6 +64,7 @@ pub(crate) fn provide_settings() -> Settings {
     let settings = Settings {
         view: RwSignal::new(None),
         checks: RwSignal::new(Vec::new()),
+        connection_editor: RwSignal::new(None),
         preset_editor: RwSignal::new(PresetEditor::default()),
     };
     provide_context(settings);

@@ -1,85 +1,83 @@
 //! The options page's permission rules: every stored one with its delete button, and a form to
-//! add one. The engine checks the patterns and says what is wrong with a refused one.
+//! add one. The engine checks the patterns and says what is wrong with a refused one. The
+//! markup is text from `state::options_markup`; the form's boxes are read when it is sent.
 
 use leptos::prelude::*;
 use panelot_protocol::Op;
+use panelot_protocol::SubmissionId;
 use panelot_protocol::engine::PermissionRuleInput;
 use panelot_protocol::engine::PermissionVerdict;
 use panelot_protocol::engine::RuleAddParams;
 use panelot_protocol::engine::RuleDeleteParams;
+use wasm_bindgen::JsCast;
 
 use crate::contexts::use_engine;
 use crate::contexts::use_page;
 use crate::contexts::use_settings;
 use crate::i18n::Msg;
+use crate::state::options_markup::VERDICTS;
+use crate::state::options_markup::rule_form_html;
+use crate::state::options_markup::rule_list_html;
 
-/// Permission rules: every stored one with its delete button, and a form to add one. The
-/// engine checks the patterns and says what is wrong with a refused one.
+/// Permission rules: the stored ones and the form that adds one.
 #[component]
 pub(crate) fn RulesSection() -> impl IntoView {
     let page = use_page();
     let engine = use_engine();
     let settings = use_settings();
-    let t = move |msg| page.text(msg);
-    let rules =
-        move || settings.view.with(|s| s.as_ref().map(|s| s.rules.clone()).unwrap_or_default());
-    let tool = RwSignal::new(String::new());
-    let origin = RwSignal::new("*".to_owned());
-    let verdict = RwSignal::new(PermissionVerdict::Ask);
+    let send = move |build: Box<dyn FnOnce(SubmissionId) -> Op>| {
+        let _ = engine.send(build);
+    };
+    let list = move || {
+        let lang = page.lang.get();
+        settings.view.with(|s| {
+            rule_list_html(lang, s.as_ref().map(|s| s.rules.as_slice()).unwrap_or_default())
+        })
+    };
+    let delete = move |ev: leptos::ev::MouseEvent| {
+        let rule_id = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|t| t.closest("[data-act=delete]").ok().flatten())
+            .and_then(|b| b.get_attribute("data-id"));
+        if let Some(rule_id) = rule_id {
+            send(Box::new(|submission_id| {
+                Op::RuleDelete(RuleDeleteParams { submission_id, rule_id })
+            }));
+        }
+    };
     let add = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        let rule = PermissionRuleInput {
-            tool: tool.get_untracked(),
-            origin: origin.get_untracked(),
-            verdict: verdict.get_untracked(),
+        let Some(form) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else {
+            return;
         };
-        let _ = engine.send(|submission_id| Op::RuleAdd(RuleAddParams { submission_id, rule }));
-        tool.set(String::new());
+        // The form's boxes as they are (an `<input>` and a `<select>` alike have a `value`).
+        let field = |selector: &str| form.query_selector(selector).ok().flatten();
+        let value = |el: &web_sys::Element| {
+            js_sys::Reflect::get(el, &"value".into())
+                .ok()
+                .and_then(|v| v.as_string())
+                .unwrap_or_default()
+        };
+        let (Some(tool), Some(origin), Some(verdict)) =
+            (field(".rule-tool"), field(".rule-origin"), field(".rule-verdict"))
+        else {
+            return;
+        };
+        let verdict = value(&verdict);
+        let verdict = VERDICTS
+            .iter()
+            .find(|(_, name, _)| *name == verdict)
+            .map_or(PermissionVerdict::Ask, |(v, ..)| *v);
+        let rule = PermissionRuleInput { tool: value(&tool), origin: value(&origin), verdict };
+        send(Box::new(|submission_id| Op::RuleAdd(RuleAddParams { submission_id, rule })));
+        let _ = js_sys::Reflect::set(&tool, &"value".into(), &"".into());
     };
-    let verdicts = [
-        (PermissionVerdict::Allow, "allow", Msg::RuleAllow),
-        (PermissionVerdict::Ask, "ask", Msg::RuleAsk),
-        (PermissionVerdict::Deny, "deny", Msg::RuleDeny),
-    ];
     view! {
         <section class="rules">
-            <h3>{move || t(Msg::PermissionRules)}</h3>
-            <ul class="rule-list">
-                {move || rules().into_iter().map(|rule| {
-                    let id = rule.id.clone();
-                    let delete = move |_| {
-                        let rule_id = id.clone();
-                        let _ = engine.send(|submission_id| {
-                            Op::RuleDelete(RuleDeleteParams { submission_id, rule_id })
-                        });
-                    };
-                    let label = verdicts.iter().find(|(v, ..)| *v == rule.verdict).map(|(.., m)| *m);
-                    view! {
-                        <li data-rule=rule.id>
-                            <strong>{move || label.map(t).unwrap_or_default()}</strong>" "
-                            <code>{rule.tool}</code>" @ "<code>{rule.origin}</code>
-                            <button type="button" class="delete-rule" on:click=delete>"×"</button>
-                        </li>
-                    }
-                }).collect_view()}
-            </ul>
-            <form class="rule-form" on:submit=add>
-                <input class="rule-tool" placeholder="click, tab_*, category:navigate, *"
-                    prop:value=move || tool.get() on:input=move |ev| tool.set(event_target_value(&ev))/>
-                <input class="rule-origin" placeholder="https://example.com, *.example.com, *"
-                    prop:value=move || origin.get() on:input=move |ev| origin.set(event_target_value(&ev))/>
-                <select class="rule-verdict" on:change=move |ev| {
-                    let chosen = event_target_value(&ev);
-                    if let Some((v, ..)) = verdicts.iter().find(|(_, name, _)| *name == chosen) {
-                        verdict.set(*v);
-                    }
-                }>
-                    {verdicts.into_iter().map(|(v, name, label)| view! {
-                        <option value=name selected=move || verdict.get() == v>{move || t(label)}</option>
-                    }).collect_view()}
-                </select>
-                <button type="submit" class="add-rule">{move || t(Msg::AddRule)}</button>
-            </form>
+            <h2>{page.tr(Msg::PermissionRules)}</h2>
+            <ul class="rule-list" inner_html=list on:click=delete></ul>
+            <form class="rule-form" inner_html=move || rule_form_html(page.lang.get()) on:submit=add></form>
         </section>
     }
 }
