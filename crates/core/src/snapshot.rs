@@ -277,10 +277,13 @@ pub fn tool_result_view(body: &NodeBody) -> Option<ToolResultView> {
         true => content_for_model.as_str(),
         false => content_for_model.strip_prefix("Error: ").unwrap_or(content_for_model),
     };
-    // A refused call says nothing; the engine's note says why. A call that worked keeps its
-    // notes for the model (they are advice to it, not news for the user).
+    // A refused call says nothing; the first paragraph of the engine's note says why (the rest
+    // is advice to the model). A call that worked keeps its notes for the model.
     let said = match (said.trim().is_empty(), engine_note) {
-        (true, Some(note)) if !ok => note.strip_prefix("Error: ").unwrap_or(note),
+        (true, Some(note)) if !ok => {
+            let what = note.split("\n\n").next().unwrap_or_default();
+            what.strip_prefix("Error: ").unwrap_or(what)
+        }
         _ => said,
     };
     Some(ToolResultView {

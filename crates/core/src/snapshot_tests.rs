@@ -193,6 +193,11 @@ fn a_step_shows_what_the_tool_said_or_why_it_did_not_run() {
         Some("Denied by the user's permissions: deny rule. Do not retry it.")
     );
     assert_eq!(denied.outcome, CallOutcome::Denied);
+    // What the model is told to do about it is not the user's news.
+    let note =
+        "Error: The user declined: not now.\n\nDo not try this call again unless the user asks.";
+    let declined = view(&result_body(false, "", Some(note), CallOutcome::Declined));
+    assert_eq!(declined.excerpt.as_deref(), Some("The user declined: not now."));
     assert_eq!(view(&result_body(true, "  ", None, CallOutcome::Done)).excerpt, None);
     assert_eq!(tool_result_view(&NodeBody::SystemNotice { text: "x".into() }), None);
 }

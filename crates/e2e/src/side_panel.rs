@@ -18,7 +18,8 @@
 //!
 //! A turn is a message typed into the panel's composer and sent with Enter
 //! ([`Panel::run_turn`]). Approval cards are answered by clicking their buttons with real mouse
-//! events ([`Decision`]), as [`TurnHooks`] decide. A turn is over when the engine's thread list
+//! events ([`Decision`]), as [`TurnHooks`] decide: Allow and Decline are on the card, the other
+//! choices in its menu, which a click opens first. A turn is over when the engine's thread list
 //! says the thread has that many completed turns, nothing running and no approval waiting. The
 //! model is a [`ScriptedModel`].
 //!
@@ -57,37 +58,45 @@ pub mod sel {
         "document.querySelector('#engine-status')?.dataset.engineStatus === 'ready'";
     /// The composer's text area.
     pub const COMPOSER: &str = ".composer textarea";
-    /// The pending approval card, as `{tool, header, flags, params, text}` or `null`.
+    /// The pending approval card, as `{tool, header, flags, params, text}` or `null`; the
+    /// header is the card's sentence and the origin it names.
     pub const CARD: &str = "(() => {
         const c = document.querySelector('.approval-card');
         if (!c) return null;
+        const text = (s) => c.querySelector(s)?.textContent?.trim() ?? '';
         return {
-            tool: c.querySelector('.tool')?.textContent?.trim() ?? '',
-            header: c.querySelector('header')?.textContent?.trim() ?? '',
+            tool: text('.tool'),
+            header: `${text('.approval-sentence')} — ${text('.approval-site')}`,
             flags: [...c.querySelectorAll('[data-flag]')].map((f) => f.dataset.flag),
             params: c.querySelector('.params')?.textContent ?? '',
             text: c.innerText,
         };
     })()";
+    /// The card's menu button (the choices besides Allow and Decline).
+    pub const CARD_MENU: &str = ".approval-card .approval-more";
     /// The "New chat" button of the side panel's toolbar.
     pub const NEW_CHAT: &str = "[...document.querySelectorAll('.new-thread, .toolbar button')]
         .find((b) => b.classList.contains('new-thread') || b.textContent.trim() === 'New chat')";
 
-    /// A script returning the centre of the card's button for `decision` (scrolled into view),
-    /// as `[x, y]`, or `null`. A button is found by its `data-decision`, else by the keyboard
-    /// shortcut its label names (`(Y)`, `(S)`, …).
-    pub fn decision_button(data: &str, shortcut: &str) -> String {
+    /// A script returning the centre of the element `selector` (scrolled into view) as
+    /// `[x, y]`; `"hidden"` when it is there but not shown (a closed menu's item); `null` when
+    /// there is none.
+    pub fn centre_of(selector: &str) -> String {
         format!(
             "(() => {{
-                const buttons = [...document.querySelectorAll('.approval-card button')];
-                const b = buttons.find((b) => b.dataset.decision === {data:?})
-                    ?? buttons.find((b) => b.textContent.includes({shortcut:?}));
+                const b = document.querySelector({selector:?});
                 if (!b) return null;
+                if (!b.checkVisibility()) return 'hidden';
                 b.scrollIntoView({{ block: 'center' }});
                 const r = b.getBoundingClientRect();
                 return [r.x + r.width / 2, r.y + r.height / 2];
             }})()"
         )
+    }
+
+    /// The selector of the card's button for `decision` (its `data-decision`).
+    pub fn decision_button(data: &str) -> String {
+        format!(".approval-card button[data-decision={data:?}]")
     }
 }
 
@@ -107,14 +116,14 @@ pub enum Decision {
 }
 
 impl Decision {
-    /// `data-decision` and the shortcut the label shows.
-    fn button(self) -> (&'static str, &'static str) {
+    /// The `data-decision` of its button.
+    pub fn data(self) -> &'static str {
         match self {
-            Decision::Allow => ("accept", "(Y)"),
-            Decision::AllowSession => ("accept_for_session", "(S)"),
-            Decision::AllowSite => ("accept_for_site", "(A)"),
-            Decision::Decline => ("decline", "(N)"),
-            Decision::Cancel => ("cancel", "(Esc)"),
+            Decision::Allow => "accept",
+            Decision::AllowSession => "accept_for_session",
+            Decision::AllowSite => "accept_for_site",
+            Decision::Decline => "decline",
+            Decision::Cancel => "cancel",
         }
     }
 }
@@ -124,7 +133,8 @@ impl Decision {
 pub struct Card {
     /// The tool's name.
     pub tool: String,
-    /// The title line ("Allow Type on http://…?").
+    /// The sentence and the origin ("Type “x” into textbox “Note” on shop.x.test:1234 —
+    /// http://shop.x.test:1234 · Shop").
     pub header: String,
     /// `data-flag` of each flag shown (`sensitive_payload`, `host_permission`, …).
     pub flags: Vec<String>,
@@ -528,13 +538,35 @@ impl Panel {
         Ok(Card::from_json(&self.browser.cdp.evaluate(&self.panel, sel::CARD)?))
     }
 
-    /// Clicks the card's button for `decision` with the mouse.
+    /// Clicks the card's button for `decision` with the mouse, opening the card's menu first
+    /// when the choice is in it.
     pub fn click_decision(&mut self, decision: Decision) -> anyhow::Result<()> {
-        let (data, shortcut) = decision.button();
-        let at = self.browser.cdp.evaluate(&self.panel, &sel::decision_button(data, shortcut))?;
+        let button = sel::decision_button(decision.data());
+        let mut at = self.browser.cdp.evaluate(&self.panel, &sel::centre_of(&button))?;
+        if at == json!("hidden") {
+            self.click_at(sel::CARD_MENU)?;
+            let until = Instant::now() + CARD_DEADLINE;
+            while at == json!("hidden") && Instant::now() < until {
+                std::thread::sleep(Duration::from_millis(20));
+                at = self.browser.cdp.evaluate(&self.panel, &sel::centre_of(&button))?;
+            }
+        }
         let (Some(x), Some(y)) = (at[0].as_f64(), at[1].as_f64()) else {
-            bail!("the card has no {decision:?} button");
+            bail!("the card has no {decision:?} button ({at})");
         };
+        self.mouse_click(x, y)
+    }
+
+    /// Clicks the centre of the panel's element `selector` with the mouse.
+    pub fn click_at(&mut self, selector: &str) -> anyhow::Result<()> {
+        let at = self.browser.cdp.evaluate(&self.panel, &sel::centre_of(selector))?;
+        let (Some(x), Some(y)) = (at[0].as_f64(), at[1].as_f64()) else {
+            bail!("no visible {selector} to click ({at})");
+        };
+        self.mouse_click(x, y)
+    }
+
+    fn mouse_click(&mut self, x: f64, y: f64) -> anyhow::Result<()> {
         for kind in ["mousePressed", "mouseReleased"] {
             self.browser.cdp.call_in(
                 &self.panel.session_id,
@@ -545,10 +577,10 @@ impl Panel {
         Ok(())
     }
 
-    /// Whether the card offers `decision`.
+    /// Whether the card offers `decision` (on the card or in its menu).
     pub fn offers(&mut self, decision: Decision) -> anyhow::Result<bool> {
-        let (data, shortcut) = decision.button();
-        let at = self.browser.cdp.evaluate(&self.panel, &sel::decision_button(data, shortcut))?;
+        let button = sel::decision_button(decision.data());
+        let at = self.browser.cdp.evaluate(&self.panel, &sel::centre_of(&button))?;
         Ok(!at.is_null())
     }
 

@@ -221,10 +221,12 @@ impl Browser {
             "Emulation.setEmulatedMedia",
             json!({"features": [{"name": "prefers-color-scheme", "value": scheme.name()}]}),
         )?;
-        // Two frames, so the new scheme is painted before the capture.
+        // Colours change with a short transition: wait it out, then two frames, so the new
+        // scheme is painted before the capture.
         self.cdp.evaluate(
             page,
-            "new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))",
+            "new Promise((r) => setTimeout(() =>
+                requestAnimationFrame(() => requestAnimationFrame(() => r(true))), 250))",
         )?;
         let shot = self.cdp.call_in(
             &page.session_id,

@@ -8,6 +8,7 @@ mod gateway;
 mod handshake;
 mod idb_store;
 mod turns;
+mod ui_activity;
 mod ui_attach;
 mod ui_design;
 mod ui_options;

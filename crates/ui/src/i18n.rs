@@ -132,14 +132,6 @@ catalog! {
     Sending => "Sending…", "发送中…";
     /// A message the engine refused.
     Rejected => "Not sent: {message}", "未发送：{message}";
-    /// Tool card: running.
-    ToolRunning => "Running", "运行中";
-    /// Tool card: succeeded.
-    ToolOk => "Done", "完成";
-    /// Tool card: failed.
-    ToolFailed => "Failed", "失败";
-    /// Tool card: details toggle.
-    Details => "Details", "详情";
     /// Token usage line.
     Usage => "{input} in · {output} out", "输入 {input} · 输出 {output}";
     /// Note: the answer was cut by the token limit.
@@ -220,20 +212,6 @@ catalog! {
     PreviousBranch => "Previous version", "上一个版本";
     /// Branch switcher: next.
     NextBranch => "Next version", "下一个版本";
-    /// Approval card title.
-    ApprovalTitle => "Allow {tool} on {origin}?", "允许在 {origin} 上执行 {tool}？";
-    /// Approval card title for a call without a site (listing tabs): no "for this site" either.
-    ApprovalTitleNoSite => "Allow {tool}?", "允许执行 {tool}？";
-    /// Approval: accept once.
-    ApprovalAccept => "Allow once (Y)", "允许一次（Y）";
-    /// Approval: accept for the session.
-    ApprovalSession => "Allow this session (S)", "本次会话允许（S）";
-    /// Approval: accept for the site.
-    ApprovalSite => "Always allow on this site (A)", "始终允许此网站（A）";
-    /// Approval: decline.
-    ApprovalDecline => "Decline (N)", "拒绝（N）";
-    /// Approval: cancel.
-    ApprovalCancel => "Decline and stop (Esc)", "拒绝并停止（Esc）";
     /// Recovery card: interrupted.
     RecoveryInterrupted => "The answer was interrupted.", "回答被中断。";
     /// Recovery card: uncertain write.
@@ -355,6 +333,132 @@ catalog! {
     PolicyOfPreset => "{mode} (preset)", "{mode}（预设）";
     /// Composer: the same, from the settings.
     PolicyOfSettings => "{mode} (default)", "{mode}（默认）";
+
+    // Agent activity, approvals and errors (the activity work).
+    /// A step: what it does, on a site.
+    OnSite => "{action} on {site}", "在 {site} 上{action}";
+    /// An element named by the page: its role and name.
+    ElementNamed => "{role} “{name}”", "{role}“{name}”";
+    /// An element without a name.
+    ElementUnnamed => "a {role}", "一个{role}";
+    /// An element not known yet.
+    ElementUnknown => "an element", "一个元素";
+    RoleLink => "link", "链接";
+    RoleButton => "button", "按钮";
+    RoleTextbox => "textbox", "输入框";
+    RoleSearchbox => "search box", "搜索框";
+    RoleCheckbox => "checkbox", "复选框";
+    RoleRadio => "radio button", "单选按钮";
+    RoleCombobox => "list", "下拉列表";
+    RoleMenuItem => "menu item", "菜单项";
+    RoleTab => "tab", "标签";
+    RoleSwitch => "switch", "开关";
+    ActTabsList => "List the open tabs", "列出打开的标签页";
+    ActTabsListDone => "Listed the open tabs", "列出了打开的标签页";
+    ActTabOpen => "Open {url} in a new tab", "在新标签页中打开 {url}";
+    ActTabOpenDone => "Opened {url} in a new tab", "在新标签页中打开了 {url}";
+    ActTabFocus => "Show the tab “{title}”", "显示标签页“{title}”";
+    ActTabFocusDone => "Showed the tab “{title}”", "显示了标签页“{title}”";
+    ActTabClose => "Close the tab “{title}”", "关闭标签页“{title}”";
+    ActTabCloseDone => "Closed the tab “{title}”", "关闭了标签页“{title}”";
+    ActNavigate => "Go to {url}", "打开 {url}";
+    ActNavigateDone => "Went to {url}", "打开了 {url}";
+    ActGoBack => "Go back", "后退";
+    ActGoBackDone => "Went back", "已后退";
+    ActGoForward => "Go forward", "前进";
+    ActGoForwardDone => "Went forward", "已前进";
+    ActReadPage => "Read the page", "读取页面";
+    ActReadPageDone => "Read the page", "读取了页面";
+    ActFind => "Look for “{query}”", "查找“{query}”";
+    ActFindDone => "Looked for “{query}”", "查找了“{query}”";
+    ActExtract => "Take the page’s text", "提取页面文字";
+    ActExtractDone => "Took the page’s text", "提取了页面文字";
+    ActSelection => "Read the selected text", "读取选中的文字";
+    ActSelectionDone => "Read the selected text", "读取了选中的文字";
+    ActClick => "Click {element}", "点击{element}";
+    ActClickDone => "Clicked {element}", "点击了{element}";
+    ActType => "Type “{text}” into {element}", "在{element}中输入“{text}”";
+    ActTypeDone => "Typed “{text}” into {element}", "在{element}中输入了“{text}”";
+    ActTypeSecret => "Type a password into {element}", "在{element}中输入密码";
+    ActTypeSecretDone => "Typed a password into {element}", "在{element}中输入了密码";
+    ActSelect => "Choose {values} in {element}", "在{element}中选择{values}";
+    ActSelectDone => "Chose {values} in {element}", "在{element}中选择了{values}";
+    ActScrollDown => "Scroll down", "向下滚动";
+    ActScrollDownDone => "Scrolled down", "向下滚动了";
+    ActScrollUp => "Scroll up", "向上滚动";
+    ActScrollUpDone => "Scrolled up", "向上滚动了";
+    ActHover => "Point at {element}", "悬停在{element}上";
+    ActHoverDone => "Pointed at {element}", "悬停在了{element}上";
+    ActWaitText => "Wait for “{text}”", "等待“{text}”出现";
+    ActWaitTextDone => "Waited for “{text}”", "等到了“{text}”";
+    ActWaitGone => "Wait until “{text}” is gone", "等待“{text}”消失";
+    ActWaitGoneDone => "Waited until “{text}” was gone", "等到“{text}”消失";
+    ActWaitTime => "Wait {seconds} s", "等待 {seconds} 秒";
+    ActWaitTimeDone => "Waited {seconds} s", "等待了 {seconds} 秒";
+    ActPressKey => "Press {key}", "按下 {key}";
+    ActPressKeyDone => "Pressed {key}", "按下了 {key}";
+    ActBatch => "Do {n} actions", "执行 {n} 个操作";
+    ActBatchDone => "Did {n} actions", "执行了 {n} 个操作";
+    ActScreenshot => "Take a screenshot", "截图";
+    ActScreenshotDone => "Took a screenshot", "截了图";
+    ActJavascript => "Run JavaScript", "运行 JavaScript";
+    ActJavascriptDone => "Ran JavaScript", "运行了 JavaScript";
+    ActAskUser => "Ask you a question", "向您提问";
+    ActAskUserDone => "Asked you a question", "向您提了问";
+    ActUserAction => "Ask you to do a step", "请您完成一个步骤";
+    ActUserActionDone => "Asked you to do a step", "请您完成了一个步骤";
+    /// A step's state.
+    CallRunning => "Running", "进行中";
+    CallWaiting => "Waiting for you", "等待您的答复";
+    CallDone => "Done", "完成";
+    CallFailed => "Failed", "失败";
+    CallDeclined => "Declined", "已拒绝";
+    CallDenied => "Not allowed", "不允许";
+    CallNotRun => "Not run", "未执行";
+    CallUnknown => "Stopped, may have run", "已停止，可能已执行";
+    /// Expands a step to what the tool said.
+    CallShow => "What it returned", "返回内容";
+    /// A group of steps, summed up.
+    SumRead => "read the page", "读取了页面";
+    SumReadN => "read the page {n} times", "读取了 {n} 次页面";
+    SumType => "typed into 1 field", "填写了 1 个输入框";
+    SumTypeN => "typed into {n} fields", "填写了 {n} 个输入框";
+    SumClick => "clicked once", "点击了 1 次";
+    SumClickN => "clicked {n} times", "点击了 {n} 次";
+    SumGo => "opened a page", "打开了 1 个页面";
+    SumGoN => "opened {n} pages", "打开了 {n} 个页面";
+    SumTabs => "checked the tabs", "查看了标签页";
+    SumAsk => "asked you", "询问了您";
+    SumOther => "1 other step", "另外 1 个步骤";
+    SumOtherN => "{n} other steps", "另外 {n} 个步骤";
+    SumFailed => "{n} failed", "{n} 个失败";
+    SumDeclined => "{n} declined", "{n} 个被拒绝";
+    SumDenied => "{n} not allowed", "{n} 个不允许";
+    SumNotRun => "{n} not run", "{n} 个未执行";
+    SumStopped => "{n} stopped", "{n} 个已停止";
+    /// The approval card.
+    ApprovalAsk => "Allow this?", "允许这个操作吗？";
+    ApprovalPosition => "{n} of {total}", "第 {n} 个，共 {total} 个";
+    ApprovalNoSite => "Not on a website", "不涉及具体网站";
+    ApprovalAllow => "Allow", "允许";
+    ApprovalRefuse => "Decline", "拒绝";
+    ApprovalMore => "More choices", "更多选项";
+    ApprovalForSession => "Allow until the browser closes", "在浏览器关闭前都允许";
+    ApprovalForSite => "Always allow on {site}", "始终允许在 {site} 上执行";
+    ApprovalStop => "Decline and stop", "拒绝并停止";
+    ApprovalNote => "Note for Panelot if you decline (optional)", "拒绝时给 Panelot 的说明（可选）";
+    ApprovalCall => "The call", "调用详情";
+    /// The error card.
+    ErrorModelTitle => "The model did not answer", "模型没有回答";
+    ErrorDetails => "Details", "详细信息";
+    ErrorStatus => "HTTP status", "HTTP 状态";
+    ErrorReason => "Reason", "原因";
+    ErrorUpstreamCode => "Provider’s code", "服务商错误码";
+    ErrorUpstreamSaid => "The provider said", "服务商返回";
+    ErrorRequestId => "Request id", "请求 ID";
+    /// A model call tried again.
+    RetryingIn => "Retrying in {seconds} s… (attempt {attempt})", "{seconds} 秒后重试…（第 {attempt} 次尝试）";
+    RetryingNow => "Retrying… (attempt {attempt})", "正在重试…（第 {attempt} 次尝试）";
 
     // The shell, first run, composer and copy (the design-system work).
     /// The default model's option in the model chip: names the model.

@@ -36,18 +36,34 @@ macro_rules! icons {
 icons! {
     /// Send.
     Send => "arrow-up",
+    /// A declined step.
+    Declined => "ban",
     /// Copied; a chosen item.
     Check => "check",
     /// Previous version.
     ChevronLeft => "chevron-left",
     /// Next version.
     ChevronRight => "chevron-right",
+    /// A step cut while it ran.
+    MayHaveRun => "circle-alert",
+    /// A step that did not run.
+    NotRun => "circle-dashed",
+    /// A failed step.
+    Failed => "circle-x",
     /// Copy.
     Copy => "copy",
+    /// More choices (a menu).
+    More => "ellipsis",
     /// Open in a tab.
     OpenInTab => "external-link",
     /// Attach the page.
     Page => "file-text",
+    /// A website.
+    Site => "globe",
+    /// A step waiting for the user.
+    Waiting => "hand",
+    /// A step that is running (turns).
+    Running => "loader-circle",
     /// An empty thread.
     Message => "message-square",
     /// The thread list (drawer).
@@ -66,6 +82,8 @@ icons! {
     Refresh => "refresh-cw",
     /// Settings.
     Settings => "settings",
+    /// A step the user's permissions refused.
+    Denied => "shield-x",
     /// Per-turn options.
     Options => "sliders-horizontal",
     /// Stop.

@@ -7,6 +7,7 @@
 //! * [`choices`]: the per-turn model, permission mode and trusted input, and the selector values
 //!   and labels the composer and the options page share;
 //! * [`readiness`]: whether a message can run, on which model (checked before sending);
+//! * [`activity`]: tool calls as sentences, steps and their states, approval sentences;
 //! * [`attach`]: a page or a selection as a context block;
 //! * [`tab_choice`]: which tab a message is about (its browser context);
 //! * [`connection_form`] and [`preset_form`]: the options page's forms and their validation;
@@ -14,6 +15,7 @@
 //! * [`language`]: the language setting shared by every page;
 //! * [`urls`]: the origin of a URL, and whether it is a web page.
 
+pub mod activity;
 pub mod attach;
 pub mod choices;
 pub mod client;

@@ -7,7 +7,9 @@
 //! * `thread_list_panel`: the thread list (sidebar, drawer);
 //! * `thread_pane`: the open thread (title, stream, composer);
 //! * `message_stream`: the stream's entries and the branch switcher;
-//! * `cards`: approval, question and recovery cards;
+//! * `activity`: rows of tool steps, a model call tried again, a turn's error card;
+//! * `approval_card`: the approval card (its sentence, Allow / Decline, the menu, keys);
+//! * `cards`: question and recovery cards;
 //! * `composer`, `queue_dock`, `turn_choices`: the composer, its queue, its model chip and
 //!   per-turn options;
 //! * `empty_state`: what a new chat shows (connect a model first, or what Panelot does);
@@ -17,8 +19,11 @@
 
 // `#[component]` makes the props struct and function of a `pub(crate)` component trip
 // `unreachable_pub`, whatever visibility they are given; the lint is a false positive here.
+mod activity;
 #[allow(unreachable_pub)]
 mod app;
+#[allow(unreachable_pub)]
+mod approval_card;
 #[allow(unreachable_pub)]
 mod cards;
 #[allow(unreachable_pub)]

@@ -230,9 +230,7 @@ pub(crate) async fn decide<S: Store>(
         } else {
             // The refusal is written like a result, and does not count as a failure.
             run.tools[index].status = ToolCallStatus::Pending;
-            let message = format!(
-                "The user {outcome_text}. Do not try this call again unless the user asks."
-            );
+            let message = format!("The user {}.", outcome_text.trim_end_matches('.'));
             then.push(FollowUp::WriteResult {
                 run: run.id.clone(),
                 index,

@@ -217,7 +217,7 @@ fn ui_design_type_sizes_copy_buttons_narrow_layouts_and_screenshots() {
     server.push(Reply::text(RICH_ANSWER));
     compose(&mut browser, &chat, "Compare the two plans on this page");
     browser.wait_ui(&chat, "!!document.querySelector('.msg.assistant .md table')");
-    browser.wait_ui(&chat, "!!document.querySelector('.tool-card')");
+    browser.wait_ui(&chat, "!!document.querySelector('.activity .step')");
     browser.wait_ui(&chat, "!document.querySelector('.composer .stop')");
 
     // Chrome's extension stylesheet does not win: body text 14 px, code at least 12.5 px.

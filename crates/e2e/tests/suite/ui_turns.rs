@@ -164,7 +164,7 @@ fn ui_turns_from_the_composer_steer_queue_interrupt_branch_and_approve_from_the_
     browser.press(&page, "y", &[]).expect("press Y");
     browser.wait_ui(&page, &answer_shown("Tabs listed."));
     browser.wait_ui(&page, "!document.querySelector('.approval-card')");
-    browser.wait_ui(&page, "!!document.querySelector('.tool-card.ok')");
+    browser.wait_ui(&page, "!!document.querySelector('.activity .step[data-status=done]')");
     assert!(server.violations().is_empty(), "{:?}", server.violations());
 
     // Sent, steered and queued messages each carried the browser as it was when sent: no web

@@ -6,6 +6,7 @@
 //! already in it and are dropped; so are events that arrive before any snapshot.
 
 mod entries;
+mod rows;
 
 use std::collections::BTreeMap;
 
@@ -37,8 +38,8 @@ use entries::apply_delta;
 use entries::complete;
 use entries::entry_from_item;
 use entries::live_entry;
-pub use entries::summarize_params;
 use entries::turn_note;
+pub use rows::Row;
 
 /// One open thread as the UI shows it.
 #[derive(Debug, Clone, PartialEq)]
@@ -73,6 +74,8 @@ pub struct ThreadView {
     refresh_wanted: bool,
     /// The branch has stored items before the first entry (a snapshot carries the latest ones).
     pub has_earlier: bool,
+    /// An entry says a model call is tried again (see [`Self::end_retrying`]).
+    retrying: bool,
 }
 
 /// A `turn.fork` sent from this view.
@@ -124,6 +127,7 @@ impl ThreadView {
             fork: None,
             refresh_wanted: false,
             has_earlier: false,
+            retrying: false,
         }
     }
 
@@ -292,7 +296,8 @@ impl ThreadView {
             | EntryBody::Approval { .. }
             | EntryBody::Notice { .. }
             | EntryBody::TurnNote { .. }
-            | EntryBody::Error { .. } => None,
+            | EntryBody::Error { .. }
+            | EntryBody::Retrying { .. } => None,
         }
     }
 
@@ -310,6 +315,7 @@ impl ThreadView {
         self.meta = Some(snapshot.meta.clone());
         self.has_earlier = snapshot.has_earlier;
         self.entries = self.stored_entries(&snapshot.items);
+        self.retrying = false;
         self.active_turn = snapshot.active_turn.as_ref().map(|turn| ActiveTurnView {
             turn_id: turn.turn_id.clone(),
             run_id: turn.run_id.clone(),
@@ -345,6 +351,7 @@ impl ThreadView {
                 });
             }
             AgentEvent::ItemStart(event) => {
+                self.end_retrying();
                 let mut entry =
                     live_entry(event.item_id.clone(), &event.turn_id, event.kind, &event.meta);
                 if event.kind == ItemKind::UserMessage {
@@ -366,6 +373,7 @@ impl ThreadView {
                 self.push(entry);
             }
             AgentEvent::ItemDelta(event) => {
+                self.end_retrying();
                 let Some(entry) = self.item_mut(&event.item_id) else { return Applied::Ignored };
                 apply_delta(&mut entry.body, &event.delta);
             }
@@ -387,6 +395,7 @@ impl ThreadView {
                 }
             }
             AgentEvent::TurnComplete(event) => {
+                self.end_retrying();
                 if let Some(fork) = &self.fork
                     && fork.turn_id.as_ref().is_none_or(|t| t == &event.turn_id)
                 {
@@ -412,6 +421,7 @@ impl ThreadView {
                 }
             }
             AgentEvent::Error(event) => {
+                self.end_retrying();
                 let turn_id = self.active_turn.as_ref().map(|t| t.turn_id.clone());
                 self.push_local(
                     turn_id,
@@ -419,9 +429,36 @@ impl ThreadView {
                         code: event.code,
                         message: event.message.clone(),
                         retryable: event.retryable,
+                        error_kind: event.error_kind,
                         provider_details: event.provider_details.clone(),
                     },
                 );
+            }
+            AgentEvent::TurnRetrying(event) => {
+                // What streamed before the failure is superseded by the next attempt.
+                self.end_retrying();
+                self.entries.retain(|e| {
+                    let superseded = matches!(e.key, EntryKey::Item(_))
+                        && e.node_id.is_none()
+                        && e.turn_id.as_ref() == Some(&event.turn_id)
+                        && matches!(
+                            e.body,
+                            EntryBody::Assistant { .. }
+                                | EntryBody::Reasoning { .. }
+                                | EntryBody::Tool { result: None, .. }
+                        );
+                    !superseded
+                });
+                self.reindex();
+                self.push_local(
+                    Some(event.turn_id.clone()),
+                    EntryBody::Retrying {
+                        attempt: event.attempt,
+                        wait_ms: event.wait_ms,
+                        message: event.message.clone(),
+                    },
+                );
+                self.retrying = true;
             }
             AgentEvent::ApprovalRequest(event) => {
                 self.approvals.retain(|a| a.approval_id != event.approval_id);
@@ -469,7 +506,6 @@ impl ThreadView {
             | AgentEvent::ThreadListed(_)
             | AgentEvent::ActivityUpdated(_)
             | AgentEvent::SettingsState(_)
-            | AgentEvent::TurnRetrying(_)
             | AgentEvent::ConnectionVerified(_) => return Applied::Ignored,
         }
         Applied::Changed
@@ -516,6 +552,17 @@ impl ThreadView {
     fn push(&mut self, entry: Entry) {
         self.index.insert(entry.key.clone(), self.entries.len());
         self.entries.push(entry);
+    }
+
+    /// Takes away the note of a model call being tried again: the answer resumed, or the turn
+    /// ended.
+    fn end_retrying(&mut self) {
+        // Every delta asks: only look when there is one.
+        if !std::mem::take(&mut self.retrying) {
+            return;
+        }
+        self.entries.retain(|e| !matches!(e.body, EntryBody::Retrying { .. }));
+        self.reindex();
     }
 
     fn push_local(&mut self, turn_id: Option<TurnId>, body: EntryBody) {

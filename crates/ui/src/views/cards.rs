@@ -1,16 +1,11 @@
-//! The cards the engine asks for: approvals (every parameter, the origin and flags; answered
-//! from the keyboard), questions and user actions, and recovery of stopped runs.
+//! The cards the engine asks for besides approvals (`approval_card`): questions and user
+//! actions, and recovery of stopped runs.
 
-use leptos::ev;
 use leptos::prelude::*;
 use panelot_protocol::Op;
-use panelot_protocol::engine::ApprovalDecision;
-use panelot_protocol::engine::ApprovalFlag;
-use panelot_protocol::engine::ApprovalResponseParams;
 use panelot_protocol::engine::InteractionRequestPayload;
 use panelot_protocol::engine::InteractionResponse;
 use panelot_protocol::engine::InteractionResponseParams;
-use panelot_protocol::engine::PendingApproval;
 use panelot_protocol::engine::PendingInteraction;
 use panelot_protocol::engine::RecoveryOption;
 use panelot_protocol::engine::RunRecoveryState;
@@ -18,62 +13,14 @@ use panelot_protocol::engine::RunResolveUncertainParams;
 use panelot_protocol::engine::RunResumeParams;
 use panelot_protocol::engine::RunState;
 use panelot_protocol::engine::UncertainResolution;
-use wasm_bindgen::JsCast;
 
 use crate::contexts::Engine;
 use crate::contexts::OpenThread;
 use crate::contexts::use_engine;
 use crate::contexts::use_open_thread;
 use crate::contexts::use_page;
-use crate::host;
 use crate::i18n;
 use crate::i18n::Msg;
-
-/// Answers an approval. Accepting one whose target the extension may not reach yet
-/// (`host_permission`) first asks Chrome for that origin, inside this click or key press (the
-/// browser only asks during a user gesture); the answer goes to the engine once Chrome replied.
-fn respond(engine: Engine, approval: &PendingApproval, decision: ApprovalDecision) {
-    let accepts = match &decision {
-        ApprovalDecision::Accept
-        | ApprovalDecision::AcceptForSession
-        | ApprovalDecision::AcceptForSite => true,
-        ApprovalDecision::Decline { .. } | ApprovalDecision::Cancel => false,
-    };
-    let approval_id = approval.approval_id.clone();
-    let send = move || {
-        let _ = engine.send(|submission_id| {
-            Op::ApprovalResponse(ApprovalResponseParams { submission_id, approval_id, decision })
-        });
-    };
-    let request = &approval.request;
-    match (&request.target_origin, accepts && request.flags.contains(&ApprovalFlag::HostPermission))
-    {
-        (Some(origin), true) => host::request_origin_then(origin, send),
-        _ => send(),
-    }
-}
-
-/// The catalog key of an approval flag.
-fn flag_label(flag: ApprovalFlag) -> Msg {
-    match flag {
-        ApprovalFlag::SensitivePayload => Msg::FlagSensitivePayload,
-        ApprovalFlag::EscalationL2 => Msg::FlagEscalation,
-        ApprovalFlag::HostPermission => Msg::FlagHostPermission,
-        ApprovalFlag::TaintedInput => Msg::FlagTainted,
-        ApprovalFlag::InternationalizedHost => Msg::FlagIdnHost,
-    }
-}
-
-/// The machine name of an approval flag, for `data-flag`.
-fn flag_name(flag: ApprovalFlag) -> &'static str {
-    match flag {
-        ApprovalFlag::SensitivePayload => "sensitive_payload",
-        ApprovalFlag::EscalationL2 => "escalation_l2",
-        ApprovalFlag::HostPermission => "host_permission",
-        ApprovalFlag::TaintedInput => "tainted_input",
-        ApprovalFlag::InternationalizedHost => "internationalized_host",
-    }
-}
 
 fn answer(engine: Engine, interaction: &PendingInteraction, response: InteractionResponse) {
     let interaction_id = interaction.interaction_id.clone();
@@ -161,82 +108,6 @@ pub(crate) fn InteractionCard() -> impl IntoView {
                 | InteractionRequestPayload::McpElicitation { .. } => view! {
                     <section class="interaction-card"><button on:click=skip>{t(Msg::Skip)}</button></section>
                 }.into_any(),
-            }
-        })
-    }
-}
-
-/// The oldest pending approval with every parameter; Y / S / A / N / Esc answer it from the
-/// keyboard as soon as it shows.
-#[component]
-pub(crate) fn ApprovalCard() -> impl IntoView {
-    let page = use_page();
-    let engine = use_engine();
-    let open = use_open_thread();
-    let current = Memo::new(move |_| {
-        open.view.with(|v| v.as_ref().and_then(|v| v.approvals.first().cloned()))
-    });
-    let count = Memo::new(move |_| open.view.with(|v| v.as_ref().map_or(0, |v| v.approvals.len())));
-    let handle = window_event_listener(ev::keydown, move |event| {
-        let Some(approval) = current.get_untracked() else { return };
-        // Typing (in the decline note, say) is not an answer.
-        let in_text_field = event.target().is_some_and(|t| {
-            t.clone().dyn_into::<web_sys::HtmlTextAreaElement>().is_ok()
-                || t.dyn_into::<web_sys::HtmlInputElement>().is_ok()
-        });
-        if in_text_field {
-            return;
-        }
-        let decision = match event.key().as_str() {
-            "y" | "Y" => ApprovalDecision::Accept,
-            "s" | "S" => ApprovalDecision::AcceptForSession,
-            // "For this site" needs a site: a card without an origin does not offer it.
-            "a" | "A" if approval.request.target_origin.is_some() => {
-                ApprovalDecision::AcceptForSite
-            }
-            "n" | "N" => ApprovalDecision::Decline { note: None },
-            "Escape" => ApprovalDecision::Cancel,
-            _ => return,
-        };
-        event.prevent_default();
-        respond(engine, &approval, decision);
-    });
-    on_cleanup(move || handle.remove());
-    move || {
-        current.get().map(|approval| {
-            let lang = page.lang.get_untracked();
-            let t = move |msg| i18n::text(lang, msg);
-            let request = approval.request.clone();
-            let site = request.target_origin.clone();
-            let title = match &site {
-                Some(origin) => i18n::format(lang, Msg::ApprovalTitle, &[("tool", &request.label), ("origin", origin)]),
-                None => i18n::format(lang, Msg::ApprovalTitleNoSite, &[("tool", &request.label)]),
-            };
-            let params = serde_json::to_string_pretty(&request.params).unwrap_or_default();
-            let flags = request.flags.iter().map(|f| view! { <li class="flag" data-flag=flag_name(*f)>{t(flag_label(*f))}</li> }).collect_view();
-            let has_flags = !request.flags.is_empty();
-            let decline_note = RwSignal::new(String::new());
-            let (a1, a2, a3, a4, a5) = (approval.clone(), approval.clone(), approval.clone(), approval.clone(), approval);
-            view! {
-                <section class="approval-card" role="dialog" aria-label=title>
-                    <header>{title.clone()}{move || (count.get() > 1).then(|| format!(" (1/{})", count.get()))}</header>
-                    <p class="tool"><code>{request.tool}</code></p>
-                    {has_flags.then(|| view! { <ul class="flags">{flags}</ul> })}
-                    <pre class="params">{params}</pre>
-                    <input type="text" class="decline-note" placeholder="note" on:input=move |ev| decline_note.set(event_target_value(&ev))/>
-                    <div class="actions">
-                        <button autofocus=true data-decision="accept" on:click=move |_| respond(engine, &a1, ApprovalDecision::Accept)>{t(Msg::ApprovalAccept)}</button>
-                        <button data-decision="accept_for_session" on:click=move |_| respond(engine, &a2, ApprovalDecision::AcceptForSession)>{t(Msg::ApprovalSession)}</button>
-                        {site.is_some().then(|| view! {
-                            <button data-decision="accept_for_site" on:click=move |_| respond(engine, &a3, ApprovalDecision::AcceptForSite)>{t(Msg::ApprovalSite)}</button>
-                        })}
-                        <button data-decision="decline" on:click=move |_| {
-                            let note = decline_note.get_untracked();
-                            respond(engine, &a4, ApprovalDecision::Decline { note: (!note.trim().is_empty()).then_some(note) });
-                        }>{t(Msg::ApprovalDecline)}</button>
-                        <button data-decision="cancel" on:click=move |_| respond(engine, &a5, ApprovalDecision::Cancel)>{t(Msg::ApprovalCancel)}</button>
-                    </div>
-                </section>
             }
         })
     }

@@ -1,6 +1,6 @@
-//! The message stream: user, assistant (Markdown), reasoning (collapsible), tool cards, notes and
-//! errors in arrival order, with the ‹n/m› branch switcher, then the approval, question and
-//! recovery cards.
+//! The message stream: user, assistant (Markdown), reasoning (collapsible), rows of tool steps
+//! (`activity`), notes and errors in arrival order, with the ‹n/m› branch switcher, then the
+//! approval, question and recovery cards.
 
 use leptos::prelude::*;
 use panelot_protocol::NodeId;
@@ -10,7 +10,12 @@ use panelot_protocol::engine::StopReason;
 use panelot_protocol::engine::ThreadLoadEarlierParams;
 use panelot_protocol::engine::ThreadSelectBranchParams;
 
-use super::cards::ApprovalCard;
+use super::activity::ErrorCard;
+use super::activity::Opened;
+use super::activity::error_card;
+use super::activity::retrying_view;
+use super::activity::steps_view;
+use super::approval_card::ApprovalCard;
 use super::cards::InteractionCard;
 use super::cards::RecoveryCards;
 use super::copy::CopyButton;
@@ -33,6 +38,7 @@ use crate::state::keys::sendable;
 use crate::state::thread_view::Entry;
 use crate::state::thread_view::EntryBody;
 use crate::state::thread_view::EntryKey;
+use crate::state::thread_view::Row;
 use crate::state::thread_view::SendState;
 
 /// Distance from the bottom, in CSS pixels, within which the stream follows new output.
@@ -42,13 +48,8 @@ const FOLLOW_THRESHOLD_PX: i32 = 40;
 #[component]
 pub(crate) fn MessageStream() -> impl IntoView {
     let open = use_open_thread();
-    let keys = Memo::new(move |_| {
-        open.view.with(|v| {
-            v.as_ref()
-                .map(|v| v.entries().iter().map(|e| e.key.clone()).collect::<Vec<_>>())
-                .unwrap_or_default()
-        })
-    });
+    let keys =
+        Memo::new(move |_| open.view.with(|v| v.as_ref().map(|v| v.rows()).unwrap_or_default()));
     let empty = move || keys.with(Vec::is_empty);
     // Follow new output while the user is at the bottom; scrolling up stops following until they
     // scroll back down (40 px counts as the bottom).
@@ -84,19 +85,27 @@ pub(crate) fn MessageStream() -> impl IntoView {
     }
 }
 
-/// One entry; re-renders only when that entry changes (a streaming answer does not redraw the
-/// rest of the stream).
+/// One row (an entry, or a row of tool steps); re-renders only when that row changes (a
+/// streaming answer does not redraw the rest of the stream).
 #[component]
 fn EntryRow(entry_key: EntryKey) -> impl IntoView {
     let page = use_page();
     let open = use_open_thread();
     let turns = use_turns();
-    let entry = Memo::new(move |_| {
-        open.view.with(|v| v.as_ref().and_then(|v| v.entry(&entry_key).cloned()))
-    });
+    let row = Memo::new(move |_| open.view.with(|v| v.as_ref().and_then(|v| v.row(&entry_key))));
     let idle =
         Memo::new(move |_| open.view.with(|v| v.as_ref().is_some_and(|v| v.active_turn.is_none())));
-    move || entry.get().map(|entry| render_entry(page.lang.get_untracked(), turns, entry, idle))
+    // The steps the person opened, kept while the row is drawn again.
+    let opened: Opened = StoredValue::new(Default::default());
+    move || {
+        row.get().map(|row| {
+            let lang = page.lang.get_untracked();
+            match row {
+                Row::Entry(entry) => render_entry(lang, turns, *entry, idle),
+                Row::Steps(steps) => steps_view(lang, &steps, opened),
+            }
+        })
+    }
 }
 
 /// The view of one entry in `lang`; `idle` is whether the thread runs no turn (editing and
@@ -203,30 +212,8 @@ fn render_entry(lang: Lang, turns: Turns, entry: Entry, idle: Memo<bool>) -> Any
             </details>
         }
         .into_any(),
-        EntryBody::Tool { tool_name, label, params_summary, progress, result } => {
-            let (status, class) = match &result {
-                None => (t(Msg::ToolRunning), "running"),
-                Some(r) if r.ok => (t(Msg::ToolOk), "ok"),
-                Some(_) => (t(Msg::ToolFailed), "failed"),
-            };
-            let details = result
-                .and_then(|r| r.details)
-                .map(|d| serde_json::to_string_pretty(&d).unwrap_or_default());
-            let progress = progress.map(|p| p.to_string());
-            view! {
-                <details class=format!("tool-card {class}")>
-                    <summary>
-                        <span class="label">{label}</span>
-                        <span class="state">{status}</span>
-                        <code class="params">{params_summary}</code>
-                    </summary>
-                    <p class="tool-name"><code>{tool_name}</code></p>
-                    {progress.map(|p| view! { <pre class="progress">{p}</pre> })}
-                    {details.map(|d| view! { <pre class="details">{d}</pre> })}
-                </details>
-            }
-            .into_any()
-        }
+        // A tool call is drawn in its row of steps (`Row::Steps`), never alone.
+        EntryBody::Tool { .. } => ().into_any(),
         EntryBody::Approval { label, decision } => view! {
             <p class="msg approval-record">{label}{decision.map(|d| format!(" — {d}"))}</p>
         }
@@ -243,31 +230,12 @@ fn render_entry(lang: Lang, turns: Turns, entry: Entry, idle: Memo<bool>) -> Any
             };
             view! { <p class="msg turn-note">{t(msg)}</p> }.into_any()
         }
-        EntryBody::Error { message, retryable, provider_details, .. } => {
-            let diagnosis = provider_details.map(|d| {
-                [
-                    d.status.map(|s| format!("HTTP {s}")),
-                    d.reason,
-                    d.upstream_message,
-                    d.request_id.map(|r| format!("request {r}")),
-                ]
-                .into_iter()
-                .flatten()
-                .collect::<Vec<_>>()
-                .join(" · ")
-            });
-            view! {
-                <article class="msg error" role="alert">
-                    <header>{t(Msg::ErrorTitle)}</header>
-                    <p>{message}</p>
-                    {diagnosis.map(|d| view! { <p class="diagnosis">{d}</p> })}
-                    <p class="next-step">
-                        <a href="options.html" target="_blank">{t(Msg::OpenSettings)}</a>
-                        <button class="retry" class:suggested=retryable disabled=move || !idle.get() on:click=move |_| turns.resend(&key)>{t(Msg::Retry)}</button>
-                    </p>
-                </article>
-            }
-            .into_any()
+        EntryBody::Error { code, message, retryable, error_kind, provider_details } => {
+            let card = ErrorCard { key, code, message, retryable, error_kind, provider_details };
+            error_card(lang, turns, card, idle)
+        }
+        EntryBody::Retrying { attempt, wait_ms, message } => {
+            retrying_view(lang, attempt, wait_ms, message)
         }
     }
 }

@@ -119,7 +119,15 @@ pub(crate) fn write(
                 Refused::Declined => CallOutcome::Declined,
             },
             content: String::new(),
-            notes: vec![format!("Error: {message}")],
+            notes: match refused {
+                // What happened first, then what the model should do about it (a step shows
+                // the first paragraph only).
+                Refused::Declined => vec![
+                    format!("Error: {message}"),
+                    "Do not try this call again unless the user asks.".to_owned(),
+                ],
+                Refused::Check | Refused::Denied => vec![format!("Error: {message}")],
+            },
             counts: refused == Refused::Check,
         },
         ResultBody::MarkedDone => Said {

@@ -11,14 +11,12 @@ use panelot_protocol::engine::ItemDelta;
 use panelot_protocol::engine::ItemKind;
 use panelot_protocol::engine::ItemMeta;
 use panelot_protocol::engine::ProviderDetails;
+use panelot_protocol::engine::ProviderErrorKind;
 use panelot_protocol::engine::ProviderStopReason;
 use panelot_protocol::engine::SnapshotItem;
 use panelot_protocol::engine::StopReason;
 use panelot_protocol::engine::ToolResultView;
 use panelot_protocol::engine::Usage;
-
-/// Longest parameter summary shown on a tool card built from a snapshot.
-pub(crate) const PARAMS_SUMMARY_CHARS: usize = 120;
 
 /// One entry of the message stream.
 #[derive(Debug, Clone, PartialEq)]
@@ -82,12 +80,14 @@ pub enum EntryBody {
     },
     /// A tool call.
     Tool {
+        /// The call's item (an approval names it).
+        item_id: ItemId,
         /// Tool name.
         tool_name: String,
-        /// Card label.
+        /// The tool's label.
         label: String,
-        /// One-line parameter summary.
-        params_summary: String,
+        /// The parameters, once the model's answer holds them.
+        params: Option<serde_json::Value>,
         /// The latest progress report.
         progress: Option<serde_json::Value>,
         /// The result, once finished.
@@ -118,8 +118,20 @@ pub enum EntryBody {
         message: String,
         /// Whether retrying may help.
         retryable: bool,
+        /// Provider failure class.
+        error_kind: Option<ProviderErrorKind>,
         /// Provider diagnosis.
         provider_details: Option<ProviderDetails>,
+    },
+    /// A model call failed and is tried again after a wait (shown until the answer resumes or
+    /// the turn ends).
+    Retrying {
+        /// The attempt that comes next (2 for the first retry).
+        attempt: u32,
+        /// How long it waits first.
+        wait_ms: u64,
+        /// What failed, naming the connection.
+        message: String,
     },
 }
 
@@ -153,10 +165,11 @@ pub(super) fn entry_from_item(item: &SnapshotItem) -> Entry {
         ItemContent::Reasoning { text } => {
             EntryBody::Reasoning { text: text.clone(), streaming: false }
         }
-        ItemContent::ToolCall { tool_name, label, params, result, .. } => EntryBody::Tool {
+        ItemContent::ToolCall { item_id, tool_name, label, params, result } => EntryBody::Tool {
+            item_id: item_id.clone(),
             tool_name: tool_name.clone(),
             label: label.clone(),
-            params_summary: summarize_params(params),
+            params: (!params.is_null()).then(|| params.clone()),
             progress: None,
             result: result.clone(),
         },
@@ -168,6 +181,7 @@ pub(super) fn entry_from_item(item: &SnapshotItem) -> Entry {
             code: error.code,
             message: error.message.clone(),
             retryable: error.retryable,
+            error_kind: error.error_kind,
             provider_details: error.provider_details.clone(),
         },
     };
@@ -199,9 +213,10 @@ pub(super) fn live_entry(
         },
         ItemKind::Reasoning => EntryBody::Reasoning { text: String::new(), streaming: true },
         ItemKind::ToolCall => EntryBody::Tool {
+            item_id: item_id.clone(),
             tool_name: meta.tool_name.clone().unwrap_or_default(),
             label: meta.label.clone().or_else(|| meta.tool_name.clone()).unwrap_or_default(),
-            params_summary: meta.params_summary.clone().unwrap_or_default(),
+            params: None,
             progress: None,
             result: None,
         },
@@ -229,7 +244,8 @@ pub(super) fn append_text(body: &mut EntryBody, more: &str) {
         EntryBody::Tool { .. }
         | EntryBody::Approval { .. }
         | EntryBody::TurnNote { .. }
-        | EntryBody::Error { .. } => {}
+        | EntryBody::Error { .. }
+        | EntryBody::Retrying { .. } => {}
     }
 }
 
@@ -240,8 +256,13 @@ pub(super) fn apply_delta(body: &mut EntryBody, delta: &ItemDelta) {
     if let (Some(more), EntryBody::Reasoning { text, .. }) = (&delta.reasoning, &mut *body) {
         text.push_str(more);
     }
-    if let (Some(value), EntryBody::Tool { progress, .. }) = (&delta.tool_progress, body) {
-        *progress = Some(value.clone());
+    if let EntryBody::Tool { progress, params, .. } = body {
+        if let Some(value) = &delta.tool_progress {
+            *progress = Some(value.clone());
+        }
+        if let Some(value) = &delta.tool_params {
+            *params = Some(value.clone());
+        }
     }
 }
 
@@ -259,22 +280,9 @@ pub(super) fn complete(body: &mut EntryBody, tool_result: Option<&ToolResultView
         | EntryBody::Approval { .. }
         | EntryBody::Notice { .. }
         | EntryBody::TurnNote { .. }
-        | EntryBody::Error { .. } => {}
+        | EntryBody::Error { .. }
+        | EntryBody::Retrying { .. } => {}
     }
-}
-
-/// Compact one-line JSON of a tool call's parameters, cut at a character boundary.
-pub fn summarize_params(params: &serde_json::Value) -> String {
-    let full = match params {
-        serde_json::Value::Null => return String::new(),
-        other => other.to_string(),
-    };
-    if full.chars().count() <= PARAMS_SUMMARY_CHARS {
-        return full;
-    }
-    let mut cut: String = full.chars().take(PARAMS_SUMMARY_CHARS - 1).collect();
-    cut.push('…');
-    cut
 }
 
 /// The note a stored answer gets when its model call ended early (as the live turn showed it).
