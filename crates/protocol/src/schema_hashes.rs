@@ -2,7 +2,7 @@
 
 /// Hash of the engine protocol (`panelot/engine-v1`) schema.
 pub const ENGINE_SCHEMA_HASH: &str =
-    "9e9ea8380f4b745ebdc2ec76f91dc51e4d9b6cb21688f8c89adfc0a6f757bcfd";
+    "3bcb5cb8c8c60ba5196ef59d4e3a88350cbf0242160d113ed7b95bbc1e4aa786";
 /// Hash of the page-executor protocol (`panelot/content-v1`) schema.
 pub const CONTENT_SCHEMA_HASH: &str =
     "02341687db49f858c025144bfcf3bd7746e48a550f3a05cb592596c09e037e23";

@@ -172,5 +172,4 @@ pub use templates::WireFormat;
 pub use timer::Timer;
 pub use timer::Wait;
 pub use tool_ids::ToolCallIds;
-pub use vault::KEPT_KEY;
 pub use vault::Vault;

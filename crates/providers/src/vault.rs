@@ -3,12 +3,13 @@
 //! without showing any.
 //!
 //! Editing a connection's keys: `apiKeys: null` keeps the stored ones; a list replaces them, in
-//! which an entry `saved key N` ([`KEPT_KEY`] and a position from 1) keeps the stored key N at
-//! that place, still sealed. Keys never contain spaces, so no typed key reads that way. The
-//! settings page can so add a key, remove one or reorder them without ever seeing a key.
+//! which a typed key is sealed and `{"saved": N}` ([`ApiKeyEntry::Saved`]) keeps the stored key
+//! N at that place, still sealed. The settings page can so add a key, remove one or reorder them
+//! without ever seeing a key.
 
 use panelot_core::engine::ConnectionVault;
 use panelot_protocol::ConnectionId;
+use panelot_protocol::engine::ApiKeyEntry;
 use panelot_protocol::engine::ConnectionInput;
 use panelot_protocol::engine::ConnectionKind;
 use panelot_protocol::engine::ConnectionTemplateView;
@@ -23,26 +24,6 @@ use crate::secret::VaultKey;
 use crate::templates::KeyRequirement;
 use crate::templates::TEMPLATES;
 use crate::templates::WireFormat;
-
-/// The start of a list entry that keeps a stored key: `saved key 2` keeps the second one.
-pub const KEPT_KEY: &str = "saved key ";
-
-/// One entry of a saved key list.
-enum KeyEntry<'a> {
-    /// The stored key at this position (from 1).
-    Kept(usize),
-    /// A key as typed.
-    Typed(&'a str),
-}
-
-impl KeyEntry<'_> {
-    fn parse(entry: &str) -> KeyEntry<'_> {
-        match entry.strip_prefix(KEPT_KEY).and_then(|n| n.parse::<usize>().ok()) {
-            Some(position) => KeyEntry::Kept(position),
-            None => KeyEntry::Typed(entry.trim()),
-        }
-    }
-}
 
 /// Seals connections with one vault key.
 #[derive(Debug)]
@@ -67,17 +48,16 @@ impl ConnectionVault for Vault {
         let existing: Option<Connection> =
             existing.and_then(|stored| serde_json::from_value(stored.clone()).ok());
         let quirks = Quirks::from_names(&input.quirks).map_err(|e| e.to_string())?;
-        let entries: Option<Vec<KeyEntry<'_>>> =
-            input.api_keys.as_ref().map(|keys| keys.iter().map(|k| KeyEntry::parse(k)).collect());
+        let entries: Option<&Vec<ApiKeyEntry>> = input.api_keys.as_ref();
         // The typed keys, as `Connection::from_draft` seals them: trimmed, blank ones and
         // repeats left out, in order.
         let mut typed: Vec<&str> = Vec::new();
-        for entry in entries.iter().flatten() {
-            if let KeyEntry::Typed(key) = entry
-                && !key.is_empty()
-                && !typed.contains(key)
+        for entry in entries.into_iter().flatten() {
+            if let ApiKeyEntry::Typed(key) = entry
+                && !key.trim().is_empty()
+                && !typed.contains(&key.trim())
             {
-                typed.push(key);
+                typed.push(key.trim());
             }
         }
         let draft = ConnectionDraft {
@@ -102,14 +82,14 @@ impl ConnectionVault for Vault {
             models: existing.as_ref().map(|c| c.models.clone()).unwrap_or_default(),
         };
         let mut connection = Connection::from_draft(draft, &self.key).map_err(|e| e.to_string())?;
-        if let Some(entries) = &entries {
+        if let Some(entries) = entries {
             let stored = existing.as_ref().map(|c| c.api_keys.as_slice()).unwrap_or_default();
             let sealed = std::mem::take(&mut connection.api_keys);
             let mut placed = vec![false; typed.len()];
             for entry in entries {
                 match entry {
-                    KeyEntry::Kept(position) => {
-                        let kept = position.checked_sub(1).and_then(|i| stored.get(i));
+                    ApiKeyEntry::Saved { saved: position } => {
+                        let kept = (*position as usize).checked_sub(1).and_then(|i| stored.get(i));
                         let Some(kept) = kept else {
                             return Err(format!("saved key {position} does not exist"));
                         };
@@ -117,8 +97,8 @@ impl ConnectionVault for Vault {
                             connection.api_keys.push(kept.clone());
                         }
                     }
-                    KeyEntry::Typed(key) => {
-                        if let Some(i) = typed.iter().position(|t| t == key)
+                    ApiKeyEntry::Typed(key) => {
+                        if let Some(i) = typed.iter().position(|t| *t == key.trim())
                             && !placed[i]
                             && let Some(new) = sealed.get(i)
                         {
@@ -194,7 +174,8 @@ mod tests {
             name: "Local".into(),
             kind: ConnectionKind::Openai,
             base_url: "http://127.0.0.1:8080/v1/".into(),
-            api_keys: keys.map(|k| k.into_iter().map(str::to_owned).collect()),
+            api_keys: keys
+                .map(|k| k.into_iter().map(|k| ApiKeyEntry::Typed(k.to_owned())).collect()),
             enabled: true,
             model_ids: vec!["m1".into()],
             custom_headers: None,
@@ -222,7 +203,15 @@ mod tests {
         assert!(!err.contains("sk-secret"), "{err}");
     }
 
-    /// Editing keys without seeing them: `saved key N` keeps the stored key N where it is put;
+    fn saved(position: u32) -> ApiKeyEntry {
+        ApiKeyEntry::Saved { saved: position }
+    }
+
+    fn typed(key: &str) -> ApiKeyEntry {
+        ApiKeyEntry::Typed(key.to_owned())
+    }
+
+    /// Editing keys without seeing them: `{"saved": N}` keeps the stored key N where it is put;
     /// typed keys are added; a position that does not exist is refused.
     #[test]
     fn saved_keys_are_kept_by_position_next_to_new_ones() {
@@ -230,21 +219,34 @@ mod tests {
         let id = ConnectionId::new("c-1").unwrap();
         let stored =
             vault.store(&id, &input(Some(vec!["sk-secret-1", "sk-secret-2"])), None).unwrap();
-        let edit = |keys: Vec<&str>| vault.store(&id, &input(Some(keys)), Some(&stored));
-        let added = edit(vec!["saved key 1", "saved key 2", "sk-secret-3"]).unwrap();
+        let edit = |keys: Vec<ApiKeyEntry>| {
+            let mut edited = input(None);
+            edited.api_keys = Some(keys);
+            vault.store(&id, &edited, Some(&stored))
+        };
+        let added = edit(vec![saved(1), saved(2), typed("sk-secret-3")]).unwrap();
         assert_eq!(added["apiKeys"][0], stored["apiKeys"][0]);
         assert_eq!(added["apiKeys"][1], stored["apiKeys"][1]);
         assert_eq!(vault.view(&added).unwrap().key_count, 3);
         assert!(!added.to_string().contains("sk-secret"), "{added}");
-        let swapped = edit(vec!["saved key 2", "saved key 1"]).unwrap();
+        let swapped = edit(vec![saved(2), saved(1)]).unwrap();
         assert_eq!(swapped["apiKeys"][0], stored["apiKeys"][1]);
         assert_eq!(swapped["apiKeys"][1], stored["apiKeys"][0]);
-        let removed = edit(vec!["saved key 2"]).unwrap();
+        let removed = edit(vec![saved(2)]).unwrap();
         assert_eq!(removed["apiKeys"], serde_json::json!([stored["apiKeys"][1]]));
         assert_eq!(vault.view(&edit(Vec::new()).unwrap()).unwrap().key_count, 0);
-        assert_eq!(edit(vec!["saved key 3"]).unwrap_err(), "saved key 3 does not exist");
+        assert_eq!(edit(vec![saved(3)]).unwrap_err(), "saved key 3 does not exist");
+        // A typed key is a key whatever it reads like: the old `saved key N` text is no
+        // reference (and, with spaces, no key either).
+        let literal = edit(vec![typed("saved key 1")]).unwrap_err();
+        assert!(literal.contains("contains spaces"), "{literal}");
         // A new connection has nothing stored to keep.
-        assert!(vault.store(&id, &input(Some(vec!["saved key 1"])), None).is_err());
+        let mut new = input(None);
+        new.api_keys = Some(vec![saved(1)]);
+        assert!(vault.store(&id, &new, None).is_err());
+        // On the wire a typed key is a string and a kept one `{"saved": N}`.
+        let wire = serde_json::to_value(vec![typed("sk-1"), saved(2)]).unwrap();
+        assert_eq!(wire, serde_json::json!(["sk-1", {"saved": 2}]));
     }
 
     #[test]

@@ -55,6 +55,20 @@ pub struct HeaderInput {
     pub value: String,
 }
 
+/// One key of a connection as the settings form sends it: typed now, or one the engine stores,
+/// named by its place, so a form can add, remove and reorder keys without ever seeing one.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq, Eq)]
+#[serde(untagged)]
+pub enum ApiKeyEntry {
+    /// A key as typed (JSON: a string).
+    Typed(String),
+    /// The stored key at this position, from 1 (JSON: `{"saved": 2}`).
+    Saved {
+        /// Its position in the stored list, from 1.
+        saved: u32,
+    },
+}
+
 /// A connection as the settings form sends it.
 #[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -68,7 +82,7 @@ pub struct ConnectionInput {
     /// Base URL as typed (HTTPS, or HTTP to this machine).
     pub base_url: String,
     /// Keys in failover order; `None` keeps the stored ones.
-    pub api_keys: Option<Vec<String>>,
+    pub api_keys: Option<Vec<ApiKeyEntry>>,
     /// Whether it is offered.
     pub enabled: bool,
     /// Model ids to offer.

@@ -6,12 +6,13 @@
 //! Keys of a stored connection never come back from the engine, so editing shows them as
 //! "saved key 1", "saved key 2": rows that can be removed or kept, next to new rows to type.
 //! A save that keeps them all and adds none sends no keys (the engine keeps the stored ones);
-//! otherwise it sends the list in order, a kept key as its [`kept_key`] reference.
+//! otherwise it sends the list in order, a kept key as its position (`ApiKeyEntry::Saved`).
 
 use panelot_protocol::ConnectionId;
 use panelot_protocol::Origin;
 use panelot_protocol::Scheme;
 use panelot_protocol::SubmissionId;
+use panelot_protocol::engine::ApiKeyEntry;
 use panelot_protocol::engine::ConnectionInput;
 use panelot_protocol::engine::ConnectionKind as Wire;
 use panelot_protocol::engine::ConnectionTemplateView;
@@ -80,13 +81,6 @@ pub enum KeyRow {
     Saved(u32),
     /// A key typed in the form.
     Typed(String),
-}
-
-/// How a save refers to a key the engine already stores: `saved key N` (from 1). Keys never
-/// contain spaces, so no typed key reads this way; the vault (`panelot-providers`) keeps the
-/// stored key N at that place in the list.
-pub fn kept_key(position: u32) -> String {
-    format!("saved key {position}")
 }
 
 /// The connection form as typed: raw text, validated on save.
@@ -190,7 +184,7 @@ pub struct ConnectionDraft {
     /// Base URL without a trailing slash.
     pub base_url: String,
     /// Keys to send; `None` keeps the stored ones.
-    pub api_keys: Option<Vec<String>>,
+    pub api_keys: Option<Vec<ApiKeyEntry>>,
     /// Model ids, the default first; empty until one is chosen.
     pub model_ids: Vec<String>,
     /// Extra headers as (name, value); `None` keeps the stored ones.
@@ -340,7 +334,7 @@ impl ConnectionForm {
 
     /// The keys a save sends: `None` when the stored ones stay as they are (all kept, in order,
     /// none typed), else every row in order, a kept key by its reference.
-    fn keys_to_send(&self) -> Option<Vec<String>> {
+    fn keys_to_send(&self) -> Option<Vec<ApiKeyEntry>> {
         let mut unchanged = true;
         let mut expected = 1;
         let mut sent = Vec::new();
@@ -349,12 +343,12 @@ impl ConnectionForm {
                 KeyRow::Saved(position) => {
                     unchanged &= *position == expected;
                     expected += 1;
-                    sent.push(kept_key(*position));
+                    sent.push(ApiKeyEntry::Saved { saved: *position });
                 }
                 KeyRow::Typed(key) if key.trim().is_empty() => {}
                 KeyRow::Typed(key) => {
                     unchanged = false;
-                    sent.push(key.trim().to_owned());
+                    sent.push(ApiKeyEntry::Typed(key.trim().to_owned()));
                 }
             }
         }

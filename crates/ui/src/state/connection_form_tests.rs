@@ -1,6 +1,7 @@
 //! Tests of the connection form: templates, keys, validation, the editor's save, and what a
 //! check's report says.
 
+use panelot_protocol::engine::ApiKeyEntry;
 use panelot_protocol::engine::ConnectionCheck;
 use panelot_protocol::engine::ConnectionCheckFailure;
 use pretty_assertions::assert_eq;
@@ -139,7 +140,7 @@ fn a_filled_form_is_trimmed_and_becomes_the_engines_connection() {
             kind: ConnectionKind::OpenAiCompatible,
             name: "Mine".to_owned(),
             base_url: "http://localhost:11434/v1".to_owned(),
-            api_keys: Some(vec!["sk-1".to_owned(), "sk-2".to_owned()]),
+            api_keys: Some(vec![typed("sk-1"), typed("sk-2")]),
             model_ids: vec!["qwen3:8b".to_owned()],
             headers: Some(vec![("X-Org".to_owned(), "acme".to_owned())]),
             quirks: vec!["noStreamOptions".to_owned()],
@@ -192,14 +193,11 @@ fn editing_keeps_adds_and_removes_keys() {
     editor.form.add_key();
     editor.form.type_key(2, "sk-new".to_owned());
     let added = editor.submit().unwrap();
-    assert_eq!(
-        added.api_keys,
-        Some(vec!["saved key 1".to_owned(), "saved key 2".to_owned(), "sk-new".to_owned()])
-    );
+    assert_eq!(added.api_keys, Some(vec![saved(1), saved(2), typed("sk-new")]));
 
     editor.form.remove_key(0);
     let removed = editor.submit().unwrap();
-    assert_eq!(removed.api_keys, Some(vec!["saved key 2".to_owned(), "sk-new".to_owned()]));
+    assert_eq!(removed.api_keys, Some(vec![saved(2), typed("sk-new")]));
     editor.form.remove_key(1);
     editor.form.remove_key(0);
     assert_eq!(editor.submit().unwrap().api_keys, Some(Vec::new()));
@@ -384,4 +382,12 @@ fn key_counts_in_words() {
         [0, 1, 3].map(|n| key_count_text(Lang::En, n)),
         ["no key".to_owned(), "1 key".to_owned(), "3 keys".to_owned()]
     );
+}
+
+fn typed(key: &str) -> ApiKeyEntry {
+    ApiKeyEntry::Typed(key.to_owned())
+}
+
+fn saved(position: u32) -> ApiKeyEntry {
+    ApiKeyEntry::Saved { saved: position }
 }
