@@ -1154,8 +1154,17 @@ impl crate::engine::ConnectionVault for LengthVault {
         if !input.base_url.starts_with("https://") {
             return Err("the base URL must use HTTPS".into());
         }
+        use panelot_protocol::engine::ApiKeyEntry;
         let keys = match &input.api_keys {
-            Some(keys) => json!(keys.iter().map(|k| k.len()).collect::<Vec<_>>()),
+            Some(keys) => json!(
+                keys.iter()
+                    .map(|k| match k {
+                        ApiKeyEntry::Typed(key) => json!(key.len()),
+                        ApiKeyEntry::Saved { saved } => existing
+                            .map_or(Value::Null, |e| e["keys"][*saved as usize - 1].clone()),
+                    })
+                    .collect::<Vec<_>>()
+            ),
             None => existing.map_or(json!([]), |e| e["keys"].clone()),
         };
         Ok(json!({"id": id, "name": input.name, "kind": input.kind, "baseUrl": input.base_url,
