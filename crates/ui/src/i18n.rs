@@ -257,6 +257,42 @@ catalog! {
     RuleAsk => "Ask", "询问";
     RuleDeny => "Deny", "拒绝";
     AddRule => "Add rule", "添加规则";
+    /// A rule's action: every tool.
+    RuleAnyAction => "Every action", "所有操作";
+    /// A rule's action: tools by name prefix.
+    RuleToolsStarting => "Tools whose name starts with {prefix}", "名称以 {prefix} 开头的工具";
+    /// A rule's site: every site.
+    RuleEverySite => "on every site", "在所有网站";
+    /// A rule's site: one pattern.
+    RuleOnSite => "on {origin}", "在 {origin}";
+    /// The rule form: the action box's label.
+    RuleWhat => "Action", "操作";
+    /// The rule form: what the action box takes.
+    RuleWhatHint => "A tool, a family such as category:fill, or * for every action", "工具名、工具类别（如 category:fill），或 * 表示所有操作";
+    /// The rule form: the site box's label.
+    RuleWhere => "Site", "网站";
+    /// The rule form: the verdict's label.
+    RuleVerdictLabel => "Then", "则";
+    /// Tool family `navigate`.
+    CategoryNavigate => "Moving between pages and tabs", "在页面和标签页间移动";
+    /// Tool family `organize`.
+    CategoryOrganize => "Grouping tabs", "整理标签页";
+    /// Tool family `click`.
+    CategoryClick => "Clicks", "点击";
+    /// Tool family `fill`.
+    CategoryFill => "Typing, choosing and key presses", "输入、选择和按键";
+    /// Tool family `eval`.
+    CategoryEval => "Running page scripts", "运行页面脚本";
+    /// Tool family `download`.
+    CategoryDownload => "Downloads", "下载";
+    /// Tool family `upload`.
+    CategoryUpload => "Uploads", "上传";
+    /// Tool family `interact`.
+    CategoryInteract => "Hovering and dragging", "悬停和拖动";
+    /// Tool family `memory`.
+    CategoryMemory => "Writing memory", "写入记忆";
+    /// Tool family `mcp`.
+    CategoryMcp => "Tools of MCP servers", "MCP 服务器的工具";
     /// Permission mode: ask before everything.
     PolicyAlways => "Ask before every action", "每个操作前都询问";
     /// Permission mode: ask before writes.

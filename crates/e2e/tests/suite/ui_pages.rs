@@ -234,7 +234,7 @@ fn options_page_saves_a_connection_through_the_engine_and_lists_it_without_its_k
     wait(
         &mut browser,
         &page,
-        "[...document.querySelectorAll('.rule-list li')].some(li => li.textContent.includes('category:navigate') && li.textContent.includes('*.example.com') && li.textContent.includes('Deny'))",
+        "[...document.querySelectorAll('.rule-list li')].some(li => li.textContent.includes('Moving between pages and tabs') && li.textContent.includes('on *.example.com') && li.textContent.includes('Deny') && li.title === 'category:navigate @ *.example.com')",
     );
     browser
         .cdp

@@ -206,39 +206,95 @@ pub const VERDICTS: [(PermissionVerdict, &str, Msg); 3] = [
     (PermissionVerdict::Deny, "deny", Msg::RuleDeny),
 ];
 
-/// The stored rules, each with its delete button.
+/// The tool families a rule can name (`category:…`), as the gatekeeper spells them, in words.
+const CATEGORIES: [(&str, Msg); 10] = [
+    ("navigate", Msg::CategoryNavigate),
+    ("organize", Msg::CategoryOrganize),
+    ("click", Msg::CategoryClick),
+    ("fill", Msg::CategoryFill),
+    ("eval", Msg::CategoryEval),
+    ("download", Msg::CategoryDownload),
+    ("upload", Msg::CategoryUpload),
+    ("interact", Msg::CategoryInteract),
+    ("memory", Msg::CategoryMemory),
+    ("mcp", Msg::CategoryMcp),
+];
+
+/// What a rule's tool pattern covers, in words: every action, a family, a tool's title, or the
+/// tools starting with a prefix. A pattern the engine would not have stored is shown as it is.
+fn rule_action_words(lang: Lang, pattern: &str) -> String {
+    if pattern == "*" {
+        return i18n::text(lang, Msg::RuleAnyAction).to_owned();
+    }
+    if let Some(name) = pattern.strip_prefix("category:") {
+        return CATEGORIES
+            .iter()
+            .find(|(known, _)| *known == name)
+            .map_or_else(|| pattern.to_owned(), |(_, msg)| i18n::text(lang, *msg).to_owned());
+    }
+    match pattern.strip_suffix('*') {
+        Some(prefix) => i18n::format(lang, Msg::RuleToolsStarting, &[("prefix", prefix)]),
+        None => i18n::tool_title(lang, pattern),
+    }
+}
+
+/// Where a rule applies, in words.
+fn rule_site_words(lang: Lang, origin: &str) -> String {
+    match origin {
+        "*" => i18n::text(lang, Msg::RuleEverySite).to_owned(),
+        _ => i18n::format(lang, Msg::RuleOnSite, &[("origin", origin)]),
+    }
+}
+
+/// The stored rules, each in words ("Deny Run JavaScript on every site") with its delete
+/// button; the patterns as stored are the line's tooltip.
 pub fn rule_list_html(lang: Lang, rules: &[PermissionRuleView]) -> String {
     let delete = escape_html(i18n::text(lang, Msg::Delete));
     rules
         .iter()
         .map(|rule| {
-            let verdict = VERDICTS.iter().find(|(v, ..)| *v == rule.verdict).map_or("", |(.., m)| i18n::text(lang, *m));
+            let verdict = VERDICTS
+                .iter()
+                .find(|(v, ..)| *v == rule.verdict)
+                .map_or("", |(.., m)| i18n::text(lang, *m));
             let id = escape_html(&rule.id);
             format!(
-                "<li data-rule=\"{id}\"><strong>{}</strong> <code>{}</code> @ <code>{}</code>\
+                "<li data-rule=\"{id}\" title=\"{} @ {}\"><strong>{}</strong> \
+                 <span class=\"rule-what\">{}</span> <span class=\"rule-where\">{}</span>\
                  <button type=\"button\" class=\"btn-icon btn-sm btn-ghost delete-rule\" data-act=\"delete\" \
                  data-id=\"{id}\" aria-label=\"{delete}\" title=\"{delete}\">{}</button></li>",
-                escape_html(verdict),
                 escape_html(&rule.tool),
                 escape_html(&rule.origin),
+                escape_html(verdict),
+                escape_html(&rule_action_words(lang, &rule.tool)),
+                escape_html(&rule_site_words(lang, &rule.origin)),
                 icon_html(Icon::Trash),
             )
         })
         .collect()
 }
 
-/// The form adding a rule (its boxes start empty; the verdict on "ask").
+/// The form adding a rule: each box with its label (the action box starts empty, the site on
+/// every site, the verdict on "ask").
 pub fn rule_form_html(lang: Lang) -> String {
     let verdicts = options(
         VERDICTS.map(|(_, value, label)| (value, i18n::text(lang, label).to_owned())),
         "ask",
     );
+    let label = |msg| escape_html(i18n::text(lang, msg));
     format!(
-        "<input class=\"rule-tool\" name=\"tool\" placeholder=\"click, tab_*, category:navigate, *\">\
-         <input class=\"rule-origin\" name=\"origin\" value=\"*\" placeholder=\"https://example.com, *.example.com, *\">\
-         <select class=\"rule-verdict\" name=\"verdict\">{verdicts}</select>\
+        "<label class=\"rule-field\"><span>{}</span><input class=\"rule-tool\" name=\"tool\" \
+         placeholder=\"click, category:fill, *\" title=\"{}\"></label>\
+         <label class=\"rule-field\"><span>{}</span><input class=\"rule-origin\" name=\"origin\" value=\"*\" \
+         placeholder=\"https://example.com, *.example.com, *\"></label>\
+         <label class=\"rule-field rule-field-verdict\"><span>{}</span>\
+         <select class=\"rule-verdict\" name=\"verdict\">{verdicts}</select></label>\
          <button type=\"submit\" class=\"add-rule\">{}</button>",
-        escape_html(i18n::text(lang, Msg::AddRule))
+        label(Msg::RuleWhat),
+        label(Msg::RuleWhatHint),
+        label(Msg::RuleWhere),
+        label(Msg::RuleVerdictLabel),
+        label(Msg::AddRule)
     )
 }
 

@@ -93,18 +93,38 @@ fn rules_list_and_form() {
         created_at_ms: 0,
     };
     assert_eq!(
-        rule_list_html(Lang::En, &[rule]),
+        rule_list_html(Lang::En, &[rule.clone()]),
         format!(
-            "<li data-rule=\"r-1\"><strong>Deny</strong> <code>click</code> @ <code>*.example.com</code>\
+            "<li data-rule=\"r-1\" title=\"click @ *.example.com\"><strong>Deny</strong> \
+             <span class=\"rule-what\">Click</span> <span class=\"rule-where\">on *.example.com</span>\
              <button type=\"button\" class=\"btn-icon btn-sm btn-ghost delete-rule\" data-act=\"delete\" \
              data-id=\"r-1\" aria-label=\"Delete\" title=\"Delete\">{}</button></li>",
             icon_html(Icon::Trash)
         )
     );
+    // Each kind of pattern in words; one the engine would not store, as it is.
+    let words = |tool: &str, origin: &str, lang: Lang| {
+        let rule =
+            PermissionRuleView { tool: tool.to_owned(), origin: origin.to_owned(), ..rule.clone() };
+        rule_list_html(lang, &[rule])
+    };
+    assert!(
+        words("*", "*", Lang::En)
+            .contains("Every action</span> <span class=\"rule-where\">on every site<")
+    );
+    assert!(words("category:fill", "*", Lang::En).contains(">Typing, choosing and key presses<"));
+    assert!(words("category:nope", "*", Lang::En).contains(">category:nope<"));
+    assert!(words("tab_*", "*", Lang::En).contains(">Tools whose name starts with tab_<"));
+    assert!(words("run_javascript", "*", Lang::ZhCn).contains("在所有网站"));
+    assert!(
+        words("<b>", "<i>", Lang::En).contains("&lt;b&gt;")
+            && !words("<b>", "<i>", Lang::En).contains("<i>")
+    );
     let form = rule_form_html(Lang::En);
     assert!(
         form.contains("<option value=\"ask\" selected>Ask</option>")
-            && form.contains("class=\"add-rule\""),
+            && form.contains("class=\"add-rule\"")
+            && form.contains("<span>Action</span><input class=\"rule-tool\""),
         "{form}"
     );
 }
