@@ -3,6 +3,7 @@
 //! was judged; the approval card names that page and element; grants bind the judged origin and
 //! end with the browser session; taint follows the thread across turns and restarts.
 
+use panelot_protocol::ThreadId;
 use panelot_protocol::engine::ApprovalFlag;
 use panelot_protocol::engine::ErrorCode;
 use panelot_protocol::engine::StopReason;
@@ -151,18 +152,23 @@ fn accept_for_site_stores_a_rule_for_the_judged_origin_only_and_is_refused_witho
     assert!(!rules.to_string().contains(r#""origin":"*","source":"approval""#), "{rules}");
 }
 
+/// The model clicks on the shop; the user allows clicks there for this browser session.
+fn click_and_allow_for_session(world: &mut World, thread: &ThreadId) {
+    world.script.push_back(Reply::tool("click", json!({"ref": "e1"})));
+    world.script.push_back(Reply::text("done"));
+    submit(world, thread, "click");
+    world.settle();
+    let (approval, _) = approvals(world).remove(0);
+    respond(world, &approval, json!({"type": "acceptForSession"}));
+    world.settle();
+}
+
 #[test]
 fn a_session_grant_covers_its_origin_until_the_browser_session_ends() {
     let mut world = World::new();
     ask_first(&world);
     let thread = world.create_thread();
-    world.script.push_back(Reply::tool("click", json!({"ref": "e1"})));
-    world.script.push_back(Reply::text("done"));
-    submit(&mut world, &thread, "click");
-    world.settle();
-    let (approval, _) = approvals(&world).remove(0);
-    respond(&mut world, &approval, json!({"type": "acceptForSession"}));
-    world.settle();
+    click_and_allow_for_session(&mut world, &thread);
     // Same tool, same origin, same session: no question.
     world.script.push_back(Reply::tool("click", json!({"ref": "e2"})));
     world.script.push_back(Reply::text("done again"));
@@ -194,13 +200,7 @@ fn revoking_a_sites_access_ends_its_session_grants() {
     let mut world = World::new();
     ask_first(&world);
     let thread = world.create_thread();
-    world.script.push_back(Reply::tool("click", json!({"ref": "e1"})));
-    world.script.push_back(Reply::text("done"));
-    submit(&mut world, &thread, "click");
-    world.settle();
-    let (approval, _) = approvals(&world).remove(0);
-    respond(&mut world, &approval, json!({"type": "acceptForSession"}));
-    world.settle();
+    click_and_allow_for_session(&mut world, &thread);
     world.input(crate::driver::Input::HostAccessRemoved(vec!["https://shop.example".into()]));
     world.script.push_back(Reply::tool("click", json!({"ref": "e2"})));
     world.script.push_back(Reply::text("asked"));
