@@ -7,9 +7,12 @@
 use panelot_protocol::AgentEvent;
 use panelot_protocol::ClientId;
 use panelot_protocol::EventFrame;
+use panelot_protocol::EventKind;
 use panelot_protocol::Op;
 use panelot_protocol::command_fingerprint;
-use panelot_protocol::decode_event;
+use panelot_protocol::engine::CommandAckEvent;
+use panelot_protocol::engine::CommandRejectedEvent;
+use serde_json::Value;
 
 use crate::store::RECEIPT_TTL_MS;
 use crate::store::Receipt;
@@ -44,8 +47,11 @@ pub struct PendingReceipt {
 impl PendingReceipt {
     /// The receipt recording `answer` as the command's terminal answer.
     pub fn complete(self, answer: &AgentEvent, now_ms: u64) -> Result<Receipt, StoreError> {
-        let answer =
-            serde_json::to_value(answer).map_err(|err| StoreError::Corrupt(err.to_string()))?;
+        // Through text: the engine writes events as text anyway, and a second serializer of
+        // every event (into a value) would only serve this.
+        let corrupt = |err: serde_json::Error| StoreError::Corrupt(err.to_string());
+        let text = serde_json::to_string(answer).map_err(corrupt)?;
+        let answer: Value = serde_json::from_str(&text).map_err(corrupt)?;
         Ok(Receipt {
             key: self.key,
             op_type: self.op_type,
@@ -83,6 +89,32 @@ pub async fn check_receipt<S: Store>(
             key.submission_id
         )));
     }
-    let frame = decode_event(stored.answer).map_err(|err| StoreError::Corrupt(err.to_string()))?;
-    Ok(ReceiptCheck::Replay(frame))
+    let answer = decode_answer(stored.answer).map_err(StoreError::Corrupt)?;
+    Ok(ReceiptCheck::Replay(EventFrame::new(answer)))
+}
+
+/// Reads a stored answer back. A command's final word is an ack or a refusal
+/// (`answer_is_final`), so only those two are read: a decoder of every event would double the
+/// engine's event code for this one use.
+fn decode_answer(answer: Value) -> Result<AgentEvent, String> {
+    let Value::Object(mut fields) = answer else {
+        return Err("receipt answer is not a JSON object".to_owned());
+    };
+    let kind = match fields.remove("type") {
+        Some(Value::String(name)) => EventKind::from_wire_name(&name),
+        _ => None,
+    };
+    let fields = Value::Object(fields);
+    let answer = match kind {
+        Some(EventKind::CommandAck) => {
+            serde_json::from_value::<CommandAckEvent>(fields).map(AgentEvent::CommandAck)
+        }
+        Some(EventKind::CommandRejected) => {
+            serde_json::from_value::<CommandRejectedEvent>(fields).map(AgentEvent::CommandRejected)
+        }
+        _ => {
+            return Err("receipt answer is neither `command.ack` nor `command.rejected`".to_owned());
+        }
+    };
+    answer.map_err(|err| format!("receipt answer: {err}"))
 }
