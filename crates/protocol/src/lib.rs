@@ -73,3 +73,6 @@ pub use schema_hash::content_schema_document;
 pub use schema_hash::engine_schema_document;
 pub use schema_hashes::CONTENT_SCHEMA_HASH;
 pub use schema_hashes::ENGINE_SCHEMA_HASH;
+/// Used by [`internally_tagged!`]; not an API of its own.
+#[doc(hidden)]
+pub use tagged::untag as __untag;

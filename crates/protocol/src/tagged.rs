@@ -25,7 +25,9 @@ use serde_json::Value;
 /// Declares an internally tagged enum (see the module docs). The `#[serde(tag = …, …)]`
 /// attribute comes first; its other options (renames, `deny_unknown_fields`) apply to both the
 /// enum and its deserializer. Variants are unit or struct variants; attributes on variants and
-/// fields may only be doc comments and `serde` attributes.
+/// fields may only be doc comments and `serde` attributes. Exported for the engine's stored
+/// records (the caller needs `serde` and `serde_json`).
+#[macro_export]
 macro_rules! internally_tagged {
     (
         #[serde(tag = $tag:literal $(, $option:meta)* $(,)?)]
@@ -76,7 +78,7 @@ macro_rules! internally_tagged {
                 fn deserialize<D: serde::Deserializer<'de>>(
                     deserializer: D,
                 ) -> Result<Self, D::Error> {
-                    Ok(match $crate::tagged::untag::<D, Untagged>(deserializer, $tag)? {
+                    Ok(match $crate::__untag::<D, Untagged>(deserializer, $tag)? {
                         $(
                             Untagged::$Variant { $($($field),*)? } => {
                                 $Enum::$Variant $({ $($field),* })?
@@ -89,11 +91,11 @@ macro_rules! internally_tagged {
     };
 }
 
-pub(crate) use internally_tagged;
+pub(crate) use crate::internally_tagged;
 
 /// Reads an object, takes its string member `tag` out and deserializes `T`, an externally
 /// tagged enum, from `{tag: the other members}`.
-pub(crate) fn untag<'de, D, T>(deserializer: D, tag: &'static str) -> Result<T, D::Error>
+pub fn untag<'de, D, T>(deserializer: D, tag: &'static str) -> Result<T, D::Error>
 where
     D: Deserializer<'de>,
     T: DeserializeOwned,

@@ -107,12 +107,10 @@ where
 }
 
 /// Reads a record of the current version, or migrates an older one first.
+///
+/// Through a JSON value: the value deserializer is the one the engine's other types use, so the
+/// stored types add no second JSON reader to the engine's wasm.
 fn read<S: DeserializeOwned>(kind: Kind, text: &str) -> Result<S, FormatError> {
-    // Records of the current version, nearly all of them, parse once.
-    let current_err = match serde_json::from_str(text) {
-        Ok(stored) => return Ok(stored),
-        Err(err) => err,
-    };
     let mut value: Value = serde_json::from_str(text)?;
     let Value::Object(record) = &mut value else {
         return Err(FormatError::NotAnObject);
@@ -121,19 +119,16 @@ fn read<S: DeserializeOwned>(kind: Kind, text: &str) -> Result<S, FormatError> {
         None => 0,
         Some(v) => v.as_u64().ok_or(FormatError::BadVersion)?,
     };
-    if version == FORMAT_VERSION {
-        // It is current and still did not read: the first error says why.
-        return Err(current_err.into());
+    if version != FORMAT_VERSION {
+        let Some(steps) = usize::try_from(version).ok().and_then(|from| MIGRATIONS.get(from..))
+        else {
+            return Err(FormatError::Newer { found: version, known: FORMAT_VERSION });
+        };
+        for step in steps {
+            step(kind, record)?;
+        }
     }
-    let Some(steps) = usize::try_from(version).ok().and_then(|from| MIGRATIONS.get(from..)) else {
-        return Err(FormatError::Newer { found: version, known: FORMAT_VERSION });
-    };
-    for step in steps {
-        step(kind, record)?;
-    }
-    // Through text again rather than `from_value`: a second deserializer for every stored type
-    // would cost the engine's wasm far more than this costs the few old records.
-    Ok(serde_json::from_str(&value.to_string())?)
+    Ok(serde_json::from_value(value)?)
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ use panelot_protocol::engine::TabRef;
 use panelot_protocol::engine::TurnOverrides;
 use panelot_protocol::engine::Usage;
 use panelot_protocol::engine::UserInput;
+use panelot_protocol::internally_tagged;
 use serde::Deserialize;
 use serde::Serialize;
 
@@ -68,18 +69,20 @@ struct StoredContextBlock {
     approx_tokens: Option<u32>,
 }
 
-#[derive(Serialize, Deserialize, Debug)]
-#[serde(tag = "type", rename_all = "snake_case")]
-enum StoredContent {
-    Text {
-        text: String,
-    },
-    Image {
-        mime: String,
-        #[serde(rename = "dataBase64")]
-        data_base64: String,
-    },
-    Empty,
+internally_tagged! {
+    #[serde(tag = "type", rename_all = "snake_case")]
+    #[derive(Serialize, Debug)]
+    enum StoredContent {
+        Text {
+            text: String,
+        },
+        Image {
+            mime: String,
+            #[serde(rename = "dataBase64")]
+            data_base64: String,
+        },
+        Empty,
+    }
 }
 
 /// Settings of one turn.

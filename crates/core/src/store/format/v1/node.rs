@@ -7,6 +7,7 @@ use panelot_protocol::TurnId;
 use panelot_protocol::engine::CallOutcome;
 use panelot_protocol::engine::ProviderDetails;
 use panelot_protocol::engine::TurnErrorView;
+use panelot_protocol::internally_tagged;
 use serde::Deserialize;
 use serde::Serialize;
 use serde_json::Value;
@@ -40,63 +41,65 @@ pub(crate) struct StoredNode {
     body: StoredNodeBody,
 }
 
-#[derive(Serialize, Deserialize, Debug)]
-#[serde(tag = "type", rename_all = "snake_case", rename_all_fields = "camelCase")]
-enum StoredNodeBody {
-    TurnContext {
-        model: String,
-        permission_policy: StoredPolicy,
-    },
-    UserMessage {
-        input: StoredInput,
-        steered: bool,
-    },
-    AssistantMessage {
-        text: String,
-        reasoning: Option<String>,
-        provider_state: Vec<Value>,
-        model: String,
-        stop_reason: StoredProviderStopReason,
-        usage: StoredUsage,
-        cost_usd: Option<f64>,
-    },
-    ToolCall {
-        item_id: String,
-        call_id: String,
-        tool_name: String,
-        label: String,
-        params: Value,
-        level: StoredToolLevel,
-    },
-    ToolResult {
-        item_id: String,
-        call_id: String,
-        ok: bool,
-        content_for_model: String,
-        details: Option<Value>,
-        engine_note: Option<String>,
-        source: Option<String>,
-        /// Written only when `ok` does not say it (done or failed), as records before it was
-        /// stored are read.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        outcome: Option<StoredCallOutcome>,
-        #[serde(default)]
-        target: Option<StoredApprovalTarget>,
-    },
-    ApprovalDecision {
-        approval_id: String,
-        decision: String,
-    },
-    InteractionResponse {
-        interaction_id: String,
-        response: Value,
-    },
-    SystemNotice {
-        text: String,
-    },
-    TurnError {
-        error: StoredTurnError,
-    },
+internally_tagged! {
+    #[serde(tag = "type", rename_all = "snake_case", rename_all_fields = "camelCase")]
+    #[derive(Serialize, Debug)]
+    enum StoredNodeBody {
+        TurnContext {
+            model: String,
+            permission_policy: StoredPolicy,
+        },
+        UserMessage {
+            input: StoredInput,
+            steered: bool,
+        },
+        AssistantMessage {
+            text: String,
+            reasoning: Option<String>,
+            provider_state: Vec<Value>,
+            model: String,
+            stop_reason: StoredProviderStopReason,
+            usage: StoredUsage,
+            cost_usd: Option<f64>,
+        },
+        ToolCall {
+            item_id: String,
+            call_id: String,
+            tool_name: String,
+            label: String,
+            params: Value,
+            level: StoredToolLevel,
+        },
+        ToolResult {
+            item_id: String,
+            call_id: String,
+            ok: bool,
+            content_for_model: String,
+            details: Option<Value>,
+            engine_note: Option<String>,
+            source: Option<String>,
+            /// Written only when `ok` does not say it (done or failed), as records before it was
+            /// stored are read.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            outcome: Option<StoredCallOutcome>,
+            #[serde(default)]
+            target: Option<StoredApprovalTarget>,
+        },
+        ApprovalDecision {
+            approval_id: String,
+            decision: String,
+        },
+        InteractionResponse {
+            interaction_id: String,
+            response: Value,
+        },
+        SystemNotice {
+            text: String,
+        },
+        TurnError {
+            error: StoredTurnError,
+        },
+    }
 }
 
 /// The outcome of a tool result whose record does not say it: done or failed, as `ok` says.

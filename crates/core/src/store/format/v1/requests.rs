@@ -11,6 +11,7 @@ use panelot_protocol::engine::InteractionRequestPayload;
 use panelot_protocol::engine::Question;
 use panelot_protocol::engine::QuestionOption;
 use panelot_protocol::engine::TaintSource;
+use panelot_protocol::internally_tagged;
 use serde::Deserialize;
 use serde::Serialize;
 use serde_json::Value;
@@ -112,32 +113,34 @@ struct StoredTaintSource {
     source: String,
 }
 
-/// What a run asks of the user besides approvals.
-#[derive(Serialize, Deserialize, Debug)]
-#[serde(tag = "type", rename_all = "snake_case", rename_all_fields = "camelCase")]
-pub(crate) enum StoredInteractionRequest {
-    AskUser {
-        questions: Vec<StoredQuestion>,
-    },
-    RequestUserAction {
-        instruction: String,
-        tab_id: Option<u32>,
-    },
-    WatchPage {
-        tab_id: Option<u32>,
-        condition: StoredWatchCondition,
-        value: String,
-        deadline_at_ms: u64,
-    },
-    ScheduleResume {
-        resume_at_ms: u64,
-        reason: String,
-    },
-    McpElicitation {
-        server_id: String,
-        message: String,
-        schema: Value,
-    },
+internally_tagged! {
+    #[serde(tag = "type", rename_all = "snake_case", rename_all_fields = "camelCase")]
+    /// What a run asks of the user besides approvals.
+    #[derive(Serialize, Debug)]
+    pub(crate) enum StoredInteractionRequest {
+        AskUser {
+            questions: Vec<StoredQuestion>,
+        },
+        RequestUserAction {
+            instruction: String,
+            tab_id: Option<u32>,
+        },
+        WatchPage {
+            tab_id: Option<u32>,
+            condition: StoredWatchCondition,
+            value: String,
+            deadline_at_ms: u64,
+        },
+        ScheduleResume {
+            resume_at_ms: u64,
+            reason: String,
+        },
+        McpElicitation {
+            server_id: String,
+            message: String,
+            schema: Value,
+        },
+    }
 }
 
 #[derive(Serialize, Deserialize, Debug)]
