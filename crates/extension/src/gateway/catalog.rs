@@ -13,7 +13,6 @@ use panelot_protocol::ElementRef;
 use panelot_protocol::content::DescribeItem;
 use panelot_protocol::content::ExecutorCall;
 use serde_json::Value;
-use serde_json::json;
 
 use super::error::BadParams;
 
@@ -47,8 +46,7 @@ pub(crate) fn executor_call(
         other => return Err(BadParams(format!("parameters must be an object, not {other}"))),
     };
     rest.remove(TAB_ID_PARAM);
-    let wire = json!({"tool": executor_tool, "params": rest});
-    let call: ExecutorCall = serde_json::from_value(wire)
+    let call = ExecutorCall::from_tool(executor_tool, Value::Object(rest))
         .map_err(|err| BadParams(format!("invalid parameters: {err}")))?;
     call.check_ranges().map_err(|err| BadParams(format!("invalid parameters: {err}")))?;
     Ok(call)

@@ -438,7 +438,57 @@ pub(super) fn range_error(path: &str, problem: impl Into<String>) -> RangeError 
     RangeError { path: path.to_owned(), problem: problem.into() }
 }
 
+/// The wire names of the executor's tools, in declaration order.
+const EXECUTOR_TOOLS: [&str; 17] = [
+    "read_page",
+    "click",
+    "hover",
+    "type",
+    "select_option",
+    "press_key",
+    "scroll",
+    "wait_for",
+    "extract",
+    "find_in_page",
+    "get_selection",
+    "batch_actions",
+    "get_rect",
+    "validate_ref",
+    "focus",
+    "describe_target",
+    "highlight",
+];
+
 impl ExecutorCall {
+    /// The call of the tool named `tool` (its wire name) with `params`: what deserializing
+    /// `{"tool": tool, "params": params}` gives, with the same errors, but without serde's
+    /// buffering of adjacently tagged content, which compiles a second deserializer of every
+    /// parameter type (for the engine, which builds calls from a tool name and the model's
+    /// parameters).
+    pub fn from_tool(tool: &str, params: serde_json::Value) -> Result<Self, serde_json::Error> {
+        use serde_json::from_value;
+        Ok(match tool {
+            "read_page" => ExecutorCall::ReadPage(from_value(params)?),
+            "click" => ExecutorCall::Click(from_value(params)?),
+            "hover" => ExecutorCall::Hover(from_value(params)?),
+            "type" => ExecutorCall::Type(from_value(params)?),
+            "select_option" => ExecutorCall::SelectOption(from_value(params)?),
+            "press_key" => ExecutorCall::PressKey(from_value(params)?),
+            "scroll" => ExecutorCall::Scroll(from_value(params)?),
+            "wait_for" => ExecutorCall::WaitFor(from_value(params)?),
+            "extract" => ExecutorCall::Extract(from_value(params)?),
+            "find_in_page" => ExecutorCall::FindInPage(from_value(params)?),
+            "get_selection" => ExecutorCall::GetSelection(from_value(params)?),
+            "batch_actions" => ExecutorCall::BatchActions(from_value(params)?),
+            "get_rect" => ExecutorCall::GetRect(from_value(params)?),
+            "validate_ref" => ExecutorCall::ValidateRef(from_value(params)?),
+            "focus" => ExecutorCall::Focus(from_value(params)?),
+            "describe_target" => ExecutorCall::DescribeTarget(from_value(params)?),
+            "highlight" => ExecutorCall::Highlight(from_value(params)?),
+            other => return Err(serde::de::Error::unknown_variant(other, &EXECUTOR_TOOLS)),
+        })
+    }
+
     /// Checks the ranges serde cannot express: budgets, counts, exactly-one conditions.
     pub fn check_ranges(&self) -> Result<(), RangeError> {
         match self {
@@ -510,3 +560,7 @@ fn check_batch(p: &BatchActionsParams) -> Result<(), RangeError> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+#[path = "tools_tests.rs"]
+mod tests;
