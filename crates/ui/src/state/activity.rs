@@ -99,8 +99,6 @@ pub struct Step {
     pub key: EntryKey,
     /// The tool's wire name.
     pub tool_name: String,
-    /// The tool's label (for a tool without a sentence of its own).
-    pub label: String,
     /// Its parameters, once known.
     pub params: Option<Value>,
     /// Where it acts: the page and elements, once resolved.
@@ -118,7 +116,6 @@ impl Step {
     pub fn sentence(&self, lang: Lang) -> String {
         let call = Call {
             tool: &self.tool_name,
-            label: &self.label,
             params: self.params.as_ref(),
             target: self.target.as_ref(),
             origin: self.origin.as_deref(),
@@ -132,8 +129,6 @@ impl Step {
 pub struct Call<'a> {
     /// The tool's wire name.
     pub tool: &'a str,
-    /// The tool's label.
-    pub label: &'a str,
     /// The parameters, when known.
     pub params: Option<&'a Value>,
     /// The page and elements, when resolved.
@@ -146,7 +141,6 @@ pub struct Call<'a> {
 pub fn approval_sentence(lang: Lang, request: &ApprovalRequestPayload) -> String {
     let call = Call {
         tool: &request.tool,
-        label: &request.label,
         params: Some(&request.params),
         target: request.target.as_ref(),
         origin: request.target_origin.as_deref(),
@@ -262,10 +256,8 @@ pub fn call_sentence(lang: Lang, call: &Call<'_>, done: bool) -> String {
         "request_user_action" => {
             (text(lang, pick(Msg::ActUserAction, Msg::ActUserActionDone)), true)
         }
-        _ => {
-            let label = if call.label.trim().is_empty() { call.tool } else { call.label };
-            (words(label, WORDS_CHARS), false)
-        }
+        // A tool without a sentence of its own says its title.
+        _ => (words(&i18n::tool_title(lang, call.tool), WORDS_CHARS), false),
     };
     let site = call.target.and_then(|t| site_of(&t.url)).or_else(|| call.origin.and_then(site_of));
     match site {
@@ -424,7 +416,13 @@ fn step_html(lang: Lang, step: &Step, open: &dyn Fn(&str) -> bool) -> String {
         step.status.name(),
         escape_html(&step.tool_name),
     );
-    match &step.excerpt {
+    // What a tool returned is shown as it came; why a call did not run is the engine's, in the
+    // page's language.
+    let excerpt = step.excerpt.as_ref().map(|excerpt| match step.status {
+        StepStatus::Done => excerpt.clone(),
+        _ => i18n::engine_text(lang, excerpt),
+    });
+    match &excerpt {
         Some(excerpt) => format!(
             "<details {attributes}{}><summary title=\"{}\">{head}</summary><pre class=\"step-excerpt\">{}</pre></details>",
             if open(&key) { " open" } else { "" },

@@ -34,7 +34,7 @@ fn sentence(
     target: Option<&ApprovalTarget>,
     done: bool,
 ) -> String {
-    let call = Call { tool, label: "Some tool", params: Some(&params), target, origin: None };
+    let call = Call { tool, params: Some(&params), target, origin: None };
     call_sentence(lang, &call, done)
 }
 
@@ -88,11 +88,12 @@ fn a_call_says_what_it_does_and_where() {
         "Choose “Blue”, “Red” in list “Colour” on a.example"
     );
     assert_eq!(sentence(Lang::En, "wait_for", json!({"timeMs": 1500}), None, true), "Waited 1.5 s");
-    // A tool without a sentence of its own says its label.
+    // A tool without a sentence of its own says its title.
     assert_eq!(
         sentence(Lang::En, "mcp__notes__write", json!({}), Some(&link), false),
-        "Some tool on shop.example:8080"
+        "write (notes) on shop.example:8080"
     );
+    assert_eq!(sentence(Lang::ZhCn, "history_search", json!({}), None, false), "搜索历史记录");
 }
 
 #[test]
@@ -174,7 +175,6 @@ fn step(tool: &str, status: StepStatus) -> Step {
     Step {
         key: EntryKey::Local(0),
         tool_name: tool.into(),
-        label: tool.into(),
         params: None,
         target: None,
         origin: None,

@@ -74,7 +74,7 @@ pub(crate) fn retrying_view(lang: Lang, attempt: u32, wait_ms: u64, message: Str
         <p class="msg retrying" role="status">
             {icon(Icon::Running)}
             <span class="retry-line">{line}</span>
-            <span class="retry-why">{message}</span>
+            <span class="retry-why">{i18n::engine_text(lang, &message)}</span>
         </p>
     }
     .into_any()
@@ -122,7 +122,7 @@ pub(crate) fn error_card(lang: Lang, turns: Turns, card: ErrorCard, idle: Memo<b
     view! {
         <article class="msg error" role="alert" data-code=format!("{code:?}")>
             <header>{icon(Icon::Warning)}{t(title)}</header>
-            <p class="error-message">{message}</p>
+            <p class="error-message">{i18n::engine_text(lang, &message)}</p>
             {details}
             <div class="actions">
                 <button class="btn-sm retry" class:btn-primary=retryable disabled=move || !idle.get()

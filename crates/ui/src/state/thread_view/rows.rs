@@ -70,7 +70,7 @@ impl ThreadView {
 
     /// The step of a tool entry; `None` for another entry.
     fn step(&self, entry: &Entry) -> Option<Step> {
-        let EntryBody::Tool { item_id, tool_name, label, params, result, .. } = &entry.body else {
+        let EntryBody::Tool { item_id, tool_name, params, result, .. } = &entry.body else {
             return None;
         };
         // The approval that waits for this call: named by its item, or (from an engine that
@@ -96,7 +96,6 @@ impl ThreadView {
         Some(Step {
             key: entry.key.clone(),
             tool_name: tool_name.clone(),
-            label: label.clone(),
             params: params.clone().or_else(|| waiting.map(|a| a.request.params.clone())),
             target,
             origin: waiting.and_then(|a| a.request.target_origin.clone()),
