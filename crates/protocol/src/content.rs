@@ -83,28 +83,30 @@ pub struct ContentResponse {
     pub handled_ms: Option<f64>,
 }
 
-/// Outcome of a request.
-#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, PartialEq)]
-#[serde(tag = "status", rename_all = "snake_case", deny_unknown_fields)]
-pub enum ContentOutcome {
-    /// The call succeeded.
-    Ok {
-        /// Its result.
-        result: ExecutorResult,
-    },
-    /// The call failed in a known way.
-    Failed {
-        /// The failure.
-        failure: ActionFailure,
-    },
-    /// Answer to ping.
-    Pong {
-        /// Identity of the document the executor runs in.
-        #[serde(rename = "documentId")]
-        document_id: String,
-    },
-    /// The request was cancelled before it finished.
-    Cancelled,
+crate::internally_tagged! {
+    #[serde(tag = "status", rename_all = "snake_case", deny_unknown_fields)]
+    /// Outcome of a request.
+    #[derive(Serialize, JsonSchema, TS, Debug, Clone, PartialEq)]
+    pub enum ContentOutcome {
+        /// The call succeeded.
+        Ok {
+            /// Its result.
+            result: ExecutorResult,
+        },
+        /// The call failed in a known way.
+        Failed {
+            /// The failure.
+            failure: ActionFailure,
+        },
+        /// Answer to ping.
+        Pong {
+            /// Identity of the document the executor runs in.
+            #[serde(rename = "documentId")]
+            document_id: String,
+        },
+        /// The request was cancelled before it finished.
+        Cancelled,
+    }
 }
 
 /// Why an action failed.

@@ -250,8 +250,10 @@ pub enum BatchAction {
     SelectOption(SelectOptionParams),
 }
 
-/// A tool result of the page executor.
-#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, PartialEq)]
+/// A tool result of the page executor. Its `Deserialize` is written out (below) rather than
+/// derived: serde's adjacently tagged decoder buffers `data` when it comes before `shape`, which
+/// compiles a second deserializer of every result type.
+#[derive(Serialize, JsonSchema, TS, Debug, Clone, PartialEq)]
 #[serde(tag = "shape", content = "data", rename_all = "snake_case")]
 pub enum ExecutorResult {
     /// A snapshot.
@@ -274,6 +276,59 @@ pub enum ExecutorResult {
     Target(TargetDescription),
     /// What a highlight did.
     Highlight(HighlightResult),
+}
+
+/// The wire names of the result shapes, in declaration order.
+const RESULT_SHAPES: [&str; 10] = [
+    "snapshot",
+    "action",
+    "extract",
+    "find",
+    "selection",
+    "batch",
+    "rect",
+    "ref_status",
+    "target",
+    "highlight",
+];
+
+/// Reads `{"shape": …, "data": …}` as serde's adjacently tagged form does (other members are
+/// ignored, a missing `data` is a missing field), through a JSON value; the one form refused
+/// that serde takes is the sequence `[shape, data]`, which nothing writes.
+impl<'de> Deserialize<'de> for ExecutorResult {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        use serde_json::Value;
+        use serde_json::from_value;
+        let Value::Object(mut fields) = Value::deserialize(deserializer)? else {
+            return Err(D::Error::custom(
+                "invalid type: expected an object with `shape` and `data`",
+            ));
+        };
+        let shape = match fields.remove("shape") {
+            Some(Value::String(shape)) => shape,
+            Some(_) => return Err(D::Error::custom("invalid type: `shape` is not a string")),
+            None => return Err(D::Error::missing_field("shape")),
+        };
+        let idx = RESULT_SHAPES
+            .iter()
+            .position(|known| *known == shape)
+            .ok_or_else(|| D::Error::unknown_variant(&shape, &RESULT_SHAPES))?;
+        let data = fields.remove("data").ok_or_else(|| D::Error::missing_field("data"))?;
+        let result = match idx {
+            0 => from_value(data).map(ExecutorResult::Snapshot),
+            1 => from_value(data).map(ExecutorResult::Action),
+            2 => from_value(data).map(ExecutorResult::Extract),
+            3 => from_value(data).map(ExecutorResult::Find),
+            4 => from_value(data).map(ExecutorResult::Selection),
+            5 => from_value(data).map(ExecutorResult::Batch),
+            6 => from_value(data).map(ExecutorResult::Rect),
+            7 => from_value(data).map(ExecutorResult::RefStatus),
+            8 => from_value(data).map(ExecutorResult::Target),
+            _ => from_value(data).map(ExecutorResult::Highlight),
+        };
+        result.map_err(D::Error::custom)
+    }
 }
 
 /// An accessibility snapshot.

@@ -3,8 +3,7 @@
 use serde_json::Value;
 use serde_json::json;
 
-use super::EXECUTOR_TOOLS;
-use super::ExecutorCall;
+use super::*;
 
 /// What serde makes of `{"tool": tool, "params": params}`, and what `from_tool` makes of it, as
 /// comparable results (the error as its text).
@@ -51,5 +50,71 @@ fn errors_are_serdes() {
         let (serde, ours) = both(tool, params);
         assert!(serde.is_err(), "{tool}");
         assert_eq!(serde, ours, "{tool}");
+    }
+}
+
+/// `ExecutorResult` as serde derives it: the reference of its written-out `Deserialize`.
+#[derive(Deserialize, Serialize, Debug)]
+#[serde(tag = "shape", content = "data", rename_all = "snake_case")]
+enum DerivedResult {
+    Snapshot(SnapshotResult),
+    Action(ActionResult),
+    Extract(ExtractResult),
+    Find(FindResult),
+    Selection(SelectionResult),
+    Batch(BatchResult),
+    Rect(RectResult),
+    RefStatus(RefStatusResult),
+    Target(TargetDescription),
+    Highlight(HighlightResult),
+}
+
+/// Both decodings of `value`, as the JSON they write back or the error's text.
+fn both_results(value: &Value) -> (Result<Value, String>, Result<Value, String>) {
+    let derived = serde_json::from_value::<DerivedResult>(value.clone())
+        .map(|r| serde_json::to_value(r).unwrap())
+        .map_err(|err| err.to_string());
+    let ours = serde_json::from_value::<ExecutorResult>(value.clone())
+        .map(|r| serde_json::to_value(r).unwrap())
+        .map_err(|err| err.to_string());
+    (derived, ours)
+}
+
+#[test]
+fn results_read_as_serdes_adjacently_tagged_form() {
+    let good = [
+        json!({"shape": "highlight", "data": {"shown": true, "inViewport": false}}),
+        json!({"data": {"shown": false, "inViewport": true}, "shape": "highlight", "x": 1}),
+        json!({"shape": "rect", "data": {"x": 1.0, "y": 2.0, "width": 3.0, "height": 4.0,
+            "inViewport": true}}),
+        json!({"shape": "selection", "data": {"text": "hi", "url": "https://a.test/"}}),
+    ];
+    for value in &good {
+        let (derived, ours) = both_results(value);
+        assert_eq!(ours, derived, "{value}");
+    }
+    assert!(both_results(&good[0]).1.is_ok());
+    for shape in RESULT_SHAPES {
+        // Every name is a variant's: serde's error and ours are those of its data type.
+        let value = json!({"shape": shape, "data": {"unexpected": 1}});
+        let (derived, ours) = both_results(&value);
+        assert!(derived.is_err(), "{value}");
+        assert_eq!(ours, derived, "{value}");
+    }
+    let bad = [
+        json!({"shape": "nope", "data": {}}),
+        json!({"shape": "highlight"}),
+        json!({"data": {"shown": true, "inViewport": false}}),
+        json!({"shape": "highlight", "data": {"shown": "yes", "inViewport": false}}),
+        json!({"shape": "highlight", "data": null}),
+    ];
+    for value in &bad {
+        let (derived, ours) = both_results(value);
+        assert!(derived.is_err(), "{value}");
+        assert_eq!(ours, derived, "{value}");
+    }
+    // Not objects: refused by both, in words of their own.
+    for value in [json!(["highlight", {"shown": true, "inViewport": false}]), json!(3)] {
+        assert!(both_results(&value).1.is_err(), "{value}");
     }
 }
