@@ -384,17 +384,29 @@ fn a_worker_killed_during_tool_calls_replays_the_read_and_holds_the_write() {
     );
     s.h.browser.kill_service_worker().expect("kill the worker");
     // The new worker replays the read, ends the turn, then runs the queued message: a new port
-    // gets the same thread and sees both turns end.
-    let events = converse(
-        &mut s.h,
-        json!([
-            {"send": {"type": "thread.subscribe", "submissionId": "k-sub-2", "threadId": "$thread"},
-             "until": "thread.snapshot"},
-            {"send": {"type": "ping", "submissionId": "k-ping-1"}, "until": "turn.complete"},
-            {"send": {"type": "ping", "submissionId": "k-ping-2"}, "until": "turn.complete"},
-        ]),
-    );
-    let snapshot = snapshot_of(&events);
+    // gets the same thread and sees both turns end. The new worker may have ended the first turn
+    // (or both) before the port subscribes, or not have recovered its runs yet, so the port looks
+    // again until both turns asked the model and none is left, rather than counting the turn
+    // ends it sees.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let mut look = 1;
+    let snapshot = loop {
+        look += 1;
+        let events = converse(
+            &mut s.h,
+            json!([{"send": {"type": "thread.subscribe", "submissionId": format!("k-sub-{look}"),
+                "threadId": "$thread"}, "until": "thread.snapshot"}]),
+        );
+        let snapshot = snapshot_of(&events);
+        // Both turns asked the model (warm-up and title, the read's turn twice, the queued
+        // turn) and nothing runs or waits any more.
+        let asked = chat_requests(&s.server).len() >= 5;
+        if asked && snapshot.active_turn.is_none() && snapshot.queued_runs.is_empty() {
+            break snapshot;
+        }
+        assert!(std::time::Instant::now() < deadline, "the turns did not end: {snapshot:#?}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
     assert!(snapshot.recoverable_runs.is_empty(), "a read needs no decision: {snapshot:#?}");
     let requests = chat_requests(&s.server);
     assert_eq!(requests.len(), 5, "warm-up and title, the read's turn twice, the queued turn");
