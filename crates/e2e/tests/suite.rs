@@ -11,6 +11,7 @@ mod turns;
 mod ui_activity;
 mod ui_attach;
 mod ui_design;
+mod ui_long_thread;
 mod ui_options;
 mod ui_pages;
 mod ui_turns;

@@ -3,6 +3,7 @@
 //!
 //! * [`client`]: the engine client, the port protocol as a sans-IO state machine;
 //! * [`thread_list`] and [`thread_view`]: view models fed by engine events;
+//! * [`list_window`]: which rows of a long list are drawn, and the space of the others;
 //! * [`keys`]: what the composer's keys do;
 //! * [`choices`]: the per-turn model, permission mode and trusted input, and the selector values
 //!   and labels the composer and the options page share;
@@ -23,6 +24,7 @@ pub mod connection_form;
 pub mod connection_markup;
 pub mod keys;
 pub mod language;
+pub mod list_window;
 pub mod options_markup;
 pub mod preset_form;
 pub mod readiness;

@@ -7,6 +7,7 @@
 //! * `thread_list_panel`: the thread list (sidebar, drawer);
 //! * `thread_pane`: the open thread (title, stream, composer);
 //! * `message_stream`: the stream's entries and the branch switcher;
+//! * `virtual_list`: the stream's rows drawn near the viewport only;
 //! * `activity`: rows of tool steps, a model call tried again, a turn's error card;
 //! * `approval_card`: the approval card (its sentence, Allow / Decline, the menu, keys);
 //! * `cards`: question and recovery cards;
@@ -56,5 +57,6 @@ mod thread_list_panel;
 mod thread_pane;
 #[allow(unreachable_pub)]
 mod turn_choices;
+mod virtual_list;
 
 pub(crate) use app::App;

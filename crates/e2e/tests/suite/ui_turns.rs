@@ -124,6 +124,12 @@ fn ui_turns_from_the_composer_steer_queue_interrupt_branch_and_approve_from_the_
     // 4. Edit and resend the first message: the new branch shows at once, then 2/2; the
     //    switcher goes back to the first version.
     server.push(Reply::text("Edited answer."));
+    // The stream draws the rows near the viewport only: scroll up to the first message.
+    browser.run_js(&page, "document.querySelector('.stream').scrollTop = 0");
+    browser.wait_ui(
+        &page,
+        "document.querySelector('.msg.user')?.textContent.includes('Say hello') ?? false",
+    );
     browser.run_js(&page, "document.querySelector('.msg.user .edit').click()");
     browser.wait_ui(&page, "!!document.querySelector('.msg.user .edit-box')");
     browser.run_js(&page, "document.querySelector('.msg.user .edit-box').select()");
@@ -143,12 +149,21 @@ fn ui_turns_from_the_composer_steer_queue_interrupt_branch_and_approve_from_the_
         &page,
         "document.querySelector('.msg.user .branch-switcher button[aria-label=previous]').click()",
     );
+    // The first branch opens at its end: its first message is up the stream.
     browser.wait_ui(
         &page,
-        "document.querySelector('.msg.user .branch-switcher span')?.textContent === '1/2'",
+        "(() => { document.querySelector('.stream').scrollTop = 0;
+            return document.querySelector('.msg.user .branch-switcher span')?.textContent === '1/2'; })()",
     );
     browser.wait_ui(&page, &user_shown("Say hello"));
-    browser.wait_ui(&page, &answer_shown("Queued answer."));
+    browser.wait_ui(
+        &page,
+        &format!(
+            "(() => {{ const s = document.querySelector('.stream'); s.scrollTop = s.scrollHeight;
+                return {}; }})()",
+            answer_shown("Queued answer.")
+        ),
+    );
 
     // 5. A turn under the composer's "always ask" override: the approval card takes the
     //    keyboard at once, and Y accepts it.

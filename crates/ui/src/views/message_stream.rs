@@ -23,6 +23,9 @@ use super::copy::on_code_copy_click;
 use super::empty_state::EmptyState;
 use super::focus::focus_after_click;
 use super::icon::icon;
+use super::virtual_list::VirtualList;
+use crate::contexts::Engine;
+use crate::contexts::OpenThread;
 use crate::contexts::Turns;
 use crate::contexts::use_engine;
 use crate::contexts::use_open_thread;
@@ -41,43 +44,31 @@ use crate::state::thread_view::EntryKey;
 use crate::state::thread_view::Row;
 use crate::state::thread_view::SendState;
 
-/// Distance from the bottom, in CSS pixels, within which the stream follows new output.
-const FOLLOW_THRESHOLD_PX: i32 = 40;
-
-/// The stream of the open thread.
+/// The stream of the open thread: its rows drawn near the viewport (`virtual_list`), earlier
+/// messages loaded as the person scrolls up to them.
 #[component]
 pub(crate) fn MessageStream() -> impl IntoView {
     let open = use_open_thread();
+    let engine = use_engine();
     let keys =
         Memo::new(move |_| open.view.with(|v| v.as_ref().map(|v| v.rows()).unwrap_or_default()));
     let empty = move || keys.with(Vec::is_empty);
-    // Follow new output while the user is at the bottom; scrolling up stops following until they
-    // scroll back down (40 px counts as the bottom).
     let stream_ref = NodeRef::<leptos::html::Div>::new();
-    let follow = RwSignal::new(true);
-    let on_scroll = move |_| {
-        if let Some(el) = stream_ref.get_untracked() {
-            let gap = el.scroll_height() - el.scroll_top() - el.client_height();
-            follow.set(gap < FOLLOW_THRESHOLD_PX);
-        }
-    };
+    let earlier = Earlier { requested: StoredValue::new(None) };
+    let list =
+        VirtualList::new(keys, stream_ref, Callback::new(move |()| earlier.load(engine, open)));
     Effect::new(move |_| {
         open.view.track();
-        if follow.get_untracked()
-            && let Some(el) = stream_ref.get_untracked()
-        {
-            request_animation_frame(move || el.set_scroll_top(el.scroll_height()));
-        }
+        list.changed();
     });
     view! {
-        <div class="stream" role="log" aria-live="polite" node_ref=stream_ref on:scroll=on_scroll>
+        <div class="stream" role="log" aria-live="polite" node_ref=stream_ref
+            on:scroll=move |_| list.scrolled()>
             <Show when=empty>
                 <EmptyState/>
             </Show>
-            <EarlierButton/>
-            <For each=move || keys.get() key=|key| key.clone() let:key>
-                <EntryRow entry_key=key/>
-            </For>
+            <EarlierButton earlier=earlier/>
+            {list.view(|key| view! { <EntryRow entry_key=key/> }.into_any())}
             <RecoveryCards/>
             <ApprovalCard/>
             <InteractionCard/>
@@ -240,21 +231,29 @@ fn render_entry(lang: Lang, turns: Turns, entry: Entry, idle: Memo<bool>) -> Any
     }
 }
 
-/// Loads the thread's earlier messages: a snapshot carries the latest ones, so a long thread
-/// opens fast; the rest comes a page at a time.
-#[component]
-fn EarlierButton() -> impl IntoView {
-    let page = use_page();
-    let engine = use_engine();
-    let open = use_open_thread();
-    let before = Memo::new(move |_| {
-        open.view.with(|v| v.as_ref().and_then(|v| v.earlier_before().cloned()))
-    });
-    let load = move |_| {
-        let (Some(before_node_id), Some(thread_id)) = (before.get_untracked(), open.thread_id())
-        else {
+/// Loading the thread's earlier messages: a snapshot carries the latest ones, so a long thread
+/// opens fast; the rest comes a page at a time, when the person scrolls up to the first message
+/// shown or presses the button.
+#[derive(Clone, Copy)]
+struct Earlier {
+    /// The node the last request loaded messages before: scrolling asks once per page.
+    requested: StoredValue<Option<NodeId>>,
+}
+
+impl Earlier {
+    /// Asks for the page before the first message shown, unless it was already asked for.
+    fn load(self, engine: Engine, open: OpenThread) {
+        let before = open.view.with_untracked(|v| v.as_ref()?.earlier_before().cloned());
+        if before.is_some() && before != self.requested.get_value() {
+            self.send(engine, open, before);
+        }
+    }
+
+    fn send(self, engine: Engine, open: OpenThread, before: Option<NodeId>) {
+        let (Some(before_node_id), Some(thread_id)) = (before, open.thread_id()) else {
             return;
         };
+        self.requested.set_value(Some(before_node_id.clone()));
         let _ = engine.send(|submission_id| {
             Op::ThreadLoadEarlier(ThreadLoadEarlierParams {
                 submission_id,
@@ -263,7 +262,19 @@ fn EarlierButton() -> impl IntoView {
                 limit: None,
             })
         });
-    };
+    }
+}
+
+/// The button that loads earlier messages, for when scrolling did not (or cannot) ask.
+#[component]
+fn EarlierButton(earlier: Earlier) -> impl IntoView {
+    let page = use_page();
+    let engine = use_engine();
+    let open = use_open_thread();
+    let before = Memo::new(move |_| {
+        open.view.with(|v| v.as_ref().and_then(|v| v.earlier_before().cloned()))
+    });
+    let load = move |_| earlier.send(engine, open, before.get_untracked());
     view! {
         <Show when=move || before.with(Option::is_some)>
             <button class="earlier" type="button" on:click=load>

@@ -3,6 +3,8 @@
 //! its own; the answer that ends a turn shows the turn's token usage, once. Built from the
 //! entries on demand, so a live turn and a reloaded one read the same.
 
+use std::collections::BTreeSet;
+
 use panelot_protocol::engine::Usage;
 
 use super::Entry;
@@ -23,9 +25,11 @@ pub enum Row {
 
 impl ThreadView {
     /// The keys of the rows, in order: each entry but the tool calls that continue a row of
-    /// steps (the first names the row) and answers without text.
+    /// steps (the first names the row) and answers without text. Each key once: entries that
+    /// share a key (a stored answer and its tool calls) are the one row [`Self::row`] names.
     pub fn rows(&self) -> Vec<EntryKey> {
         let mut keys = Vec::with_capacity(self.entries.len());
+        let mut named = BTreeSet::new();
         let mut last: Option<&Entry> = None;
         for entry in &self.entries {
             if hidden(entry) {
@@ -35,7 +39,7 @@ impl ThreadView {
                 && last.is_some_and(|l| {
                     matches!(l.body, EntryBody::Tool { .. }) && l.turn_id == entry.turn_id
                 });
-            if !continues {
+            if !continues && named.insert(&entry.key) {
                 keys.push(entry.key.clone());
             }
             last = Some(entry);

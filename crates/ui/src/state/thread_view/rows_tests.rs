@@ -275,3 +275,23 @@ fn a_retry_shows_until_the_answer_resumes_and_drops_what_streamed_before() {
         .collect();
     assert_eq!(kinds, ["error"]);
 }
+
+#[test]
+fn entries_of_one_stored_node_are_one_row() {
+    // A stored answer with its reasoning: two items of node n-1, one row named by it (a list
+    // that named it twice would draw it twice and count its height twice).
+    let item = |node: &str, content: Value| {
+        json!({"nodeId": node, "parentId": null, "turnId": "turn-1", "createdAtMs": 1,
+            "branch": {"index": 1, "count": 1, "previous": null, "next": null},
+            "content": content})
+    };
+    let view = view_with(json!([
+        item("n-1", json!({"kind": "reasoning", "text": "Thinking."})),
+        item(
+            "n-1",
+            json!({"kind": "assistant_message", "text": "Hello.", "model": "m",
+            "stopReason": "end", "usage": null, "costUsd": null})
+        ),
+    ]));
+    assert_eq!(view.rows(), [EntryKey::Node(panelot_protocol::NodeId::new("n-1").unwrap())]);
+}
