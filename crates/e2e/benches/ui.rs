@@ -1,6 +1,6 @@
 //! UI figures in the real extension, printed by `cargo xtask bench`: time from Esc in the
-//! composer to the interrupted state shown (reference target 200 ms), first paint of a 1,000-node
-//! thread in the chat page, and the size of the UI wasm after wasm-opt (target <= 1.5 MiB).
+//! composer to the interrupted state shown (reference target 200 ms) and the size of the UI wasm
+//! after wasm-opt (target <= 1.5 MiB). Long threads (first paint, scrolling) are `long_thread`.
 
 // A benchmark of a setup it controls: failing loudly is the point.
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::print_stdout)]
@@ -13,7 +13,6 @@ use panelot_testkit::mock_provider::Reply;
 use serde_json::json;
 
 const RUNS: usize = 5;
-const THREAD: &str = "bench-ui-thread";
 
 fn median(mut samples: Vec<f64>) -> f64 {
     samples.sort_by(f64::total_cmp);
@@ -30,57 +29,7 @@ fn main() {
 
     let mut browser =
         Browser::launch_flavor(Flavor::Test).expect("launch Chromium with the test build");
-    first_paint(&mut browser);
     esc_to_interrupted(&mut browser);
-}
-
-/// From navigation start to the first frame showing the seeded thread's messages.
-fn first_paint(browser: &mut Browser) {
-    let page = browser.open_extension_page("options.html").expect("open an extension page");
-    let seed = format!(
-        r#"(async () => {{
-            const engine = await import(chrome.runtime.getURL("wasm/engine.js"));
-            await engine.default();
-            await engine.seedThread("{THREAD}", 1000);
-            return true;
-        }})()"#
-    );
-    browser.cdp.evaluate(&page, &seed).expect("seed a 1,000-node thread");
-    // Recorded in the page from its first script on, so the figure does not depend on CDP.
-    let observer = r#"
-        new MutationObserver((_, observer) => {
-            const n = document.querySelectorAll('.stream .msg').length;
-            if (n >= 100 && window.__firstItems === undefined) {
-                requestAnimationFrame(() => { window.__firstItems = { ms: performance.now(), n: document.querySelectorAll('.stream .msg').length }; });
-                observer.disconnect();
-            }
-        }).observe(document, { childList: true, subtree: true });"#;
-    browser.cdp.call_in(&page.session_id, "Page.enable", json!({})).expect("Page.enable");
-    browser
-        .cdp
-        .call_in(
-            &page.session_id,
-            "Page.addScriptToEvaluateOnNewDocument",
-            json!({"source": observer}),
-        )
-        .expect("install the observer");
-    let url = format!("{}/chat.html?thread={THREAD}", browser.extension_origin);
-    let mut samples = Vec::new();
-    let mut shown = 0;
-    for _ in 0..RUNS {
-        browser
-            .cdp
-            .call_in(&page.session_id, "Page.navigate", json!({"url": url}))
-            .expect("navigate");
-        browser.wait_ui(&page, "window.__firstItems !== undefined");
-        let result = browser.run_js(&page, "window.__firstItems");
-        shown = result["n"].as_u64().unwrap_or(0);
-        samples.push(result["ms"].as_f64().unwrap());
-    }
-    println!(
-        "ui: first paint of a 1,000-node thread {:>7.1} ms  ({shown} messages shown; from navigation start; median of {RUNS})",
-        median(samples)
-    );
 }
 
 /// Esc in the composer while an answer streams, to the interrupted note on screen.
