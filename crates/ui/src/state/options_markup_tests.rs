@@ -93,7 +93,7 @@ fn rules_list_and_form() {
         created_at_ms: 0,
     };
     assert_eq!(
-        rule_list_html(Lang::En, &[rule.clone()]),
+        rule_list_html(Lang::En, std::slice::from_ref(&rule)),
         format!(
             "<li data-rule=\"r-1\" title=\"click @ *.example.com\"><strong>Deny</strong> \
              <span class=\"rule-what\">Click</span> <span class=\"rule-where\">on *.example.com</span>\
