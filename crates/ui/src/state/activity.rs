@@ -384,7 +384,7 @@ pub fn steps_html(lang: Lang, steps: &[Step], open: &dyn Fn(&str) -> bool) -> St
     let lines: String = steps.iter().map(|step| step_html(lang, step, open)).collect();
     let [first, _, ..] = steps else { return lines };
     let status = group_status(steps);
-    let key = format!("{}-all", key_text(&first.key));
+    let key = format!("{}-all", first.key.text());
     let state = match status {
         StepStatus::Running | StepStatus::Waiting => {
             format!(
@@ -404,7 +404,7 @@ pub fn steps_html(lang: Lang, steps: &[Step], open: &dyn Fn(&str) -> bool) -> St
 }
 
 fn step_html(lang: Lang, step: &Step, open: &dyn Fn(&str) -> bool) -> String {
-    let key = key_text(&step.key);
+    let key = step.key.text();
     let head = format!(
         "{}<span class=\"step-line\">{}</span><span class=\"step-state\">{}</span>",
         status_icon(step.status),
@@ -450,16 +450,6 @@ fn status_icon(status: StepStatus) -> String {
         icon.name(),
         icon.href()
     )
-}
-
-/// An entry's key as a `data-key` value.
-pub fn key_text(key: &EntryKey) -> String {
-    match key {
-        EntryKey::Node(id) => format!("n-{id}"),
-        EntryKey::Item(id) => format!("i-{id}"),
-        EntryKey::Optimistic(id) => format!("o-{id}"),
-        EntryKey::Local(n) => format!("l-{n}"),
-    }
 }
 
 /// Whether a turn's error is fixed in the settings (the key, the address, the model, the

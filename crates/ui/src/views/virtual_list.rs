@@ -99,7 +99,7 @@ impl VirtualList {
         view! {
             <div class="rows" node_ref=self.rows>
                 <For each=move || drawn.get() key=|key| key.clone() children=move |key| {
-                    let name = key_text(&key);
+                    let name = key.text();
                     view! { <div class="row" data-key=name>{row(key)}</div> }
                 }/>
             </div>
@@ -157,7 +157,7 @@ impl VirtualList {
         let mut child = rows.first_element_child();
         for key in keys {
             let element = child?;
-            if element.get_attribute("data-key").as_deref() != Some(key_text(&key).as_str()) {
+            if element.get_attribute("data-key").as_deref() != Some(key.text().as_str()) {
                 return None;
             }
             child = element.next_element_sibling();
@@ -285,15 +285,5 @@ impl VirtualList {
         if first_drawn && view_top < margin {
             self.on_top.run(());
         }
-    }
-}
-
-/// A row's key as its `data-key` (a stored message's node id).
-fn key_text(key: &EntryKey) -> String {
-    match key {
-        EntryKey::Node(id) => id.as_str().to_owned(),
-        EntryKey::Item(id) => id.as_str().to_owned(),
-        EntryKey::Optimistic(id) => id.as_str().to_owned(),
-        EntryKey::Local(n) => format!("local-{n}"),
     }
 }

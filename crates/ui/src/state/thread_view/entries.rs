@@ -38,12 +38,28 @@ pub struct Entry {
 pub enum EntryKey {
     /// A stored node from a snapshot.
     Node(NodeId),
+    /// The reasoning of a stored answer, shown before the answer (a node of its own key, so
+    /// each is a row of its own after a reload as it is live).
+    Reasoning(NodeId),
     /// A live item.
     Item(ItemId),
     /// A user message not yet confirmed, by the command that sends it.
     Optimistic(SubmissionId),
     /// A note or error made by the view, numbered in arrival order.
     Local(u64),
+}
+
+impl EntryKey {
+    /// The key as text, unique among a view's keys: a row's `data-key`, a step's `<details>`.
+    pub fn text(&self) -> String {
+        match self {
+            EntryKey::Node(id) => format!("n-{id}"),
+            EntryKey::Reasoning(id) => format!("r-{id}"),
+            EntryKey::Item(id) => format!("i-{id}"),
+            EntryKey::Optimistic(id) => format!("o-{id}"),
+            EntryKey::Local(n) => format!("l-{n}"),
+        }
+    }
 }
 
 /// The content of an entry.
@@ -185,8 +201,12 @@ pub(super) fn entry_from_item(item: &SnapshotItem) -> Entry {
             provider_details: error.provider_details.clone(),
         },
     };
+    let key = match item.content {
+        ItemContent::Reasoning { .. } => EntryKey::Reasoning(item.node_id.clone()),
+        _ => EntryKey::Node(item.node_id.clone()),
+    };
     Entry {
-        key: EntryKey::Node(item.node_id.clone()),
+        key,
         turn_id: item.turn_id.clone(),
         node_id: Some(item.node_id.clone()),
         branch: Some(item.branch.clone()),

@@ -25,8 +25,8 @@ pub enum Row {
 
 impl ThreadView {
     /// The keys of the rows, in order: each entry but the tool calls that continue a row of
-    /// steps (the first names the row) and answers without text. Each key once: entries that
-    /// share a key (a stored answer and its tool calls) are the one row [`Self::row`] names.
+    /// steps (the first names the row) and answers without text. Each key once, so a list keyed
+    /// by them never draws (or measures) a row twice.
     pub fn rows(&self) -> Vec<EntryKey> {
         let mut keys = Vec::with_capacity(self.entries.len());
         let mut named = BTreeSet::new();

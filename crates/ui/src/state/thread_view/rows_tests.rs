@@ -277,9 +277,9 @@ fn a_retry_shows_until_the_answer_resumes_and_drops_what_streamed_before() {
 }
 
 #[test]
-fn entries_of_one_stored_node_are_one_row() {
-    // A stored answer with its reasoning: two items of node n-1, one row named by it (a list
-    // that named it twice would draw it twice and count its height twice).
+fn a_stored_answer_and_its_reasoning_are_two_rows_as_they_are_live() {
+    // A stored answer with its reasoning: two items of node n-1. Each is a row of its own (the
+    // reasoning first), as the live items are, and each row shows its own entry.
     let item = |node: &str, content: Value| {
         json!({"nodeId": node, "parentId": null, "turnId": "turn-1", "createdAtMs": 1,
             "branch": {"index": 1, "count": 1, "previous": null, "next": null},
@@ -293,5 +293,17 @@ fn entries_of_one_stored_node_are_one_row() {
             "stopReason": "end", "usage": null, "costUsd": null})
         ),
     ]));
-    assert_eq!(view.rows(), [EntryKey::Node(panelot_protocol::NodeId::new("n-1").unwrap())]);
+    let node = panelot_protocol::NodeId::new("n-1").unwrap();
+    let keys = view.rows();
+    assert_eq!(keys, [EntryKey::Reasoning(node.clone()), EntryKey::Node(node)]);
+    let bodies: Vec<EntryBody> = keys
+        .iter()
+        .map(|key| match view.row(key) {
+            Some(Row::Entry(entry)) => entry.body,
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert!(matches!(&bodies[0], EntryBody::Reasoning { text, .. } if text == "Thinking."));
+    assert!(matches!(&bodies[1], EntryBody::Assistant { text, .. } if text == "Hello."));
+    assert_ne!(keys[0].text(), keys[1].text(), "each row has its own data-key");
 }
