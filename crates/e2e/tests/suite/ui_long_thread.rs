@@ -25,8 +25,9 @@ use serde_json::json;
 const THREAD: &str = "long-thread";
 const NODES: u32 = 1_000;
 
-/// The rows the stream shows for the sample conversation, in order: the nodes on the path to
-/// its leaf but the tool results (shown in their call's row).
+/// The rows the stream shows for the sample conversation, in order, by their `data-key`: the
+/// nodes on the path to its leaf but the tool results (shown in their call's row), an answer's
+/// reasoning as a row before it.
 fn expected_rows() -> Vec<String> {
     let (unit, _) = sample_conversation(THREAD, u64::from(NODES));
     let mut nodes = BTreeMap::new();
@@ -45,8 +46,13 @@ fn expected_rows() -> Vec<String> {
     while let Some(id) = at {
         let node = &nodes[&id];
         at = node.parent_id.as_ref().map(ToString::to_string);
-        if !matches!(node.body, NodeBody::ToolResult { .. }) {
-            path.push(id);
+        match &node.body {
+            NodeBody::ToolResult { .. } => {}
+            NodeBody::AssistantMessage { reasoning: Some(r), .. } if !r.is_empty() => {
+                path.push(format!("n-{id}"));
+                path.push(format!("r-{id}"));
+            }
+            _ => path.push(format!("n-{id}")),
         }
     }
     path.reverse();

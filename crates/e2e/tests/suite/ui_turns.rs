@@ -149,11 +149,16 @@ fn ui_turns_from_the_composer_steer_queue_interrupt_branch_and_approve_from_the_
         &page,
         "document.querySelector('.msg.user .branch-switcher button[aria-label=previous]').click()",
     );
-    // The first branch opens at its end: its first message is up the stream.
+    // The other branch is shown where the person is: the message whose switcher was pressed
+    // stays in view (the list does not jump to the branch's end).
     browser.wait_ui(
         &page,
-        "(() => { document.querySelector('.stream').scrollTop = 0;
-            return document.querySelector('.msg.user .branch-switcher span')?.textContent === '1/2'; })()",
+        "(() => { const s = document.querySelector('.stream').getBoundingClientRect();
+            const m = [...document.querySelectorAll('.msg.user')].find((m) =>
+                m.querySelector('.branch-switcher span')?.textContent === '1/2');
+            if (!m) return false;
+            const r = m.getBoundingClientRect();
+            return r.bottom > s.top && r.top < s.bottom; })()",
     );
     browser.wait_ui(&page, &user_shown("Say hello"));
     browser.wait_ui(

@@ -5,6 +5,7 @@
 use leptos::prelude::*;
 use panelot_protocol::NodeId;
 use panelot_protocol::Op;
+use panelot_protocol::ThreadId;
 use panelot_protocol::engine::BranchPosition;
 use panelot_protocol::engine::StopReason;
 use panelot_protocol::engine::ThreadLoadEarlierParams;
@@ -57,9 +58,13 @@ pub(crate) fn MessageStream() -> impl IntoView {
     let earlier = Earlier { requested: StoredValue::new(None) };
     let list =
         VirtualList::new(keys, stream_ref, Callback::new(move |()| earlier.load(engine, open)));
-    Effect::new(move |_| {
-        open.view.track();
+    Effect::new(move |shown: Option<Option<ThreadId>>| {
+        let thread = open.tracked_thread_id();
+        if shown.is_some_and(|shown| shown != thread) {
+            list.reset();
+        }
         list.changed();
+        thread
     });
     view! {
         <div class="stream" role="log" aria-live="polite" node_ref=stream_ref

@@ -106,6 +106,13 @@ impl VirtualList {
         }
     }
 
+    /// Another list (another thread) takes the place of this one: it opens at its end.
+    pub(crate) fn reset(self) {
+        self.follow.set_value(true);
+        self.anchor.set_value(None);
+        self.window.set(Window::Tail(FIRST_ROWS));
+    }
+
     /// The list or its rows changed: a pass once the page shows them.
     pub(crate) fn changed(self) {
         self.passes.set_value(0);
@@ -224,7 +231,9 @@ impl VirtualList {
             let _ = rows.set_attribute("style", &padding);
         }
 
-        // The rows of another thread, or a list that replaced the one looked at: its end.
+        // The rows looked at left the list (another branch of the thread is shown): keep the
+        // scroll position and draw what is there now. Another thread starts at its end
+        // (`reset`).
         let lost = self.keys.with_untracked(|keys| {
             let anchor_gone =
                 self.anchor.with_value(|a| a.as_ref().is_some_and(|(k, _)| !keys.contains(k)));
@@ -234,7 +243,6 @@ impl VirtualList {
             anchor_gone || window_gone
         });
         if lost {
-            self.follow.set_value(true);
             self.anchor.set_value(None);
         }
         let follow = self.follow.get_value();
