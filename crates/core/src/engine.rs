@@ -740,31 +740,22 @@ impl<S: Store> Engine<S> {
         machine::result::write(self.reads().cx(), run, state, index, body, &permissions.sensitive)
     }
 
-    /// Starts the thread's next queued run if nothing holds the thread. A parked run that can
-    /// only be continued (interrupted, over budget) is closed by a new message; a write of
-    /// unknown outcome holds the thread until the user decides.
+    /// Starts the thread's next queued run if nothing holds the thread: a run at work, or a
+    /// parked one, which waits for the user to continue or end it (a new message ends an
+    /// interrupted or over-budget turn as it is admitted, [`turns::admit`]).
     async fn schedule(&mut self, thread: &ThreadId, out: &mut Outbox) {
-        let of_thread: Vec<RunRecord> = self.runs.of_thread(thread).cloned().collect();
-        if of_thread.iter().any(|r| r.is_active() || r.state == RunState::PausedUncertain) {
+        if self.runs.of_thread(thread).any(|r| r.is_active() || r.is_parked()) {
             return;
         }
-        let Some(next) = of_thread
-            .iter()
+        let Some(next) = self
+            .runs
+            .of_thread(thread)
             .filter(|r| r.state == RunState::Queued)
             .min_by_key(|r| r.seq)
             .map(|r| r.id.clone())
         else {
             return;
         };
-        for parked in of_thread.into_iter().filter(RunRecord::is_parked) {
-            // Closed like any ending run: its acknowledged steers join the thread.
-            let (state, stop) = match parked.state {
-                RunState::PausedBudget => (RunState::Completed, StopReason::BudgetPause),
-                _ => (RunState::Interrupted, StopReason::Interrupted),
-            };
-            let how = Ending { state, stop, note: None, first: None, error: None, declined: None };
-            self.end_run(parked, how, out).await;
-        }
         let step = self.start_run(&next).await;
         self.apply(&next, step, out).await;
     }

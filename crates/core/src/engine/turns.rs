@@ -181,14 +181,43 @@ pub(crate) async fn admit<S: Store>(
         Vec::new()
     };
     let answer = run_ack(op, thread, &run.id);
-    let mut unit = UnitOfWork::new();
+    let (mut unit, mut closed) = close_parked(reads, thread).await?;
+    closed.extend(events);
     unit.push(WriteOp::PutRun(Box::new(run)));
     Ok(Decision {
         unit,
-        events,
+        events: closed,
         then: vec![FollowUp::Schedule(thread.clone())],
         ..Decision::answer(answer)
     })
+}
+
+/// The end of the thread's parked turn that a new message moves on from (interrupted, or over
+/// its budget), written in the message's own unit, so a restart never finds the message without
+/// the end it decided. A run at work, or a write of unknown outcome, keeps the turn as it is.
+/// Only a new message does this: one queued before the turn parked waits behind it, as it
+/// waited behind the turn at work, until the user continues or ends it (a restart that cuts a
+/// turn never hands the thread to the messages queued behind it).
+async fn close_parked<S: Store>(
+    reads: &Reads<'_, S>,
+    thread: &ThreadId,
+) -> Result<(UnitOfWork, Vec<AgentEvent>), StoreError> {
+    let nothing = (UnitOfWork::new(), Vec::new());
+    if reads.runs.of_thread(thread).any(|r| r.is_active() || r.state == RunState::PausedUncertain) {
+        return Ok(nothing);
+    }
+    // A thread has one parked run at most: only a run at work parks, and one works at a time.
+    let Some(mut parked) = reads.runs.of_thread(thread).find(|r| r.is_parked()).cloned() else {
+        return Ok(nothing);
+    };
+    let (state, stop) = match parked.state {
+        RunState::PausedBudget => (RunState::Completed, StopReason::BudgetPause),
+        _ => (RunState::Interrupted, StopReason::Interrupted),
+    };
+    let ending = end::Ending { state, stop, note: None, first: None, error: None, declined: None };
+    let thread_state = reads.thread_state(thread).await?;
+    // Closed like any ending run: its acknowledged steers join the thread.
+    end::ending(reads.cx(), &mut parked, thread_state, ending)
 }
 
 /// `turn.steer`: durable in the run before the ack; it joins the thread before the run's next

@@ -56,6 +56,9 @@ struct Accepted {
     retries: BTreeMap<RunId, u32>,
     /// Runs the engine acked.
     runs: BTreeSet<RunId>,
+    /// Runs a command of the user may have ended before their answer: the one a `turn.interrupt`
+    /// or a cancelled approval ended, and the parked ones a new message moved on from.
+    ended_by_user: BTreeSet<RunId>,
 }
 
 fn random_reply(rng: &mut Rng) -> Reply {
@@ -96,16 +99,28 @@ fn running_turn(world: &World) -> Option<TurnId> {
     open.pop()
 }
 
+/// The stored runs waiting for the user to continue them.
+fn parked_runs(world: &World) -> Vec<RunId> {
+    block_on(world.store.open_runs())
+        .unwrap()
+        .into_iter()
+        .filter(|r| r.is_parked())
+        .map(|r| r.id)
+        .collect()
+}
+
 fn act(world: &mut World, thread: &ThreadId, rng: &mut Rng, accepted: &mut Accepted, n: u64) {
     match rng.below(12) {
         0 | 1 => {
             let text = format!("message {n}");
             let id = world.submission();
+            let parked = parked_runs(world);
             let frames = world.send(json!({"type": "turn.submit", "submissionId": id,
                 "threadId": thread, "input": super::world::input(text.as_str())}));
             if let Some(run) = ack_run(&frames) {
                 accepted.runs.insert(run);
                 accepted.texts.push(text);
+                accepted.ended_by_user.extend(parked);
             }
         }
         2 => {
@@ -121,7 +136,9 @@ fn act(world: &mut World, thread: &ThreadId, rng: &mut Rng, accepted: &mut Accep
         }
         3 if rng.chance(30) => {
             let id = world.submission();
-            world.send(json!({"type": "turn.interrupt", "submissionId": id, "threadId": thread}));
+            let frames = world
+                .send(json!({"type": "turn.interrupt", "submissionId": id, "threadId": thread}));
+            accepted.ended_by_user.extend(ack_run(&frames));
         }
         4 => world.flush(),
         // The browser moves under the engine: between a call's judgement and its dispatch, or
@@ -152,10 +169,10 @@ fn resolve_parked(world: &mut World, thread: &ThreadId, rng: &mut Rng, accepted:
         .filter(|r| r.is_parked())
         .map(|r| (r.id, r.state))
         .collect();
-    let waiting: Vec<panelot_protocol::ApprovalId> = block_on(world.store.open_runs())
+    let waiting: Vec<(panelot_protocol::ApprovalId, RunId)> = block_on(world.store.open_runs())
         .unwrap()
         .into_iter()
-        .filter_map(|r| r.approval.map(|a| a.id))
+        .filter_map(|r| r.approval.map(|a| (a.id, r.id)))
         .collect();
     let questions: Vec<panelot_protocol::InteractionId> = block_on(world.store.open_runs())
         .unwrap()
@@ -172,16 +189,20 @@ fn resolve_parked(world: &mut World, thread: &ThreadId, rng: &mut Rng, accepted:
         world.send(json!({"type": "interaction.response", "submissionId": id,
             "interactionId": question, "response": response}));
     }
-    for approval in waiting {
+    for (approval, run) in waiting {
         let decision = match rng.below(5) {
             0 => json!({"type": "acceptForSession"}),
             1 => json!({"type": "decline", "note": "no"}),
             2 => json!({"type": "cancel"}),
             _ => json!({"type": "accept"}),
         };
+        let cancel = decision["type"] == "cancel";
         let id = world.submission();
-        world.send(json!({"type": "approval.response", "submissionId": id,
+        let frames = world.send(json!({"type": "approval.response", "submissionId": id,
             "approvalId": approval, "decision": decision}));
+        if cancel && ack_run(&frames).is_some() {
+            accepted.ended_by_user.insert(run);
+        }
     }
     for (run, state) in parked {
         let id = world.submission();
@@ -264,6 +285,13 @@ fn check_invariants(world: &World, thread: &ThreadId, accepted: &Accepted) {
         *completes.entry(turn).or_default() += 1;
     }
     assert!(completes.values().all(|n| *n == 1), "turn.complete repeated: {completes:?}");
+    // A turn ends before its answer only when the user said so: a restart that cuts it leaves
+    // it to be continued, even with messages queued behind it.
+    for run in &runs {
+        if run.state == RunState::Interrupted && !run.resumable {
+            assert!(accepted.ended_by_user.contains(&run.id), "run {} was ended unasked", run.id);
+        }
+    }
     // No accepted input is lost.
     let stored: BTreeSet<RunId> = runs.iter().map(|r| r.id.clone()).collect();
     for run in &accepted.runs {

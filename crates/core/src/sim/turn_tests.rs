@@ -514,6 +514,97 @@ fn a_stream_cut_by_a_restart_is_interrupted_and_resumes_on_request() {
     assert_eq!(kinds(&world.path(&thread)), ["user", "context", "assistant"]);
 }
 
+/// The users' messages on the thread's path, in order.
+fn user_texts(world: &World, thread: &ThreadId) -> Vec<String> {
+    world
+        .path(thread)
+        .into_iter()
+        .filter_map(|n| match n.body {
+            NodeBody::UserMessage { input, .. } => Some(input.text),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_message_queued_behind_a_turn_a_restart_cut_waits_for_it_and_runs_as_its_own_turn() {
+    // The worker died while the model was still naming the turn's read (the UI had seen the
+    // call start and queued a message): the cut turn is offered to continue, and the message
+    // queued behind it neither closes it nor joins it.
+    let mut world = World::new();
+    let thread = world.create_thread();
+    world.script.push_back(Reply::tool("read_page", json!({"ref": "e1"})));
+    world.script.push_back(Reply::text("read it"));
+    world.script.push_back(Reply::text("queued answer"));
+    submit(&mut world, &thread, "read");
+    let id = world.submission();
+    let queued = world.send(json!({"type": "turn.enqueue", "submissionId": id,
+        "threadId": thread, "input": super::world::input("and then this")}));
+    assert!(acked(&queued.into_iter().map(|f| f.event).collect::<Vec<_>>()));
+    world.restart();
+    world.settle();
+    assert!(world.requests.is_empty(), "nothing runs before the user decides");
+    let id = world.submission();
+    let snap =
+        world.send(json!({"type": "thread.subscribe", "submissionId": id, "threadId": thread}));
+    let AgentEvent::ThreadSnapshot(snapshot) = &snap[0].event else { panic!("{snap:?}") };
+    let snapshot = &snapshot.snapshot;
+    assert_eq!(snapshot.recoverable_runs.len(), 1, "{snapshot:#?}");
+    assert_eq!(snapshot.recoverable_runs[0].state, RunState::Interrupted);
+    let queue: Vec<&str> = snapshot.queued_runs.iter().map(|q| q.input.text.as_str()).collect();
+    assert_eq!(queue, ["and then this"]);
+    assert_eq!(user_texts(&world, &thread), ["read"]);
+    // The user continues the cut turn: it reads and answers, then the queued message runs.
+    let run = snapshot.recoverable_runs[0].run_id.clone();
+    let id = world.submission();
+    world.send(json!({"type": "run.resume", "submissionId": id, "threadId": thread,
+        "runId": run}));
+    world.settle();
+    assert_eq!(stops(&world), [StopReason::End, StopReason::End]);
+    assert_eq!(world.executions.len(), 1);
+    assert_eq!(
+        kinds(&world.path(&thread)),
+        [
+            "user",
+            "context",
+            "assistant",
+            "call",
+            "result",
+            "assistant",
+            "user",
+            "context",
+            "assistant"
+        ]
+    );
+    assert_eq!(user_texts(&world, &thread), ["read", "and then this"]);
+    let asked: Vec<bool> =
+        world.requests.iter().map(|r| format!("{r:?}").contains("and then this")).collect();
+    assert_eq!(asked, [false, false, true], "only the queued turn's call carries the message");
+}
+
+#[test]
+fn a_new_message_ends_a_cut_turn_in_its_own_unit_and_starts_even_if_the_worker_dies_next() {
+    let mut world = World::new();
+    let thread = world.create_thread();
+    world.script.push_back(Reply::text("the new answer"));
+    submit(&mut world, &thread, "write a poem");
+    world.restart();
+    let run = world.store.all_runs().pop().unwrap();
+    assert_eq!((run.state, run.resumable), (RunState::Interrupted, true));
+    // The user moves on: the message is admitted, and the worker dies before it starts.
+    world.crash_at_commit(1);
+    let events = submit(&mut world, &thread, "something else");
+    assert!(acked(&events), "{events:?}");
+    assert!(world.crashed());
+    world.restart();
+    world.settle();
+    let runs = world.store.all_runs();
+    let states: Vec<(RunState, bool)> = runs.iter().map(|r| (r.state, r.resumable)).collect();
+    assert_eq!(states, [(RunState::Interrupted, false), (RunState::Completed, false)]);
+    assert_eq!(user_texts(&world, &thread), ["write a poem", "something else"]);
+    assert_eq!(world.requests.len(), 1);
+}
+
 #[test]
 fn the_token_budget_really_pauses_the_run() {
     let mut world = World::new();
