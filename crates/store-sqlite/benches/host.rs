@@ -17,6 +17,7 @@ use panelot_core::env::ManualClock;
 use panelot_core::model::AssistantTurn;
 use panelot_core::model::ModelEvent;
 use panelot_core::model::ModelResponse;
+use panelot_core::settings::CONNECTIONS;
 use panelot_core::settings::DEFAULT_MODEL;
 use panelot_core::store::Store;
 use panelot_core::store::UnitOfWork;
@@ -43,6 +44,13 @@ fn one_run() -> Figures {
     let _ = std::fs::remove_file(&dir);
     let store = SqliteStore::open(&dir).unwrap();
     let mut unit = UnitOfWork::new();
+    // The default model and its connection: a model call carries the stored connection, and a
+    // turn whose connection is gone fails before it calls the model.
+    unit.push(WriteOp::PutSetting {
+        key: CONNECTIONS.key().into(),
+        value: json!([{"id": "c", "name": "bench", "kind": "openai",
+            "baseUrl": "https://bench.example/v1", "keys": [], "enabled": true, "modelIds": ["m"]}]),
+    });
     unit.push(WriteOp::PutSetting {
         key: DEFAULT_MODEL.key().into(),
         value: json!({"connectionId": "c", "modelId": "m"}),
