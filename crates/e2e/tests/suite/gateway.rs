@@ -366,7 +366,11 @@ fn a_worker_killed_during_tool_calls_replays_the_read_and_holds_the_write() {
     let context = json!({"capturedAtMs": 1, "referencedTabs": [],
         "defaultTab": {"tabId": tab.0, "windowId": null, "url": s.url, "title": "Busy"}});
 
-    // A read is under way and a message is queued behind it when the worker dies.
+    // A read is under way and a message is queued behind it when the worker dies. The read's
+    // item starts while the model is still naming it; its answer's token usage comes once the
+    // answer and its call are stored, so the message is queued (and the worker dies) with the
+    // read under way rather than with the model's answer cut, which would wait for the user to
+    // continue it.
     s.server.push(Reply::tool_call("wait_for", json!({"timeMs": 2500})));
     s.server.push(Reply::text("Waited."));
     s.server.push(Reply::text("Queued answer."));
@@ -377,7 +381,7 @@ fn a_worker_killed_during_tool_calls_replays_the_read_and_holds_the_write() {
              "until": "thread.snapshot"},
             {"send": {"type": "turn.submit", "submissionId": "k-read", "threadId": "$thread",
                 "input": {"text": "Wait a little", "browserContext": context}},
-             "until": "item.start:wait_for"},
+             "until": "token.usage"},
             {"send": {"type": "turn.enqueue", "submissionId": "k-queued", "threadId": "$thread",
                 "input": {"text": "And then this"}}, "until": "command.ack"},
         ]),
