@@ -36,10 +36,7 @@ fn main() {
 fn esc_to_interrupted(browser: &mut Browser) {
     let server = MockProvider::start();
     let page = browser.open_extension_page("chat.html").expect("open the chat page");
-    browser.wait_ui(
-        &page,
-        "document.querySelector('#engine-status')?.dataset.engineStatus === 'ready'",
-    );
+    browser.wait_ui(&page, panelot_e2e::side_panel::sel::READY);
     let steps = json!([
         {"send": {"type": "connection.save", "submissionId": "save", "connection": {
             "id": null, "name": "Mock", "kind": "openai", "baseUrl": format!("{}/v1", server.base_url()),

@@ -71,6 +71,15 @@ impl Browser {
         }
     }
 
+    /// Opens the extension page `page` (`chat.html`, …) and waits until its engine port is
+    /// ready; panics otherwise.
+    pub fn open_ready(&mut self, page: &str) -> Page {
+        let opened =
+            self.open_extension_page(page).unwrap_or_else(|err| panic!("open {page}: {err:#}"));
+        self.wait_ui(&opened, crate::side_panel::sel::READY);
+        opened
+    }
+
     /// Evaluates `script` on `page`; panics on a script error.
     pub fn run_js(&mut self, page: &Page, script: &str) -> serde_json::Value {
         self.cdp.evaluate(page, script).unwrap_or_else(|err| panic!("{err:#}\nscript: {script}"))

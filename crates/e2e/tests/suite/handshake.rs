@@ -76,7 +76,7 @@ fn engine_handshake_in_chromium() {
     // The page's own wasm UI did the same handshake and shows the engine as ready.
     let ready = browser.cdp.wait_until(
         &page,
-        "document.querySelector('#engine-status')?.dataset.engineStatus === 'ready'",
+        panelot_e2e::side_panel::sel::READY,
         std::time::Duration::from_secs(30),
     );
     if let Err(err) = ready {

@@ -100,10 +100,7 @@ fn ui_attach_page_and_selection_reach_the_model_as_context() {
     site.add_page("/article.html", ARTICLE);
     let mut browser = Browser::launch().expect("launch Chromium with the extension");
     let page = browser.open_extension_page("chat.html").expect("open the chat page");
-    browser.wait_ui(
-        &page,
-        "document.querySelector('#engine-status')?.dataset.engineStatus === 'ready'",
-    );
+    browser.wait_ui(&page, panelot_e2e::side_panel::sel::READY);
     configure(&mut browser, &page, &server);
 
     // The article opens in the foreground, with a selection.
@@ -168,10 +165,7 @@ fn ui_side_panel_messages_carry_the_tab_beside_the_panel_when_sent() {
     site.add_page("/other.html", OTHER);
     let mut browser = Browser::launch().expect("launch Chromium with the extension");
     let chat = browser.open_extension_page("chat.html").expect("open the chat page");
-    browser.wait_ui(
-        &chat,
-        "document.querySelector('#engine-status')?.dataset.engineStatus === 'ready'",
-    );
+    browser.wait_ui(&chat, panelot_e2e::side_panel::sel::READY);
     configure(&mut browser, &chat, &server);
 
     // The article in front of its window, and the real side panel of that window beside it.
@@ -180,10 +174,7 @@ fn ui_side_panel_messages_carry_the_tab_beside_the_panel_when_sent() {
     let article_tab = tab_showing(&mut browser, &chat, &article_url);
     let window_id = article_tab.window_id.expect("the article's window");
     let panel = browser.open_side_panel(&chat, u64::from(window_id)).expect("open the side panel");
-    browser.wait_ui(
-        &panel,
-        "document.querySelector('#engine-status')?.dataset.engineStatus === 'ready'",
-    );
+    browser.wait_ui(&panel, panelot_e2e::side_panel::sel::READY);
 
     // A message typed in the panel: the model's request names the article's tab, and the
     // engine stored the tab as Chrome reported it.

@@ -7,6 +7,7 @@
 //! thread of messages, a tool step and a waiting approval card.
 
 use panelot_e2e::Browser;
+use panelot_e2e::side_panel::sel::READY;
 use panelot_e2e::ui::Scheme;
 use panelot_e2e::ui::artifacts_dir;
 use panelot_protocol::AgentEvent;
@@ -18,7 +19,6 @@ use panelot_testkit::mock_provider::MockProvider;
 use panelot_testkit::mock_provider::Reply;
 use serde_json::json;
 
-const READY: &str = "document.querySelector('#engine-status')?.dataset.engineStatus === 'ready'";
 const COMPOSER: &str = ".composer textarea";
 
 /// The answer of the first turn: a heading, a table, a blockquote, code and a list.
@@ -27,14 +27,6 @@ const RICH_ANSWER: &str = "## Two plans\n\nPlan **Basic** costs less; *Pro* adds
     | Pro | $12 | Chat and phone |\n\n> Prices are per month, billed yearly.\n\n\
     ```rust\nfn cheaper(a: u32, b: u32) -> u32 { a.min(b) }\n```\n\n\
     - Pick **Basic** for one person\n- Pick **Pro** for a team\n";
-
-/// Opens an extension page and waits until its engine port is ready.
-fn open_ready(browser: &mut Browser, page: &str) -> Page {
-    let opened =
-        browser.open_extension_page(page).unwrap_or_else(|err| panic!("open {page}: {err:#}"));
-    browser.wait_ui(&opened, READY);
-    opened
-}
 
 /// Clicks the element `selector` (a script click: the element may be in a closed popover).
 fn click(browser: &mut Browser, page: &Page, selector: &str) {
@@ -92,7 +84,7 @@ fn ui_first_run_leads_to_connect_a_model_and_a_send_without_one_creates_no_threa
     browser.cdp.close_target(&tab).expect("close the first-run tab");
 
     // The side panel says what to do, with a button that opens the options page there.
-    let panel = open_ready(&mut browser, "sidepanel.html");
+    let panel = browser.open_ready("sidepanel.html");
     browser.wait_ui(
         &panel,
         "!!document.querySelector('.empty-state[data-state=no-model] .connect-model')",
@@ -118,7 +110,7 @@ fn ui_first_run_leads_to_connect_a_model_and_a_send_without_one_creates_no_threa
 
     // The chat page shows the same empty state, and both headers have a settings button and no
     // "Connected" line.
-    let chat = open_ready(&mut browser, "chat.html");
+    let chat = browser.open_ready("chat.html");
     browser.wait_ui(&chat, "!!document.querySelector('.empty-state[data-state=no-model]')");
     for page in [&panel, &chat] {
         let header = browser.run_js(
@@ -198,7 +190,7 @@ fn shown(selector: &str) -> String {
 fn ui_design_type_sizes_copy_buttons_narrow_layouts_and_screenshots() {
     let server = MockProvider::start();
     let mut browser = Browser::launch().expect("launch Chromium with the extension");
-    let chat = open_ready(&mut browser, "chat.html");
+    let chat = browser.open_ready("chat.html");
     configure(&mut browser, &chat, &server.base_url());
     // The model chip names the default model once the settings say which.
     browser.wait_ui(
@@ -344,7 +336,7 @@ fn ui_design_type_sizes_copy_buttons_narrow_layouts_and_screenshots() {
     // The side panel on the same thread, then at 320 px with a new chat: one header row, the
     // composer's controls in one row, nothing wider than the panel.
     let thread_id = stored_threads(&mut browser, &chat).into_iter().next().expect("a thread");
-    let panel = open_ready(&mut browser, &format!("sidepanel.html?thread={thread_id}"));
+    let panel = browser.open_ready(&format!("sidepanel.html?thread={thread_id}"));
     browser.wait_ui(&panel, "!!document.querySelector('.approval-card') && !!document.querySelector('.msg.assistant .md table')");
     screenshots(&mut browser, &panel, "sidepanel");
     browser.set_viewport(&panel, 320, 640).expect("set the viewport");
@@ -393,7 +385,7 @@ fn ui_design_type_sizes_copy_buttons_narrow_layouts_and_screenshots() {
     browser.clear_viewport(&panel).expect("clear the viewport");
 
     // The options page with the connection.
-    let options = open_ready(&mut browser, "options.html");
+    let options = browser.open_ready("options.html");
     browser.wait_ui(&options, "document.body.innerText.includes('Mock')");
     screenshots(&mut browser, &options, "options");
     assert!(server.violations().is_empty(), "{:?}", server.violations());

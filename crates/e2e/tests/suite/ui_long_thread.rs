@@ -162,10 +162,7 @@ fn a_long_thread_opens_on_its_end_and_loads_earlier_messages_as_it_scrolls_up() 
     browser.run_js(&page, &seed);
     // A connection to the mock provider, for the turn at the end.
     let server = MockProvider::start();
-    browser.wait_ui(
-        &page,
-        "document.querySelector('#engine-status')?.dataset.engineStatus === 'ready'",
-    );
+    browser.wait_ui(&page, panelot_e2e::side_panel::sel::READY);
     let steps = json!([
         {"send": {"type": "connection.save", "submissionId": "save", "connection": {
             "id": null, "name": "Mock", "kind": "openai", "baseUrl": format!("{}/v1", server.base_url()),

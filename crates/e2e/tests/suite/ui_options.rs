@@ -18,17 +18,6 @@ use panelot_testkit::mock_provider::Reply;
 use serde_json::Value;
 use serde_json::json;
 
-/// Opens an extension page and waits until its engine port is ready.
-fn open_ready(browser: &mut Browser, page: &str) -> Page {
-    let opened =
-        browser.open_extension_page(page).unwrap_or_else(|err| panic!("open {page}: {err:#}"));
-    browser.wait_ui(
-        &opened,
-        "document.querySelector('#engine-status')?.dataset.engineStatus === 'ready'",
-    );
-    opened
-}
-
 /// The settings as the engine has them, read through another port of `page`.
 fn stored_settings(browser: &mut Browser, page: &Page) -> SettingsView {
     let init = json!({"type": "initialize", "submissionId": "i", "protocol": ENGINE_PROTOCOL,
@@ -108,7 +97,7 @@ fn a_connection_from_a_template_is_saved_checked_given_a_listed_model_and_chats(
     let server = MockProvider::start();
     server.set_models(["mock-model", "mock-large"]);
     let mut browser = Browser::launch().expect("launch Chromium with the extension");
-    let options = open_ready(&mut browser, "options.html");
+    let options = browser.open_ready("options.html");
 
     // First run: the form is open on a provider; Advanced holds the options in plain words.
     browser.wait_ui(&options, "!!document.querySelector('.first-run') && !!document.querySelector('.connection-form select.provider')");
@@ -195,7 +184,7 @@ fn a_connection_from_a_template_is_saved_checked_given_a_listed_model_and_chats(
     // And it chats.
     server.push(Reply::text("Hello from the mock."));
     server.push(Reply::text("Greeting"));
-    let chat = open_ready(&mut browser, "chat.html");
+    let chat = browser.open_ready("chat.html");
     browser.type_into(&chat, ".composer textarea", "Hello").expect("type");
     browser.press(&chat, "Enter", &[]).expect("press Enter");
     browser.wait_ui(
@@ -216,7 +205,7 @@ fn a_connection_from_a_template_is_saved_checked_given_a_listed_model_and_chats(
 fn a_saved_connection_is_edited_keeping_its_key_and_deleted_after_asking() {
     let server = MockProvider::start();
     let mut browser = Browser::launch().expect("launch Chromium with the extension");
-    let options = open_ready(&mut browser, "options.html");
+    let options = browser.open_ready("options.html");
     let init = json!({"type": "initialize", "submissionId": "i", "protocol": ENGINE_PROTOCOL,
         "schemaHash": ENGINE_SCHEMA_HASH, "clientId": "e2e-options"});
     let save = json!({"type": "connection.save", "submissionId": "s", "connection": {
@@ -300,9 +289,9 @@ const SPOKEN: &str =
 #[test]
 fn the_language_chosen_in_the_options_page_reaches_an_open_side_panel() {
     let mut browser = Browser::launch().expect("launch Chromium with the extension");
-    let panel = open_ready(&mut browser, "sidepanel.html");
+    let panel = browser.open_ready("sidepanel.html");
     assert_eq!(browser.run_js(&panel, SPOKEN), json!(["en", false]));
-    let options = open_ready(&mut browser, "options.html");
+    let options = browser.open_ready("options.html");
     browser.wait_ui(&options, "document.querySelector('.language-choice option[value=\"zh-CN\"]')?.textContent === '简体中文'");
 
     set(&mut browser, &options, ".language-choice", "zh-CN");

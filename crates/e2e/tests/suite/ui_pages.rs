@@ -28,18 +28,6 @@ fn wait(browser: &mut Browser, page: &panelot_testkit::cdp::Page, condition: &st
         .unwrap_or_else(|err| panic!("{err:#}\nChromium log:\n{}", browser.log_tail()));
 }
 
-/// Opens an extension page and waits until its engine port is ready.
-fn open_ready(browser: &mut Browser, page: &str) -> panelot_testkit::cdp::Page {
-    let opened =
-        browser.open_extension_page(page).unwrap_or_else(|err| panic!("open {page}: {err:#}"));
-    wait(
-        browser,
-        &opened,
-        "document.querySelector('#engine-status')?.dataset.engineStatus === 'ready'",
-    );
-    opened
-}
-
 /// Saves a connection to the mock provider offering `models`, through `page`'s own port.
 fn save_mock_connection(
     browser: &mut Browser,
@@ -64,7 +52,7 @@ fn row(title: &str) -> String {
 #[test]
 fn chat_page_thread_list_follows_the_engine_and_reconnects() {
     let mut browser = Browser::launch().expect("launch Chromium with the extension");
-    let page = open_ready(&mut browser, "chat.html");
+    let page = browser.open_ready("chat.html");
 
     // Another client creates and renames a thread; the page's list shows it from broadcasts.
     let result = browser
@@ -143,7 +131,7 @@ fn type_into(selector: &str, value: &str) -> String {
 #[test]
 fn options_page_saves_a_connection_through_the_engine_and_lists_it_without_its_key() {
     let mut browser = Browser::launch().expect("launch Chromium with the extension");
-    let page = open_ready(&mut browser, "options.html");
+    let page = browser.open_ready("options.html");
     // With no connection, the form comes first.
     wait(&mut browser, &page, "!!document.querySelector('.first-run')");
     // A server of one's own: the custom provider (no key required, no URL proposed).
@@ -258,7 +246,7 @@ fn chat_page_runs_a_turn_and_answers_the_models_question_from_its_card() {
     server.push(Reply::text("Shirt order"));
     server.push(Reply::text("Ordered the **large** one."));
     let mut browser = Browser::launch().expect("launch Chromium with the extension");
-    let page = open_ready(&mut browser, "chat.html");
+    let page = browser.open_ready("chat.html");
     save_mock_connection(&mut browser, &page, &server, &["mock-model"]);
 
     // Type and press Enter: the composer sends, the model asks, the card shows.
@@ -339,7 +327,7 @@ fn a_preset_made_in_the_options_page_gives_a_chat_thread_its_model_and_instructi
         server.push(Reply::text(text));
     }
     let mut browser = Browser::launch().expect("launch Chromium with the extension");
-    let options = open_ready(&mut browser, "options.html");
+    let options = browser.open_ready("options.html");
     save_mock_connection(&mut browser, &options, &server, &["mock-model", "preset-model"]);
     let model_option = ".preset-form select[name=model] option[value$='/preset-model']";
     wait(&mut browser, &options, &format!("!!document.querySelector({model_option:?})"));
@@ -445,7 +433,7 @@ fn a_preset_made_in_the_options_page_gives_a_chat_thread_its_model_and_instructi
     );
 
     // The chat: a first message runs on the default model, without the instructions.
-    let chat = open_ready(&mut browser, "chat.html");
+    let chat = browser.open_ready("chat.html");
     let send = |browser: &mut Browser, text: &str| {
         browser.cdp.evaluate(&chat, &type_into(".composer textarea", text)).expect("type");
         browser
@@ -539,7 +527,7 @@ fn the_product_manifest_declares_every_permission_the_ui_asks_for() {
 
     // Saving a connection asks for its server's origin, as accepting an approval asks for its
     // target's: `{origins: ["<origin>/*"]}`, https or plain http.
-    let options = open_ready(&mut browser, "options.html");
+    let options = browser.open_ready("options.html");
     browser.cdp.evaluate(&options, RECORD_PERMISSION_REQUESTS).expect("record requests");
     wait(
         &mut browser,
@@ -580,7 +568,7 @@ fn the_product_manifest_declares_every_permission_the_ui_asks_for() {
 
     // Trusted input (the debugger's tools) asks for nothing: the permission is granted at
     // install, and the box only offers the tools to the next turns.
-    let chat = open_ready(&mut browser, "chat.html");
+    let chat = browser.open_ready("chat.html");
     browser.cdp.evaluate(&chat, RECORD_PERMISSION_REQUESTS).expect("record requests");
     browser
         .cdp

@@ -60,10 +60,7 @@ fn ui_turns_from_the_composer_steer_queue_interrupt_branch_and_approve_from_the_
     let server = MockProvider::start();
     let mut browser = Browser::launch().expect("launch Chromium with the extension");
     let page = browser.open_extension_page("chat.html").expect("open the chat page");
-    browser.wait_ui(
-        &page,
-        "document.querySelector('#engine-status')?.dataset.engineStatus === 'ready'",
-    );
+    browser.wait_ui(&page, panelot_e2e::side_panel::sel::READY);
     configure(&mut browser, &page, &server.base_url());
 
     // 1. Send: a draft becomes a thread; the answer streams in and renders as Markdown.
