@@ -16,6 +16,7 @@
 //! * `empty_state`: what a new chat shows (connect a model first, or what Panelot does);
 //! * `icon`, `popover`, `focus`, `copy`: an icon of the sprite; a button with a panel (menus,
 //!   options); focusing a box that just opened; copy buttons;
+//! * `events`: the element an event on markup drawn as text is about;
 //! * `options_page`, `connections_section`, `rules_section`, `presets_section`: the options page.
 
 // `#[component]` makes the props struct and function of a `pub(crate)` component trip
@@ -35,6 +36,7 @@ mod connections_section;
 mod copy;
 #[allow(unreachable_pub)]
 mod empty_state;
+mod events;
 mod focus;
 mod icon;
 #[allow(unreachable_pub)]

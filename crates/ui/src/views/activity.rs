@@ -12,8 +12,8 @@ use leptos::prelude::*;
 use panelot_protocol::engine::ErrorCode;
 use panelot_protocol::engine::ProviderDetails;
 use panelot_protocol::engine::ProviderErrorKind;
-use wasm_bindgen::JsCast;
 
+use super::events::closest_target;
 use super::icon::icon;
 use crate::contexts::Turns;
 use crate::i18n;
@@ -35,11 +35,8 @@ pub(crate) fn steps_view(lang: Lang, steps: &[Step], opened: Opened) -> AnyView 
     let html = opened.with_value(|open| steps_html(lang, steps, &|key| open.contains(key)));
     // A click on a summary toggles its `<details>` (the browser does that); remember it.
     let on_click = move |event: leptos::ev::MouseEvent| {
-        let details = event
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-            .and_then(|t| t.closest("summary").ok().flatten())
-            .and_then(|summary| summary.parent_element());
+        let details =
+            closest_target(&event, "summary").and_then(|summary| summary.parent_element());
         let Some(key) = details.and_then(|d| d.get_attribute("data-key")) else { return };
         opened.update_value(|open| {
             if !open.remove(&key) {

@@ -5,6 +5,7 @@
 
 use leptos::prelude::*;
 
+use super::events::closest_target;
 use super::icon::icon;
 use super::icon::icon_html;
 use super::options_page::OptionsPage;
@@ -165,10 +166,7 @@ fn Header(drawer: RwSignal<bool>) -> impl IntoView {
     let turns = use_turns();
     let kind = page.kind;
     let on_click = move |event: web_sys::MouseEvent| {
-        let action = event
-            .target()
-            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
-            .and_then(|t| t.closest("[data-action]").ok().flatten())
+        let action = closest_target(&event, "[data-action]")
             .and_then(|b| b.get_attribute("data-action"))
             .and_then(|name| HeaderAction::ALL.into_iter().find(|a| a.name() == name));
         match action {

@@ -20,6 +20,8 @@ use panelot_protocol::engine::ConnectionSaveParams;
 use panelot_protocol::engine::ConnectionVerifyParams;
 use wasm_bindgen::JsCast;
 
+use super::events::closest_target;
+use super::events::target_element;
 use crate::contexts::Engine;
 use crate::contexts::Settings;
 use crate::contexts::use_engine;
@@ -251,11 +253,7 @@ impl Section {
     }
 
     fn on_click(self, ev: &leptos::ev::MouseEvent) {
-        let Some(button) = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-            .and_then(|t| t.closest("[data-act]").ok().flatten())
-        else {
+        let Some(button) = closest_target(ev, "[data-act]") else {
             return;
         };
         let attr = |name| button.get_attribute(name).unwrap_or_default();
@@ -309,7 +307,7 @@ impl Section {
     }
 
     fn on_input(self, ev: &leptos::ev::Event) {
-        let Some(field) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else {
+        let Some(field) = target_element(ev) else {
             return;
         };
         let text = event_target_value(ev);
@@ -329,7 +327,7 @@ impl Section {
     }
 
     fn on_change(self, ev: &leptos::ev::Event) {
-        let Some(field) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else {
+        let Some(field) = target_element(ev) else {
             return;
         };
         let value = event_target_value(ev);

@@ -3,9 +3,9 @@
 //! A button shows that it copied (`data-copied`) for a moment once the clipboard took the text.
 
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
+use super::events::closest_target;
 use super::icon::icon;
 use crate::host;
 use crate::i18n;
@@ -59,10 +59,7 @@ pub(crate) fn CopyButton(
 /// The click handler of a message's Markdown in `lang`: a click on a code block's `.copy-code`
 /// copies that block's code.
 pub(crate) fn on_code_copy_click(lang: Lang, event: web_sys::MouseEvent) {
-    let button = event
-        .target()
-        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-        .and_then(|t| t.closest(".copy-code").ok().flatten());
+    let button = closest_target(&event, ".copy-code");
     let Some(button) = button else { return };
     let code = button
         .closest(".code-block")

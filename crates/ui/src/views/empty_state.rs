@@ -7,8 +7,8 @@
 //! handler runs its button.
 
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 
+use super::events::closest_target;
 use super::icon::icon_html;
 use crate::contexts::use_draft;
 use crate::contexts::use_page;
@@ -66,10 +66,7 @@ pub(crate) fn EmptyState() -> impl IntoView {
         }
     };
     let on_click = move |event: web_sys::MouseEvent| {
-        let connect = event
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-            .and_then(|t| t.closest(".connect-model").ok().flatten());
+        let connect = closest_target(&event, ".connect-model");
         if connect.is_some() {
             host::open_settings(Some("connect"));
         }

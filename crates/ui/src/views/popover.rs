@@ -10,6 +10,7 @@ use leptos::ev;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
+use super::events::closest_target;
 use super::icon::icon;
 use crate::icons::Icon;
 
@@ -53,10 +54,7 @@ pub(crate) fn Popover(
         if !open.get_untracked() {
             return;
         }
-        let inside = event
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-            .and_then(|t| t.closest(".popover-anchor").ok().flatten())
+        let inside = closest_target(&event, ".popover-anchor")
             .is_some_and(|anchor| anchor.query_selector(&selector).ok().flatten().is_some());
         if !inside {
             open.set(false);

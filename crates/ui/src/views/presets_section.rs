@@ -12,8 +12,9 @@ use panelot_protocol::Op;
 use panelot_protocol::SubmissionId;
 use panelot_protocol::engine::PresetDeleteParams;
 use panelot_protocol::engine::PresetSaveParams;
-use wasm_bindgen::JsCast;
 
+use super::events::closest_target;
+use super::events::target_element;
 use crate::contexts::use_engine;
 use crate::contexts::use_page;
 use crate::contexts::use_settings;
@@ -74,11 +75,7 @@ pub(crate) fn PresetsSection() -> impl IntoView {
     };
     let change = move |apply: &dyn Fn(&mut PresetForm)| editor.update(|e| apply(&mut e.form));
     let on_click = move |ev: leptos::ev::MouseEvent| {
-        let Some(button) = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-            .and_then(|t| t.closest("[data-act]").ok().flatten())
-        else {
+        let Some(button) = closest_target(&ev, "[data-act]") else {
             return;
         };
         let id = button.get_attribute("data-id").unwrap_or_default();
@@ -166,7 +163,5 @@ pub(crate) fn PresetsSection() -> impl IntoView {
 
 /// The `name` of the field an event came from.
 fn field_name(ev: &leptos::ev::Event) -> Option<String> {
-    ev.target()
-        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-        .and_then(|t| t.get_attribute("name"))
+    target_element(ev)?.get_attribute("name")
 }

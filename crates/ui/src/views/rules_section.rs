@@ -9,8 +9,9 @@ use panelot_protocol::engine::PermissionRuleInput;
 use panelot_protocol::engine::PermissionVerdict;
 use panelot_protocol::engine::RuleAddParams;
 use panelot_protocol::engine::RuleDeleteParams;
-use wasm_bindgen::JsCast;
 
+use super::events::closest_target;
+use super::events::target_element;
 use crate::contexts::use_engine;
 use crate::contexts::use_page;
 use crate::contexts::use_settings;
@@ -35,11 +36,8 @@ pub(crate) fn RulesSection() -> impl IntoView {
         })
     };
     let delete = move |ev: leptos::ev::MouseEvent| {
-        let rule_id = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-            .and_then(|t| t.closest("[data-act=delete]").ok().flatten())
-            .and_then(|b| b.get_attribute("data-id"));
+        let rule_id =
+            closest_target(&ev, "[data-act=delete]").and_then(|b| b.get_attribute("data-id"));
         if let Some(rule_id) = rule_id {
             send(Box::new(|submission_id| {
                 Op::RuleDelete(RuleDeleteParams { submission_id, rule_id })
@@ -48,7 +46,7 @@ pub(crate) fn RulesSection() -> impl IntoView {
     };
     let add = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        let Some(form) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else {
+        let Some(form) = target_element(&ev) else {
             return;
         };
         // The form's boxes as they are (an `<input>` and a `<select>` alike have a `value`).
