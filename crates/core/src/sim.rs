@@ -1,5 +1,5 @@
-//! The engine under test: a scripted world ([`world`]) around the real driver, turn tests and
-//! target tests through it, and the simulation (seeded schedules, crashes at unit-of-work
+//! The engine under test: a scripted world ([`world`]) around the real driver, turn, target and
+//! web-tool tests through it, and the simulation (seeded schedules, crashes at unit-of-work
 //! boundaries, restarts, tabs that move under the engine, invariants).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stderr)]
@@ -14,3 +14,6 @@ mod sim_tests;
 
 #[cfg(test)]
 mod target_tests;
+
+#[cfg(test)]
+mod web_tests;

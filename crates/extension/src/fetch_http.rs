@@ -50,14 +50,40 @@ fn new_object(name: &str) -> Result<JsValue, HttpError> {
     Reflect::construct(&constructor, &js_sys::Array::new()).map_err(|e| network(name, &e))
 }
 
-async fn send(request: HttpRequest, abort: AbortSignal) -> Result<HttpResponse, HttpError> {
+/// How [`fetch`] asks: the method, headers and body, and whether cookies go along.
+pub(crate) struct FetchInit<'a> {
+    pub(crate) method: &'a str,
+    pub(crate) headers: &'a [(String, panelot_providers::HeaderValue)],
+    pub(crate) body: &'a [u8],
+    /// `omit` keeps the user's cookies out of requests the agent makes for itself.
+    pub(crate) credentials: &'a str,
+}
+
+/// A response whose head has arrived; its body streams.
+pub(crate) struct Fetched {
+    /// The status code.
+    pub(crate) status: u16,
+    /// The URL the response came from, after redirects.
+    pub(crate) url: String,
+    /// Header names lowercased.
+    pub(crate) headers: Vec<(String, String)>,
+    /// The body, read chunk by chunk; dropping it closes the connection.
+    pub(crate) body: Box<dyn HttpBody>,
+}
+
+/// `fetch` with an abort signal: resolves once the head has arrived.
+pub(crate) async fn fetch(
+    url: &str,
+    request: FetchInit<'_>,
+    abort: AbortSignal,
+) -> Result<Fetched, HttpError> {
     let controller = new_object("AbortController")?;
     let headers = new_object("Headers")?;
     let append = Reflect::get(&headers, &"append".into())
         .ok()
         .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
         .ok_or_else(|| HttpError::InvalidRequest("Headers.append is missing".into()))?;
-    for (name, value) in &request.headers {
+    for (name, value) in request.headers {
         append
             .call2(&headers, &name.as_str().into(), &value.expose().into())
             .map_err(|_| HttpError::InvalidRequest(format!("header `{name}` was refused")))?;
@@ -65,17 +91,18 @@ async fn send(request: HttpRequest, abort: AbortSignal) -> Result<HttpResponse, 
     let init = js_sys::Object::new();
     let set = |key: &str, value: &JsValue| Reflect::set(&init, &key.into(), value).map(|_| ());
     let signal = Reflect::get(&controller, &"signal".into()).unwrap_or(JsValue::UNDEFINED);
-    set("method", &request.method.as_str().into())
+    set("method", &request.method.into())
         .and_then(|()| set("headers", &headers))
         .and_then(|()| set("signal", &signal))
         .and_then(|()| set("cache", &"no-store".into()))
+        .and_then(|()| set("credentials", &request.credentials.into()))
         .map_err(|e| network("building the request", &e))?;
     if !request.body.is_empty() {
-        let body = Uint8Array::from(request.body.as_slice());
+        let body = Uint8Array::from(request.body);
         set("body", &body.into()).map_err(|e| network("building the request", &e))?;
     }
     let promise = global_fn("fetch")?
-        .call2(&JsValue::NULL, &request.url.as_str().into(), &init)
+        .call2(&JsValue::NULL, &url.into(), &init)
         .map_err(|e| network("fetch", &e))?;
     let head = race(JsFuture::from(Promise::from(promise)), abort.aborted()).await;
     let response = match head {
@@ -89,6 +116,11 @@ async fn send(request: HttpRequest, abort: AbortSignal) -> Result<HttpResponse, 
     let status =
         Reflect::get(&response, &"status".into()).ok().and_then(|s| s.as_f64()).unwrap_or(0.0)
             as u16;
+    let final_url = Reflect::get(&response, &"url".into())
+        .ok()
+        .and_then(|u| u.as_string())
+        .filter(|u| !u.is_empty())
+        .unwrap_or_else(|| url.to_owned());
     let body = Reflect::get(&response, &"body".into()).unwrap_or(JsValue::NULL);
     let reader = if body.is_null() || body.is_undefined() {
         None
@@ -98,11 +130,24 @@ async fn send(request: HttpRequest, abort: AbortSignal) -> Result<HttpResponse, 
             .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
         get_reader.and_then(|f| f.call0(&body).ok())
     };
-    Ok(HttpResponse {
+    Ok(Fetched {
         status,
+        url: final_url,
         headers: response_headers(&response),
         body: Box::new(FetchBody { reader, controller, abort }),
     })
+}
+
+async fn send(request: HttpRequest, abort: AbortSignal) -> Result<HttpResponse, HttpError> {
+    let init = FetchInit {
+        method: request.method.as_str(),
+        headers: &request.headers,
+        body: &request.body,
+        // Model endpoints authenticate with keys, never with the browser's cookies.
+        credentials: "omit",
+    };
+    let fetched = fetch(&request.url, init, abort).await?;
+    Ok(HttpResponse { status: fetched.status, headers: fetched.headers, body: fetched.body })
 }
 
 fn abort_controller(controller: &JsValue) {

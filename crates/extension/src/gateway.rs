@@ -1,14 +1,15 @@
 //! The browser gateway: how each catalog tool runs in the extension (L0 `chrome.tabs`, L1 the
-//! page executor, L2 `chrome.debugger`), how a call's target is resolved before the engine judges
-//! it ([`resolve`]), and the highlight shown while an approval card is up.
+//! page executor, L2 `chrome.debugger`, the network tools from the worker), how a call's target
+//! is resolved before the engine judges it ([`resolve`]), and the highlight shown while an
+//! approval card is up.
 //!
 //! The gateway keeps no routing state: the engine decides which tab a call goes to (its run's
 //! route lives in the run record) and hands the judged target with the call. The gateway acts on
 //! that tab only, and refuses with `target_changed` when the tab no longer shows the page that
 //! was judged: its origin is checked here, its document by the executor.
 //!
-//! `catalog` and `format` are pure and tested natively; `chrome`, `tabs`, `page`, `resolve` and
-//! `debugger` touch the browser.
+//! `catalog`, `format` and the text of web replies are pure and tested natively; `chrome`,
+//! `tabs`, `page`, `resolve`, `debugger` and `web` touch the browser.
 
 mod catalog;
 mod chrome;
@@ -18,6 +19,7 @@ mod format;
 mod page;
 mod resolve;
 mod tabs;
+mod web;
 
 use panelot_core::engine::ToolInvocation;
 use panelot_core::engine::ToolOutcome;
@@ -50,7 +52,9 @@ const HIGHLIGHT_LABEL: &str = "Panelot asks before acting here";
 /// The tools of this build: every catalog tool with a route (the extension runs them all).
 pub(crate) fn tool_registry() -> ToolRegistry {
     panelot_core::tools::registry(|route| match route {
-        Route::Tabs(_) | Route::Page(_) | Route::Debugger(_) | Route::Engine => true,
+        Route::Tabs(_) | Route::Page(_) | Route::Debugger(_) | Route::Web(_) | Route::Engine => {
+            true
+        }
     })
 }
 
@@ -60,6 +64,7 @@ pub(crate) async fn run_tool(call: &ToolInvocation, abort: AbortSignal) -> ToolO
         Some(Route::Tabs(tool)) => run_tab_tool(call, tool, &abort).await,
         Some(Route::Page(tool)) => run_page_tool(call, tool, &abort).await,
         Some(Route::Debugger(tool)) => debugger::run(call, tool, &abort).await,
+        Some(Route::Web(tool)) => web::run(call, tool, &abort).await,
         Some(Route::Engine) | None => {
             failure(format!("the tool `{}` is not available in this build", call.tool))
         }

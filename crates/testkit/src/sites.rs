@@ -75,6 +75,8 @@ pub struct SiteRequest {
     /// The fields of an `application/x-www-form-urlencoded` body, decoded, in order; also the
     /// query's fields for a `GET` form submission.
     pub form: Vec<(String, String)>,
+    /// The `Cookie` header, when the request carried one.
+    pub cookie: Option<String>,
 }
 
 impl SiteRequest {
@@ -252,6 +254,7 @@ fn serve(stream: &TcpStream, shared: &Shared) -> anyhow::Result<()> {
     }
     let mut host = String::new();
     let mut length = 0usize;
+    let mut cookie = None;
     loop {
         let mut header = String::new();
         if reader.read_line(&mut header)? == 0 || header.trim().is_empty() {
@@ -263,6 +266,8 @@ fn serve(stream: &TcpStream, shared: &Shared) -> anyhow::Result<()> {
                 host = strip_port(value).to_ascii_lowercase();
             } else if name.eq_ignore_ascii_case("content-length") {
                 length = value.parse().unwrap_or(0);
+            } else if name.eq_ignore_ascii_case("cookie") {
+                cookie = Some(value.to_owned());
             }
         }
     }
@@ -296,6 +301,7 @@ fn serve(stream: &TcpStream, shared: &Shared) -> anyhow::Result<()> {
             query,
             body,
             form,
+            cookie,
         });
         while state.log.len() > MAX_LOGGED {
             state.log.pop_front();

@@ -129,6 +129,9 @@ pub struct ToolOutcome {
     pub page: Option<Box<PageSeen>>,
     /// A tab the call opened (a link with a target, `tab_open`): page calls go there next.
     pub opened_tab: Option<u32>,
+    /// Where content from outside any tab came from (a fetched URL, after its redirects): the
+    /// source its taint is recorded under, and checked like a page a write landed on.
+    pub source: Option<String>,
 }
 
 /// Whether a tool call worked.
@@ -172,6 +175,7 @@ impl ToolOutcome {
             details: None,
             page: None,
             opened_tab: None,
+            source: None,
         }
     }
 
@@ -187,6 +191,7 @@ impl ToolOutcome {
             details: None,
             page: None,
             opened_tab: None,
+            source: None,
         }
     }
 
@@ -199,6 +204,12 @@ impl ToolOutcome {
     /// With the page it saw.
     pub fn with_page(mut self, page: PageSeen) -> ToolOutcome {
         self.page = Some(Box::new(page));
+        self
+    }
+
+    /// With the URL its content came from, outside any tab.
+    pub fn with_source(mut self, url: impl Into<String>) -> ToolOutcome {
+        self.source = Some(url.into());
         self
     }
 

@@ -505,6 +505,32 @@ fn tainted_fetch_url_asks_under_every_policy() {
 }
 
 #[test]
+fn fetch_url_never_reads_where_no_call_may_go() {
+    let fetch = |url: &str| case("fetch_url").params(json!({ "url": url }));
+    for policy in [Always, PermissionPolicy::Untrusted, Auto] {
+        check(
+            fetch("https://www.paypal.com/myaccount")
+                .policy(policy)
+                .grant("fetch_url https://www.paypal.com"),
+            "deny None: https://www.paypal.com is a sensitive origin (*.paypal.com)",
+        );
+        check(
+            fetch("https://xn--pypal-4ve.com/").policy(policy),
+            "deny None: https://xn--pypal-4ve.com imitates https://paypal.com, a sensitive origin \
+             (*.paypal.com)",
+        );
+        check(
+            fetch("https://orders.shop.test/").policy(policy).sensitive("*.shop.test"),
+            "deny None: https://orders.shop.test is a sensitive origin (*.shop.test)",
+        );
+        check(
+            fetch("data:text/html,<b>x</b>").policy(policy),
+            "deny None: data: destinations are never allowed",
+        );
+    }
+}
+
+#[test]
 fn tainted_array_items_are_judged_by_their_parameter() {
     check(
         case("select_option").policy(Auto).params(json!({"values": ["a", "b"]})).taint(

@@ -11,7 +11,9 @@
 
 use panelot_protocol::content::SNAPSHOT_MAX_TOKENS;
 use panelot_protocol::content::WAIT_FOR_MAX_MS;
+use panelot_protocol::engine::Provenance;
 use panelot_protocol::engine::ToolLevel;
+use panelot_protocol::engine::Trust;
 use serde_json::Value;
 use serde_json::json;
 
@@ -122,8 +124,17 @@ pub enum Route {
     Page(PageTool),
     /// Through the debugger protocol (L2).
     Debugger(DebuggerTool),
+    /// Over the network from the host, outside any tab: results are web content.
+    Web(WebTool),
     /// By the engine itself: it asks the user.
     Engine,
+}
+
+/// The network tools, run by the host outside any tab.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WebTool {
+    /// `fetch_url`.
+    Fetch,
 }
 
 /// The tab tools (L0).
@@ -252,7 +263,14 @@ impl CatalogTool {
             Access::Write => ToolEffect::Write,
             Access::Read | Access::AlwaysAllowed => ToolEffect::Read,
         };
-        Some(ToolDescriptor::new(self.name, offer.description, parameters, self.level, effect))
+        let mut descriptor =
+            ToolDescriptor::new(self.name, offer.description, parameters, self.level, effect);
+        if let Route::Web(_) = offer.route {
+            // What a server sends is web content, whoever asked for it.
+            descriptor.result_trust = Trust::Untrusted;
+            descriptor.result_provenance = Provenance::Page;
+        }
+        Some(descriptor)
     }
 }
 
@@ -323,7 +341,7 @@ pub const CATALOG: &[CatalogTool] = &[
         info(Write, NAVIGATE, Destination),
         Offer {
             route: Route::Tabs(TabTool::Open),
-            description: "Open url in a background tab (or reuse one at it), wait for the load; page tools then use it.",
+            description: "Open url in a background tab (or reuse one at it); page tools then use it.",
             properties: url_property,
             required: &["url"],
             tab: TabParam::None,
@@ -335,7 +353,7 @@ pub const CATALOG: &[CatalogTool] = &[
         info(Write, NAVIGATE, Page),
         Offer {
             route: Route::Tabs(TabTool::Focus),
-            description: "Show a tab to the user: the only tool that changes what they see.",
+            description: "Show a tab to the user (the only tool that changes what they see).",
             properties: no_properties,
             required: &[],
             tab: TabParam::Required,
@@ -371,7 +389,7 @@ pub const CATALOG: &[CatalogTool] = &[
         info(Write, NAVIGATE, Page),
         Offer {
             route: Route::Tabs(TabTool::Back),
-            description: "Back in the tab's history; returns its snapshot.",
+            description: "Back in the tab's history.",
             properties: no_properties,
             required: &[],
             tab: TabParam::Optional,
@@ -383,7 +401,7 @@ pub const CATALOG: &[CatalogTool] = &[
         info(Write, NAVIGATE, Page),
         Offer {
             route: Route::Tabs(TabTool::Forward),
-            description: "Forward in the tab's history; returns its snapshot.",
+            description: "Forward in the tab's history.",
             properties: no_properties,
             required: &[],
             tab: TabParam::Optional,
@@ -404,7 +422,7 @@ pub const CATALOG: &[CatalogTool] = &[
         info(Read, None, Page),
         Offer {
             route: Route::Page(PageTool::ReadPage),
-            description: "Page snapshot, one element a line: `role \"name\" [states] [ref]`. Expand a folded line by passing its ref as scopeRef, or use find_in_page.",
+            description: "Page snapshot, one element a line. Expand a folded line by passing its ref as scopeRef, or use find_in_page.",
             properties: || {
                 json!({
                     "maxTokens": {"type": "integer", "minimum": 200, "maximum": SNAPSHOT_MAX_TOKENS},
@@ -421,7 +439,7 @@ pub const CATALOG: &[CatalogTool] = &[
         info(Read, None, Page),
         Offer {
             route: Route::Page(PageTool::FindInPage),
-            description: "Up to 20 snapshot lines matching query (case-insensitive, folded parts too), with refs.",
+            description: "Up to 20 snapshot lines matching query (any case, folded parts too), with refs.",
             properties: || json!({"query": {"type": "string", "minLength": 1, "maxLength": 200}}),
             required: &["query"],
             tab: TabParam::Optional,
@@ -457,7 +475,7 @@ pub const CATALOG: &[CatalogTool] = &[
         info(Write, CLICK, Page),
         Offer {
             route: Route::Page(PageTool::Click),
-            description: "Click an element; reports what changed. If occluded, scroll or close the cover first.",
+            description: "Click an element; reports what changed.",
             properties: || {
                 json!({
                     "ref": element_ref(),
@@ -475,7 +493,7 @@ pub const CATALOG: &[CatalogTool] = &[
         info(Write, FILL, Page),
         Offer {
             route: Route::Page(PageTool::Type),
-            description: "Type into a field (replaces; mode append adds); submit presses Enter; slowly types per key. Says if it registered.",
+            description: "Type into a field (replaces; mode append adds); submit presses Enter; slowly types per key.",
             properties: || {
                 json!({
                     "ref": element_ref(),
@@ -495,7 +513,7 @@ pub const CATALOG: &[CatalogTool] = &[
         info(Write, FILL, Page),
         Offer {
             route: Route::Page(PageTool::SelectOption),
-            description: "Select options by value or label (the error lists them if none match).",
+            description: "Select options by value or label.",
             properties: || {
                 json!({
                     "ref": element_ref(),
@@ -512,7 +530,7 @@ pub const CATALOG: &[CatalogTool] = &[
         info(Read, None, Page),
         Offer {
             route: Route::Page(PageTool::Scroll),
-            description: "Scroll the page or ref's element by one page (default), to the end, or by px pixels.",
+            description: "Scroll the page or ref's element a page (default), to the end, or px pixels.",
             properties: || {
                 json!({
                     "ref": element_ref(),
@@ -585,7 +603,7 @@ pub const CATALOG: &[CatalogTool] = &[
         info(Write, FILL, Page),
         Offer {
             route: Route::Page(PageTool::BatchActions),
-            description: "Up to 6 actions in order, each {kind, params} with that tool's params (e.g. fill a form and submit). Stops if the page changes.",
+            description: "Up to 6 actions in order, each {kind, params} as that tool takes (e.g. fill a form, submit); stops if the page changes.",
             properties: || {
                 json!({
                     "actions": {
@@ -679,7 +697,7 @@ pub const CATALOG: &[CatalogTool] = &[
         info(AlwaysAllowed, None, Originless),
         Offer {
             route: Route::Engine,
-            description: "Ask the user 1-3 questions you need answered, each with 2-3 likely options. Call it alone.",
+            description: "Ask the user 1-3 questions, each with 2-3 likely answers. Call it alone.",
             properties: || {
                 json!({"questions": {"type": "array", "maxItems": 3, "items": {
                     "type": "object",
@@ -702,13 +720,29 @@ pub const CATALOG: &[CatalogTool] = &[
         info(AlwaysAllowed, None, Originless),
         Offer {
             route: Route::Engine,
-            description: "Ask the user to do a step you must not or cannot (sign in, one-time code, payment, captcha); say what and where.",
+            description: "Ask the user to do a step you must not (sign in, one-time code, payment, captcha); say what and where.",
             properties: || json!({"instruction": {"type": "string", "minLength": 1, "maxLength": 1000}}),
             required: &["instruction"],
             tab: TabParam::Optional,
         },
     ),
-    known("fetch_url", ToolLevel::Builtin, info(Read, None, Destination)),
+    offered(
+        "fetch_url",
+        ToolLevel::Builtin,
+        info(Read, None, Destination),
+        Offer {
+            route: Route::Web(WebTool::Fetch),
+            description: "GET an http(s) URL (no cookies) as readable text, 16k chars from start.",
+            properties: || {
+                json!({
+                    "url": {"type": "string", "minLength": 1, "maxLength": 4096},
+                    "start": {"type": "integer", "minimum": 0, "maximum": 10_000_000}
+                })
+            },
+            required: &["url"],
+            tab: TabParam::None,
+        },
+    ),
     known("memory_read", ToolLevel::Builtin, info(AlwaysAllowed, None, Originless)),
     known("memory_write", ToolLevel::Builtin, info(Write, Some(ToolCategory::Memory), Originless)),
     known("load_skill", ToolLevel::Builtin, info(AlwaysAllowed, None, Originless)),

@@ -97,7 +97,7 @@ async fn viewed() -> Result<TabInfo, TargetFailure> {
 }
 
 /// Whether the extension may script `origin` (a web origin).
-async fn has_access(origin: &str) -> bool {
+pub(super) async fn has_access(origin: &str) -> bool {
     let query = chrome::to_js(&json!({"origins": [format!("{origin}/*")]}));
     match chrome::call("permissions", "contains", &[query]).await {
         Ok(granted) => granted.as_bool() != Some(false),

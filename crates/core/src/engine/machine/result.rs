@@ -79,6 +79,23 @@ pub(crate) fn write(
         call.target = None;
         return approvals::ask(cx, run, index, vec![ApprovalFlag::HostPermission], Some(origin));
     }
+    // Content that came from a place no call may read (a fetch redirected to a sensitive site)
+    // never reaches the model.
+    let body = match &body {
+        ResultBody::Outcome(outcome) => {
+            match outcome.source.as_deref().and_then(|url| off_limits(url, sensitive)) {
+                Some(reason) => ResultBody::Refused {
+                    message: format!(
+                        "the request ended at {reason}; Panelot withheld what it sent. Do not \
+                         retry it."
+                    ),
+                    refused: Refused::Denied,
+                },
+                None => body,
+            }
+        }
+        _ => body,
+    };
     let now = cx.env.now_ms();
     let call = run.tools[index].clone();
     let tool = cx.tools.get(&call.tool_name);
@@ -89,7 +106,7 @@ pub(crate) fn write(
             let ok = outcome.is_ok();
             let content = outcome.text();
             let mut notes = Vec::new();
-            source = outcome.page.as_ref().map(|page| page.url.clone());
+            source = outcome.page.as_ref().map(|page| page.url.clone()).or(outcome.source);
             if let Some(tab) = outcome.opened_tab {
                 run.route.opened(tab);
             }
