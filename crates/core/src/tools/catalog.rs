@@ -341,7 +341,7 @@ pub const CATALOG: &[CatalogTool] = &[
         info(Write, NAVIGATE, Destination),
         Offer {
             route: Route::Tabs(TabTool::Open),
-            description: "Open url in a background tab (or reuse one at it); page tools then use it.",
+            description: "Open url in a background tab (or reuse one); page tools then use it.",
             properties: url_property,
             required: &["url"],
             tab: TabParam::None,
@@ -353,7 +353,7 @@ pub const CATALOG: &[CatalogTool] = &[
         info(Write, NAVIGATE, Page),
         Offer {
             route: Route::Tabs(TabTool::Focus),
-            description: "Show a tab to the user (the only tool that changes what they see).",
+            description: "Show a tab to the user (only this changes what they see).",
             properties: no_properties,
             required: &[],
             tab: TabParam::Required,
@@ -556,7 +556,7 @@ pub const CATALOG: &[CatalogTool] = &[
         info(Write, INTERACT, Page),
         Offer {
             route: Route::Page(PageTool::Hover),
-            description: "Hover an element (menus, tooltips); reports what changed.",
+            description: "Hover an element (menus, tooltips).",
             properties: || json!({"ref": element_ref()}),
             required: &["ref"],
             tab: TabParam::Optional,
@@ -586,7 +586,7 @@ pub const CATALOG: &[CatalogTool] = &[
         info(Write, FILL, Page),
         Offer {
             route: Route::Page(PageTool::PressKey),
-            description: "Press a key (Enter, Escape, Control+a, Shift+Tab) on ref's element, else the focused one.",
+            description: "Press a key (Enter, Escape, Control+a, Shift+Tab) on ref's element or the focused one.",
             properties: || {
                 json!({
                     "key": {"type": "string", "minLength": 1, "maxLength": 64},
@@ -732,11 +732,12 @@ pub const CATALOG: &[CatalogTool] = &[
         info(Read, None, Destination),
         Offer {
             route: Route::Web(WebTool::Fetch),
-            description: "GET an http(s) URL (no cookies) as readable text, 16k chars from start.",
+            description: "GET an http(s) URL (no cookies) as readable text, 16k chars from start; head: headers only.",
             properties: || {
                 json!({
                     "url": {"type": "string", "minLength": 1, "maxLength": 4096},
-                    "start": {"type": "integer", "minimum": 0, "maximum": 10_000_000}
+                    "start": {"type": "integer", "minimum": 0, "maximum": 10_000_000},
+                    "head": {"type": "boolean"}
                 })
             },
             required: &["url"],

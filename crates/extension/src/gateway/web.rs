@@ -41,7 +41,7 @@ const ACCEPT: &str =
 struct FetchParams {
     url: String,
     #[serde(default)]
-    method: Option<String>,
+    head: bool,
     #[serde(default)]
     start: Option<usize>,
 }
@@ -58,10 +58,7 @@ async fn fetch_url(call: &ToolInvocation, abort: &AbortSignal) -> ToolOutcome {
         Ok(params) => params,
         Err(err) => return failure(format!("invalid parameters: {err}")),
     };
-    let method = match params.method.as_deref() {
-        Some("HEAD") => Method::Head,
-        _ => Method::Get,
-    };
+    let method = if params.head { Method::Head } else { Method::Get };
     let origin = match Origin::parse(&params.url) {
         Ok(origin) if matches!(origin.scheme, Scheme::Http | Scheme::Https) => origin.to_string(),
         _ => return failure("fetch_url reads http:// and https:// URLs only"),
