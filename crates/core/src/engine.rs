@@ -99,6 +99,7 @@ use crate::model::ModelResponse;
 use crate::model::ProviderError;
 use crate::receipts::ReceiptCheck;
 use crate::receipts::check_receipt;
+use crate::receipts::settled_answer;
 use crate::session::SessionStep;
 use crate::settings;
 use crate::settings::PermissionState;
@@ -467,6 +468,9 @@ impl<S: Store> Engine<S> {
             ReceiptCheck::New(pending) => pending,
         };
         let Decision { mut unit, answer, events, effects, then } = self.decide(&op).await?;
+        if let Some(settled) = crate::receipts::settled_receipt(&op, &answer, now)? {
+            unit.push(WriteOp::PutReceipt(settled));
+        }
         if answer_is_final(&answer) {
             unit.push(WriteOp::PutReceipt(pending.complete(&answer, now)?));
         }
@@ -523,6 +527,11 @@ impl<S: Store> Engine<S> {
             Op::RunResolveUncertain(p) => turns::resolve_uncertain(&reads, op, p).await,
             Op::ApprovalResponse(p) => {
                 let Some(run) = reads.runs.with_approval(&p.approval_id).cloned() else {
+                    if let Some(answer) =
+                        settled_answer(reads.store, op, reads.env.now_ms()).await?
+                    {
+                        return Ok(Decision::answer(answer));
+                    }
                     return Ok(Decision::rejected(
                         op,
                         ErrorCode::InvalidCommand,
@@ -536,6 +545,11 @@ impl<S: Store> Engine<S> {
             }
             Op::InteractionResponse(p) => {
                 let Some(run) = reads.runs.with_interaction(&p.interaction_id).cloned() else {
+                    if let Some(answer) =
+                        settled_answer(reads.store, op, reads.env.now_ms()).await?
+                    {
+                        return Ok(Decision::answer(answer));
+                    }
                     return Ok(Decision::rejected(
                         op,
                         ErrorCode::InvalidCommand,

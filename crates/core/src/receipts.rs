@@ -118,3 +118,75 @@ fn decode_answer(answer: Value) -> Result<AgentEvent, String> {
     };
     answer.map_err(|err| format!("receipt answer: {err}"))
 }
+
+/// The client settled answers are recorded under. An answer to an approval or a question is
+/// also kept by the id of what it answered, so the same answer sent again by another view (the
+/// panel and the chat tab both show the card, or a view that reconnected) is acknowledged
+/// rather than refused, while a different answer is told what was decided.
+const SETTLED_CLIENT: &str = "engine:settled";
+
+/// The id an approval or interaction answer settles.
+fn settles(op: &Op) -> Option<&str> {
+    match op {
+        Op::ApprovalResponse(p) => Some(p.approval_id.as_str()),
+        Op::InteractionResponse(p) => Some(p.interaction_id.as_str()),
+        _ => None,
+    }
+}
+
+fn settled_key(id: &str) -> Result<ReceiptKey, StoreError> {
+    let corrupt = |err: panelot_protocol::IdError| StoreError::Corrupt(err.to_string());
+    Ok(ReceiptKey {
+        client_id: ClientId::new(SETTLED_CLIENT).map_err(corrupt)?,
+        submission_id: panelot_protocol::SubmissionId::new(id).map_err(corrupt)?,
+    })
+}
+
+/// The record of an answer that settled an approval or question, for [`settled_answer`];
+/// `None` for other commands and for answers that were refused.
+pub fn settled_receipt(
+    op: &Op,
+    answer: &AgentEvent,
+    now_ms: u64,
+) -> Result<Option<Receipt>, StoreError> {
+    let (Some(id), AgentEvent::CommandAck(_)) = (settles(op), answer) else {
+        return Ok(None);
+    };
+    let pending = PendingReceipt {
+        key: settled_key(id)?,
+        op_type: op.kind().wire_name().to_owned(),
+        fingerprint: command_fingerprint(op).map_err(|err| StoreError::Corrupt(err.to_string()))?,
+    };
+    pending.complete(answer, now_ms).map(Some)
+}
+
+/// The answer to `op` when what it answers was already settled: an ack naming the same thread
+/// and run when it is the same answer, a refusal saying so when it is another, `None` when
+/// nothing is on record (or the record expired).
+pub async fn settled_answer<S: Store>(
+    store: &S,
+    op: &Op,
+    now_ms: u64,
+) -> Result<Option<AgentEvent>, StoreError> {
+    let Some(id) = settles(op) else { return Ok(None) };
+    let Some(stored) = store.receipt(&settled_key(id)?).await?.filter(|r| r.expires_at_ms > now_ms)
+    else {
+        return Ok(None);
+    };
+    let fingerprint =
+        command_fingerprint(op).map_err(|err| StoreError::Corrupt(err.to_string()))?;
+    if stored.op_type != op.kind().wire_name() || stored.fingerprint != fingerprint {
+        return Ok(Some(AgentEvent::CommandRejected(CommandRejectedEvent {
+            submission_id: op.submission_id().clone(),
+            code: panelot_protocol::engine::ErrorCode::InvalidCommand,
+            message: format!("{id} was already answered otherwise"),
+        })));
+    }
+    match decode_answer(stored.answer).map_err(StoreError::Corrupt)? {
+        AgentEvent::CommandAck(ack) => Ok(Some(AgentEvent::CommandAck(CommandAckEvent {
+            submission_id: op.submission_id().clone(),
+            ..ack
+        }))),
+        _ => Ok(None),
+    }
+}

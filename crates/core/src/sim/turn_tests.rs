@@ -835,9 +835,20 @@ fn a_write_asks_first_and_runs_once_accepted() {
     world.settle();
     assert_eq!(approvals(&world).len(), 1);
     assert_eq!(world.executions.len(), 2);
-    // A second answer to a decided approval is refused.
+    // The same answer again from another view (a new submission) is acknowledged and changes
+    // nothing; another answer to a decided approval is refused, saying so.
+    let again = respond(&mut world, approval, json!({"type": "accept"}));
+    assert!(acked(&again), "{again:?}");
+    assert!(!again.iter().any(|e| matches!(e, AgentEvent::ApprovalResolved(_))));
+    world.settle();
+    assert_eq!(world.executions.len(), 2, "a repeated answer runs nothing");
     let late = respond(&mut world, approval, json!({"type": "cancel"}));
     assert_eq!(rejected(&late), Some(ErrorCode::InvalidCommand));
+    assert!(
+        late.iter().any(|e| matches!(e, AgentEvent::CommandRejected(r)
+            if r.message.contains("already answered otherwise"))),
+        "{late:?}"
+    );
 }
 
 #[test]
@@ -1219,6 +1230,16 @@ fn ask_user_waits_for_the_answer_across_a_restart_and_hands_it_to_the_model() {
     let answers = results(&world.path(&thread));
     assert_eq!(answers, [r#"The user answered: {"q1":"L"}"#]);
     assert_eq!(stops(&world), [StopReason::End]);
+    // The same answer from another view after a restart is acknowledged, and nothing is
+    // answered twice.
+    world.restart();
+    let id = world.submission();
+    let again = world.send(json!({"type": "interaction.response", "submissionId": id,
+        "interactionId": asked[0], "response": {"type": "submit", "value": {"q1": "L"}}}));
+    let again: Vec<AgentEvent> = again.into_iter().map(|f| f.event).collect();
+    assert!(acked(&again), "{again:?}");
+    world.settle();
+    assert_eq!(results(&world.path(&thread)).len(), 1);
     // A question mixed with another call is refused, and the other call still runs.
     world.script.push_back(Reply::Tools(vec![
         ("ask_user".into(), json!({"questions": [{"question": "?", "options": []}]}).to_string()),
