@@ -5,6 +5,7 @@ mod debugger;
 mod durable_threads;
 mod executor;
 mod gateway;
+mod handover;
 mod handshake;
 mod idb_store;
 mod turns;

@@ -147,15 +147,35 @@ pub(crate) fn respond(
         then: vec![FollowUp::WriteResult {
             run: run.id.clone(),
             index,
-            body: ResultBody::Outcome(answer_for_model(&p.response)),
+            body: ResultBody::Outcome(answer_for_model(&interaction.request, &p.response)),
         }],
     })
 }
 
-/// What the model reads of the user's answer. A refusal is not a tool failure.
-fn answer_for_model(response: &InteractionResponse) -> ToolOutcome {
+/// What the model reads of the user's answer. A refusal is not a tool failure. A step handed
+/// to the user comes back as done, never with what they typed (the card sends no value the
+/// model needs), and with the reminder that the page moved on under the model.
+fn answer_for_model(
+    request: &InteractionRequestPayload,
+    response: &InteractionResponse,
+) -> ToolOutcome {
     let content = match response {
+        InteractionResponse::Submit { .. }
+            if matches!(request, InteractionRequestPayload::RequestUserAction { .. }) =>
+        {
+            "The user says the step is done. The page may have changed: read it again before \
+             acting on it."
+                .to_owned()
+        }
         InteractionResponse::Submit { value } => format!("The user answered: {value}"),
+        InteractionResponse::Cancel { note }
+            if matches!(request, InteractionRequestPayload::RequestUserAction { .. }) =>
+        {
+            match note {
+                Some(note) => format!("The user skipped the step: {note}"),
+                None => "The user skipped the step.".to_owned(),
+            }
+        }
         InteractionResponse::Cancel { note: Some(note) } => {
             format!("The user declined to answer: {note}")
         }

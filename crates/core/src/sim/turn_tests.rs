@@ -1253,6 +1253,36 @@ fn ask_user_waits_for_the_answer_across_a_restart_and_hands_it_to_the_model() {
     assert_eq!(world.executions.len(), 1);
 }
 
+#[test]
+fn request_user_action_hands_the_step_over_and_resumes_once_done_even_after_a_restart() {
+    let mut world = World::new();
+    let thread = world.create_thread();
+    let instruction = json!({"instruction": "Sign in to shop.example, then press Done."});
+    world.script.push_back(Reply::tool("request_user_action", instruction));
+    world.script.push_back(Reply::text("Signed in; your order shipped."));
+    submit(&mut world, &thread, "check my order");
+    world.settle();
+    let asked: Vec<panelot_protocol::InteractionId> = world.events(|e| match e {
+        AgentEvent::InteractionRequest(r) => Some(r.interaction_id.clone()),
+        _ => None,
+    });
+    assert_eq!(asked.len(), 1);
+    assert_eq!(world.requests.len(), 1, "the model waits for the user");
+    world.restart();
+    world.settle();
+    assert_eq!(world.requests.len(), 1, "a restart does not answer for the user");
+    let id = world.submission();
+    world.send(json!({"type": "interaction.response", "submissionId": id,
+        "interactionId": asked[0], "response": {"type": "submit", "value": {"done": true}}}));
+    world.settle();
+    assert_eq!(
+        results(&world.path(&thread)),
+        ["The user says the step is done. The page may have changed: read it again before \
+          acting on it."]
+    );
+    assert_eq!(stops(&world), [StopReason::End]);
+}
+
 /// A vault for tests: "seals" a key by keeping only its length.
 struct LengthVault;
 
