@@ -107,10 +107,10 @@ fn decode_answer(answer: Value) -> Result<AgentEvent, String> {
     let fields = Value::Object(fields);
     let answer = match kind {
         Some(EventKind::CommandAck) => {
-            serde_json::from_value::<CommandAckEvent>(fields).map(AgentEvent::CommandAck)
+            panelot_protocol::from_value::<CommandAckEvent>(fields).map(AgentEvent::CommandAck)
         }
         Some(EventKind::CommandRejected) => {
-            serde_json::from_value::<CommandRejectedEvent>(fields).map(AgentEvent::CommandRejected)
+            panelot_protocol::from_value::<CommandRejectedEvent>(fields).map(AgentEvent::CommandRejected)
         }
         _ => {
             return Err("receipt answer is neither `command.ack` nor `command.rejected`".to_owned());

@@ -68,7 +68,7 @@ impl<T: Serialize + DeserializeOwned> Setting<T> {
 
     /// The stored value; `None` when unset or unreadable by this version.
     pub async fn read(&self, store: &impl Store) -> Result<Option<T>, StoreError> {
-        Ok(store.setting(self.key).await?.and_then(|value| serde_json::from_value(value).ok()))
+        Ok(store.setting(self.key).await?.and_then(|value| panelot_protocol::from_value(value).ok()))
     }
 
     /// The write that stores `value`.
@@ -143,7 +143,7 @@ impl<T: Serialize + DeserializeOwned> ListSetting<T> {
         };
         let mut list = StoredList { items: Vec::new(), unreadable: Vec::new() };
         for record in raw {
-            match serde_json::from_value(record.clone()) {
+            match panelot_protocol::from_value(record.clone()) {
                 Ok(item) => list.items.push(item),
                 Err(err) => {
                     tracing::warn!(key = self.key, %err, "kept a record this version cannot read");

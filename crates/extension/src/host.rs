@@ -137,7 +137,7 @@ async fn run_effect(
 }
 
 fn decode_connection(connection: Value) -> Result<Connection, String> {
-    serde_json::from_value::<Connection>(connection)
+    panelot_protocol::from_value::<Connection>(connection)
         .map_err(|err| format!("the stored connection cannot be read: {err}"))
 }
 

@@ -78,10 +78,10 @@ macro_rules! wire_catalog {
             pub(crate) fn decode_fields(
                 kind: $Kind,
                 fields: serde_json::Value,
-            ) -> Result<Self, serde_path_to_error::Error<serde_json::Error>> {
+            ) -> Result<Self, $crate::traced::TracedError> {
                 match kind {
                     $($Kind::$Variant => {
-                        serde_path_to_error::deserialize::<_, $Params>(fields).map($Enum::$Variant)
+                        $crate::traced::from_value_traced::<$Params>(fields).map($Enum::$Variant)
                     })*
                 }
             }
@@ -95,7 +95,7 @@ macro_rules! wire_catalog {
             ) -> Result<Self, serde_json::Error> {
                 match kind {
                     $($Kind::$Variant => {
-                        serde_json::from_value::<$Params>(fields).map($Enum::$Variant)
+                        $crate::traced::from_value::<$Params>(fields).map($Enum::$Variant)
                     })*
                 }
             }

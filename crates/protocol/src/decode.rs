@@ -17,6 +17,8 @@ use crate::engine::InteractionResponse;
 use crate::engine::Op;
 use crate::engine::OpKind;
 use crate::engine::StreamCursor;
+use crate::traced::TracedError;
+use crate::traced::from_value_traced;
 
 /// Why a message was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -57,9 +59,8 @@ impl DecodeError {
         DecodeError::Field { kind: kind.to_owned(), path: path.into(), message: message.into() }
     }
 
-    fn from_path_error(kind: &str, err: serde_path_to_error::Error<serde_json::Error>) -> Self {
-        let path = err.path().to_string();
-        DecodeError::field(kind, path, err.into_inner().to_string())
+    fn from_traced(kind: &str, err: TracedError) -> Self {
+        DecodeError::field(kind, err.path, err.error.to_string())
     }
 }
 
@@ -105,7 +106,7 @@ pub fn decode_op(value: Value) -> Result<Op, DecodeError> {
     let (type_name, fields) = split_type(value)?;
     let kind = OpKind::from_wire_name(&type_name).ok_or(DecodeError::UnknownType(type_name))?;
     let op = Op::decode_fields(kind, fields)
-        .map_err(|err| DecodeError::from_path_error(kind.wire_name(), err))?;
+        .map_err(|err| DecodeError::from_traced(kind.wire_name(), err))?;
     if let Op::InteractionResponse(params) = &op {
         check_interaction_value(&params.response)?;
     }
@@ -145,12 +146,10 @@ pub fn decode_event(value: Value) -> Result<EventFrame, DecodeError> {
     };
     let stream = match fields.remove("stream") {
         None => None,
-        Some(raw) => {
-            Some(serde_path_to_error::deserialize::<_, StreamCursor>(raw).map_err(|err| {
-                let inner = DecodeError::from_path_error(kind.wire_name(), err);
-                prefix_path(inner, "stream")
-            })?)
-        }
+        Some(raw) => Some(from_value_traced::<StreamCursor>(raw).map_err(|err| {
+            let inner = DecodeError::from_traced(kind.wire_name(), err);
+            prefix_path(inner, "stream")
+        })?),
     };
     // Events come from the engine the UI was built with (the schema hash is checked at
     // `initialize`), so a bad one is a bug to log, not input to explain: tracing its path would
@@ -202,8 +201,8 @@ impl EventFrame {
 /// Decodes a page-executor request: budget, strict fields, then parameter ranges.
 pub fn decode_content_request(value: Value) -> Result<ContentRequest, DecodeError> {
     check_budget(&value, &Budget::CONTENT)?;
-    let request: ContentRequest = serde_path_to_error::deserialize(value)
-        .map_err(|err| DecodeError::from_path_error("content.request", err))?;
+    let request: ContentRequest =
+        from_value_traced(value).map_err(|err| DecodeError::from_traced("content.request", err))?;
     if let ContentOp::Execute { call } = &request.op {
         call.check_ranges().map_err(|err| {
             DecodeError::field("content.request", format!("op.call.{}", err.path), err.problem)
@@ -215,8 +214,7 @@ pub fn decode_content_request(value: Value) -> Result<ContentRequest, DecodeErro
 /// Decodes a page-executor response: budget, then strict fields.
 pub fn decode_content_response(value: Value) -> Result<ContentResponse, DecodeError> {
     check_budget(&value, &Budget::CONTENT)?;
-    serde_path_to_error::deserialize(value)
-        .map_err(|err| DecodeError::from_path_error("content.response", err))
+    from_value_traced(value).map_err(|err| DecodeError::from_traced("content.response", err))
 }
 
 /// The few fields of an `initialize` that every protocol version shares, read leniently so that

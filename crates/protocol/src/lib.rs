@@ -38,6 +38,7 @@ pub mod origin;
 mod schema_hash;
 mod schema_hashes;
 mod tagged;
+mod traced;
 
 pub use budget::Budget;
 pub use budget::BudgetExceeded;
@@ -76,3 +77,6 @@ pub use schema_hashes::ENGINE_SCHEMA_HASH;
 /// Used by [`internally_tagged!`]; not an API of its own.
 #[doc(hidden)]
 pub use tagged::untag as __untag;
+pub use traced::TracedError;
+pub use traced::from_value;
+pub use traced::from_value_traced;

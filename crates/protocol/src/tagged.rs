@@ -113,7 +113,7 @@ where
     };
     let mut external = Map::new();
     external.insert(variant, Value::Object(fields));
-    T::deserialize(Value::Object(external)).map_err(D::Error::custom)
+    crate::traced::from_value::<T>(Value::Object(external)).map_err(D::Error::custom)
 }
 
 fn unexpected(value: &Value) -> Unexpected<'_> {

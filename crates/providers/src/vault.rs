@@ -46,7 +46,7 @@ impl ConnectionVault for Vault {
         existing: Option<&Value>,
     ) -> Result<Value, String> {
         let existing: Option<Connection> =
-            existing.and_then(|stored| serde_json::from_value(stored.clone()).ok());
+            existing.and_then(|stored| panelot_protocol::from_value(stored.clone()).ok());
         let quirks = Quirks::from_names(&input.quirks).map_err(|e| e.to_string())?;
         let entries: Option<&Vec<ApiKeyEntry>> = input.api_keys.as_ref();
         // The typed keys, as `Connection::from_draft` seals them: trimmed, blank ones and
@@ -121,7 +121,7 @@ impl ConnectionVault for Vault {
     }
 
     fn view(&self, stored: &Value) -> Option<ConnectionView> {
-        let connection: Connection = serde_json::from_value(stored.clone()).ok()?;
+        let connection: Connection = panelot_protocol::from_value(stored.clone()).ok()?;
         Some(ConnectionView {
             id: ConnectionId::new(connection.id).ok()?,
             name: connection.name,

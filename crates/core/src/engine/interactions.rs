@@ -69,7 +69,7 @@ pub(crate) fn request_of(
 ) -> Option<Result<InteractionRequestPayload, String>> {
     match tool {
         ASK_USER => Some(
-            serde_json::from_value::<Vec<AskedQuestion>>(params["questions"].clone())
+            panelot_protocol::from_value::<Vec<AskedQuestion>>(params["questions"].clone())
                 .map_err(|err| format!("the questions are not valid: {err}"))
                 .and_then(|questions| match questions.len() {
                     1..=3 => Ok(InteractionRequestPayload::AskUser {

@@ -128,7 +128,7 @@ fn read<S: DeserializeOwned>(kind: Kind, text: &str) -> Result<S, FormatError> {
             step(kind, record)?;
         }
     }
-    Ok(serde_json::from_value(value)?)
+    Ok(panelot_protocol::from_value(value)?)
 }
 
 #[cfg(test)]

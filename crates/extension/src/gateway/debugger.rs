@@ -159,11 +159,11 @@ pub(crate) fn parse(tool: DebuggerTool, params: &Value) -> Result<DebuggerCall, 
     let invalid = |err: serde_json::Error| format!("invalid parameters: {err}");
     let call = match tool {
         DebuggerTool::ClickTrusted => {
-            let p: ClickParams = serde_json::from_value(rest).map_err(invalid)?;
+            let p: ClickParams = panelot_protocol::from_value(rest).map_err(invalid)?;
             DebuggerCall::Click { element_ref: p.element_ref, accept_dialogs: p.accept_dialogs }
         }
         DebuggerTool::TypeTrusted => {
-            let p: TypeParams = serde_json::from_value(rest).map_err(invalid)?;
+            let p: TypeParams = panelot_protocol::from_value(rest).map_err(invalid)?;
             let append = match p.mode.as_deref() {
                 None | Some("replace") => false,
                 Some("append") => true,
@@ -181,11 +181,11 @@ pub(crate) fn parse(tool: DebuggerTool, params: &Value) -> Result<DebuggerCall, 
             }
         }
         DebuggerTool::Screenshot => {
-            let NoParams {} = serde_json::from_value(rest).map_err(invalid)?;
+            let NoParams {} = panelot_protocol::from_value(rest).map_err(invalid)?;
             DebuggerCall::Screenshot
         }
         DebuggerTool::RunJavascript => {
-            let p: EvalParams = serde_json::from_value(rest).map_err(invalid)?;
+            let p: EvalParams = panelot_protocol::from_value(rest).map_err(invalid)?;
             if p.code.trim().is_empty() {
                 return Err("invalid parameters: code is empty".to_owned());
             }

@@ -299,7 +299,7 @@ impl<'de> Deserialize<'de> for ExecutorResult {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use serde::de::Error;
         use serde_json::Value;
-        use serde_json::from_value;
+        use crate::traced::from_value;
         let Value::Object(mut fields) = Value::deserialize(deserializer)? else {
             return Err(D::Error::custom(
                 "invalid type: expected an object with `shape` and `data`",
@@ -521,7 +521,7 @@ impl ExecutorCall {
     /// parameter type (for the engine, which builds calls from a tool name and the model's
     /// parameters).
     pub fn from_tool(tool: &str, params: serde_json::Value) -> Result<Self, serde_json::Error> {
-        use serde_json::from_value;
+        use crate::traced::from_value;
         Ok(match tool {
             "read_page" => ExecutorCall::ReadPage(from_value(params)?),
             "click" => ExecutorCall::Click(from_value(params)?),
