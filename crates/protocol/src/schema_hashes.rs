@@ -5,4 +5,4 @@ pub const ENGINE_SCHEMA_HASH: &str =
     "3bcb5cb8c8c60ba5196ef59d4e3a88350cbf0242160d113ed7b95bbc1e4aa786";
 /// Hash of the page-executor protocol (`panelot/content-v1`) schema.
 pub const CONTENT_SCHEMA_HASH: &str =
-    "02341687db49f858c025144bfcf3bd7746e48a550f3a05cb592596c09e037e23";
+    "0def8842280f6022d009b9d9196b6f9e2a323c83b97ddda2f0699d6829813e4c";

@@ -13,6 +13,7 @@ import {
   type ExecutorCall,
   type RequestId,
 } from "./generated/protocol";
+import { listenForDialogs } from "./dialogs";
 import { toFailure, ExecutorError } from "./failure";
 import { randomId } from "./ids";
 import { RequestQueue } from "./queue";
@@ -51,6 +52,7 @@ function install(): void {
   const registry = new RefRegistry();
   const executor: Executor = { documentId, registry, snapshots: new Snapshotter(registry, documentId) };
   const queue = new RequestQueue();
+  listenForDialogs();
 
   chrome.runtime.onMessage.addListener((message: unknown, _sender, sendResponse) => {
     if (!isRequest(message)) return false;

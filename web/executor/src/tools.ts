@@ -13,6 +13,7 @@ import { focusElement } from "./actions/events";
 import { ensureActionable } from "./actions/actionability";
 import { clearHighlight, showHighlight } from "./actions/highlight";
 import { describeTarget } from "./target";
+import { collectDialogs } from "./dialogs";
 
 /** What a call needs from the executor. */
 export interface Executor {
@@ -86,9 +87,10 @@ function diffAfter(ex: Executor, evidence: ActionEvidence): string | null {
 
 async function focusAction(el: Element): Promise<ActionEvidence> {
   const started = performance.now();
-  focusElement(el);
+  const urlBefore = location.href;
+  const [, seen] = await collectDialogs(async () => focusElement(el));
   const focused = el.ownerDocument.activeElement === el;
-  return { urlBefore: location.href, urlAfter: location.href, effect: focused ? "verified" : "dispatched", observed: focused ? ["focused"] : ["focus did not move"], settled: true, durationMs: Math.round(performance.now() - started) };
+  return { urlBefore, urlAfter: location.href, effect: focused ? "verified" : "dispatched", observed: focused ? ["focused"] : ["focus did not move"], settled: true, durationMs: Math.round(performance.now() - started), dialogs: seen.dialogs, dialogsStopped: seen.stopped };
 }
 
 /**

@@ -10,8 +10,11 @@ use panelot_core::engine::ToolStatus;
 use panelot_protocol::content::ActionEvidence;
 use panelot_protocol::content::ActionFailure;
 use panelot_protocol::content::ActionFailureCode;
+use panelot_protocol::content::DIALOGS_MAX;
+use panelot_protocol::content::DialogKind;
 use panelot_protocol::content::EffectState;
 use panelot_protocol::content::ExecutorResult;
+use panelot_protocol::content::PageDialog;
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::json;
@@ -202,6 +205,32 @@ pub(crate) fn page_failure(tab_id: u32, failure: &ActionFailure) -> ToolOutcome 
         .with_details(json!({"tabId": tab_id, "failure": failure}))
 }
 
+/// The refusal of a write whose page could not get the dialog guard: a dialog it opened would
+/// block the page and the call.
+pub(crate) fn dialog_guard_failure(tab_id: u32, reason: &impl std::fmt::Display) -> ToolOutcome {
+    let code = code_name(ActionFailureCode::SafetyBoundaryUnavailable);
+    ToolOutcome::failed(format!(
+        "[tabId={tab_id}] {code}: {reason}. It did not act. click_trusted and type_trusted \
+         answer dialogs through the debugger."
+    ))
+    .with_details(json!({"tabId": tab_id, "failure": {"code": code}}))
+}
+
+/// What the model reads of a dialog the page opened during an action, and Panelot's answer.
+pub(crate) fn dialog_line(dialog: &PageDialog) -> String {
+    let said = serde_json::to_string(&dialog.message).unwrap_or_default();
+    match dialog.kind {
+        DialogKind::Alert => format!("The page showed alert({said}); Panelot answered OK."),
+        DialogKind::Confirm => format!("The page showed confirm({said}); Panelot answered Cancel."),
+        DialogKind::Prompt => {
+            format!("The page showed prompt({said}); Panelot answered Cancel (no text).")
+        }
+        DialogKind::Beforeunload => "The page asked to confirm leaving it (beforeunload); \
+             Panelot let it leave without asking."
+            .to_owned(),
+    }
+}
+
 /// A failure outside the executor (no tab, injection refused, the page went away).
 pub(crate) fn failure(message: impl std::fmt::Display) -> ToolOutcome {
     ToolOutcome::failed(message.to_string())
@@ -305,6 +334,16 @@ fn evidence_line(evidence: &ActionEvidence) -> String {
     }
     if !evidence.settled {
         line.push_str(". The page had not settled yet; it may still be loading");
+    }
+    for dialog in &evidence.dialogs {
+        line.push('\n');
+        line.push_str(&dialog_line(dialog));
+    }
+    if evidence.dialogs_stopped {
+        line.push_str(&format!(
+            "\nThe page kept opening dialogs: after {DIALOGS_MAX}, Panelot made the next one throw \
+             an error in the page to end the loop."
+        ));
     }
     line
 }

@@ -4,6 +4,7 @@ use panelot_protocol::ElementRef;
 use panelot_protocol::SnapshotId;
 use panelot_protocol::content::ActionPhase;
 use panelot_protocol::content::ActionResult;
+use panelot_protocol::content::BatchResult;
 use panelot_protocol::content::ExtractResult;
 use panelot_protocol::content::FindHit;
 use panelot_protocol::content::FindResult;
@@ -31,6 +32,8 @@ fn evidence(effect: EffectState, observed: &[&str], url_after: &str) -> ActionEv
         observed: observed.iter().map(|s| (*s).to_owned()).collect(),
         settled: true,
         duration_ms: 260,
+        dialogs: Vec::new(),
+        dialogs_stopped: false,
     }
 }
 
@@ -74,6 +77,72 @@ fn an_action_is_one_line_of_evidence_and_the_diff() {
     check(
         page_result(3, &result),
         "ok [tabId=3] dispatched. URL is now http://127.0.0.1/b. The page had not settled yet; it may still be loading",
+    );
+}
+
+#[test]
+fn dialogs_of_an_action_say_what_the_page_asked_and_what_panelot_answered() {
+    let dialog = |kind, message: &str| PageDialog { kind, message: message.into() };
+    let mut asked = evidence(EffectState::Dispatched, &[], "http://127.0.0.1/a");
+    asked.dialogs = vec![
+        dialog(DialogKind::Confirm, "Delete \"all\"?"),
+        dialog(DialogKind::Alert, "Nothing was deleted"),
+        dialog(DialogKind::Prompt, "Your name?"),
+    ];
+    let result = ExecutorResult::Action(ActionResult { evidence: asked, snapshot_diff: None });
+    let outcome = page_result(3, &result);
+    assert_eq!(
+        outcome.details.as_ref().map(|d| d["evidence"]["dialogs"][0].clone()),
+        Some(json!({"kind": "confirm", "message": "Delete \"all\"?"})),
+        "the card gets the dialogs with the evidence"
+    );
+    check(
+        outcome,
+        "ok [tabId=3] dispatched\n\
+         The page showed confirm(\"Delete \\\"all\\\"?\"); Panelot answered Cancel.\n\
+         The page showed alert(\"Nothing was deleted\"); Panelot answered OK.\n\
+         The page showed prompt(\"Your name?\"); Panelot answered Cancel (no text).",
+    );
+
+    // A page that left through a beforeunload prompt, and one that looped on its dialogs.
+    let mut left = evidence(EffectState::Observed, &[], "http://127.0.0.1/b");
+    left.dialogs = vec![dialog(DialogKind::Beforeunload, "")];
+    let mut looped = evidence(EffectState::Dispatched, &[], "http://127.0.0.1/a");
+    looped.dialogs = vec![dialog(DialogKind::Confirm, "Sure?"); DIALOGS_MAX];
+    looped.dialogs_stopped = true;
+    let batch = ExecutorResult::Batch(BatchResult {
+        completed: 2,
+        stopped_before: None,
+        stop_reason: None,
+        evidence: vec![left, looped],
+        snapshot_diff: None,
+    });
+    let sure = "\nThe page showed confirm(\"Sure?\"); Panelot answered Cancel.".repeat(DIALOGS_MAX);
+    check(
+        page_result(3, &batch),
+        &format!(
+            "ok [tabId=3] all 2 actions done\n\
+             1. done, change observed. URL is now http://127.0.0.1/b\n\
+             The page asked to confirm leaving it (beforeunload); Panelot let it leave without \
+             asking.\n\
+             2. dispatched{sure}\n\
+             The page kept opening dialogs: after 8, Panelot made the next one throw an error in \
+             the page to end the loop."
+        ),
+    );
+}
+
+#[test]
+fn a_page_without_the_dialog_guard_is_not_acted_on() {
+    let outcome = dialog_guard_failure(4, &"the page locked window.confirm");
+    assert_eq!(
+        outcome.details,
+        Some(json!({"tabId": 4, "failure": {"code": "safety_boundary_unavailable"}}))
+    );
+    check(
+        outcome,
+        "failed [tabId=4] safety_boundary_unavailable: the page locked window.confirm. It did not \
+         act. click_trusted and type_trusted answer dialogs through the debugger.",
     );
 }
 

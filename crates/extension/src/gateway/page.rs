@@ -1,7 +1,9 @@
 //! L1: one call to the page executor of a tab. Ping it, inject it if it is not there yet
 //! (idempotent), send a `panelot/content-v1` request with a deadline, and wait for the answer,
 //! the deadline or the abort signal, whichever comes first; an aborted call is cancelled in the
-//! page too.
+//! page too. Around a write, the page's dialogs are answered by [`dialog_guard`].
+
+mod dialog_guard;
 
 use std::cell::Cell;
 
@@ -35,6 +37,12 @@ const WAIT_DEADLINE_MS: u64 = 31_000;
 /// How long past its deadline the gateway still waits for the executor's own `timeout` answer,
 /// so a page that died is not waited for forever.
 const DEADLINE_GRACE_MS: u64 = 2_000;
+/// How long the dialog guard outlives a call's deadline when nobody removes it (the worker died
+/// mid-call), so that it never stays on a page for good.
+const GUARD_LEASE_SLACK_MS: u64 = 5_000;
+/// How long an answered call waits for the guard's removal: a page busy again (its own timers)
+/// must not hold the result.
+const GUARD_REMOVE_WAIT_MS: u64 = 1_000;
 
 thread_local! {
     /// Request ids are unique within this worker's life; the time prefix keeps them unique
@@ -73,11 +81,30 @@ pub(crate) async fn execute(
         expected,
         op: ContentOp::Execute { call },
     };
+    let guarded = guards_dialogs(&request);
+    if guarded {
+        let lease_ms = budget_ms + DEADLINE_GRACE_MS + GUARD_LEASE_SLACK_MS;
+        if let Err(err) = dialog_guard::install(tab, &request_id, lease_ms).await {
+            return Err(format::dialog_guard_failure(tab, &err));
+        }
+    }
     let answer = race(
         send(tab, &request),
         race(abort.aborted(), wait::sleep(budget_ms + DEADLINE_GRACE_MS)),
     )
     .await;
+    if guarded {
+        let lease = request_id.clone();
+        let removal = async move { dialog_guard::remove(tab, &lease).await };
+        match answer {
+            // The page answered, so it is free to run the removal now.
+            Either::Left(Ok(_)) => {
+                let _ = race(removal, wait::sleep(GUARD_REMOVE_WAIT_MS)).await;
+            }
+            // Gone, stopped or stuck: whenever the page can run it, or never (its lease ends).
+            _ => wasm_bindgen_futures::spawn_local(removal),
+        }
+    }
     let raw = match answer {
         Either::Left(Ok(raw)) => raw,
         Either::Left(Err(err)) => {
@@ -116,6 +143,31 @@ pub(crate) async fn execute(
         ContentOutcome::Pong { .. } => Err(format::failure(format!(
             "[tabId={tab}] the page executor answered a ping to a call"
         ))),
+    }
+}
+
+/// Whether a request runs under the dialog guard: the calls that dispatch events to the page's
+/// elements, whose handlers may open a dialog.
+fn guards_dialogs(request: &ContentRequest) -> bool {
+    let ContentOp::Execute { call } = &request.op else { return false };
+    match call {
+        ExecutorCall::Click(_)
+        | ExecutorCall::Hover(_)
+        | ExecutorCall::Type(_)
+        | ExecutorCall::SelectOption(_)
+        | ExecutorCall::PressKey(_)
+        | ExecutorCall::BatchActions(_)
+        | ExecutorCall::Focus(_) => true,
+        ExecutorCall::ReadPage(_)
+        | ExecutorCall::Scroll(_)
+        | ExecutorCall::WaitFor(_)
+        | ExecutorCall::Extract(_)
+        | ExecutorCall::FindInPage(_)
+        | ExecutorCall::GetSelection(_)
+        | ExecutorCall::GetRect(_)
+        | ExecutorCall::ValidateRef(_)
+        | ExecutorCall::DescribeTarget(_)
+        | ExecutorCall::Highlight(_) => false,
     }
 }
 

@@ -22,6 +22,17 @@ pub const SNAPSHOT_MAX_TOKENS: u32 = 6_000;
 pub const BATCH_MAX_ACTIONS: usize = 6;
 /// Longest fixed wait of `wait_for`.
 pub const WAIT_FOR_MAX_MS: u32 = 30_000;
+/// Most dialogs one call answers and reports. The next one throws in the page instead of
+/// answering: a page that asks again until it hears yes (`while (!confirm(…))`) would otherwise
+/// spin forever on the safe answer.
+pub const DIALOGS_MAX: usize = 8;
+/// Characters of a dialog's message kept in its report.
+pub const DIALOG_MESSAGE_MAX_CHARS: usize = 200;
+/// The DOM event through which the dialog guard (in the page's own world, installed by the
+/// extension around an action) tells the executor of each dialog it answered: dispatched on the
+/// top document, its `detail` a JSON text `{"kind", "message"}`, or `{"kind": "stopped"}` once
+/// past [`DIALOGS_MAX`].
+pub const DIALOG_EVENT: &str = "panelot-dialog";
 
 /// One tool call for the page executor.
 #[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, PartialEq)]
@@ -380,6 +391,38 @@ pub struct ActionEvidence {
     pub settled: bool,
     /// Milliseconds from start to settled.
     pub duration_ms: u32,
+    /// Dialogs the page opened during the action, each answered at once with its safe answer
+    /// (see [`DialogKind`]), at most [`DIALOGS_MAX`] in one call.
+    pub dialogs: Vec<PageDialog>,
+    /// The page kept opening dialogs past [`DIALOGS_MAX`]: the next one threw in the page.
+    pub dialogs_stopped: bool,
+}
+
+/// A JavaScript dialog the page opened during an action. Panelot answers it in the page without
+/// showing it, so it never blocks the page or the call.
+#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PageDialog {
+    /// Which dialog, and so how it was answered.
+    pub kind: DialogKind,
+    /// What it said, at most [`DIALOG_MESSAGE_MAX_CHARS`] characters (empty for
+    /// `beforeunload`, whose text browsers no longer show).
+    pub message: String,
+}
+
+/// A kind of JavaScript dialog, with the answer Panelot gives it during an action.
+#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum DialogKind {
+    /// `alert()`: OK, its only answer.
+    Alert,
+    /// `confirm()`: Cancel (`false`).
+    Confirm,
+    /// `prompt()`: Cancel (`null`, no text).
+    Prompt,
+    /// A `beforeunload` handler asked to confirm leaving: the page leaves without asking, as the
+    /// action that navigated meant (a page cannot be kept without showing the dialog).
+    Beforeunload,
 }
 
 /// How far an action's effect was confirmed.

@@ -35,7 +35,8 @@ fn declared_types() -> Vec<(String, String, Vec<String>)> {
         ExecutorCall, EmptyParams, RefParams, ReadPageParams, MouseButton, ClickParams, TypeMode,
         TypeParams, SelectOptionParams, PressKeyParams, ScrollDirection, ScrollAmount, ScrollParams,
         WaitForParams, ExtractParams, FindInPageParams, BatchActionsParams, BatchAction,
-        ExecutorResult, SnapshotResult, ActionResult, ActionEvidence, EffectState, ExtractResult,
+        ExecutorResult, SnapshotResult, ActionResult, ActionEvidence, PageDialog,
+        DialogKind, EffectState, ExtractResult,
         FindResult, FindHit, SelectionResult, BatchResult, RectResult, RefStatusResult,
         ExpectedTarget, DescribeTargetParams, DescribeItem, TargetDescription, ElementDescription,
         Destination, DestinationKind, FormMethod, HighlightParams, HighlightResult,
@@ -54,6 +55,9 @@ pub fn executor_typescript() -> String {
     out.push_str(&format!("export const SNAPSHOT_MAX_TOKENS = {SNAPSHOT_MAX_TOKENS};\n"));
     out.push_str(&format!("export const BATCH_MAX_ACTIONS = {BATCH_MAX_ACTIONS};\n"));
     out.push_str(&format!("export const WAIT_FOR_MAX_MS = {WAIT_FOR_MAX_MS};\n"));
+    out.push_str(&format!("export const DIALOGS_MAX = {DIALOGS_MAX};\n"));
+    out.push_str(&format!("export const DIALOG_EVENT = \"{DIALOG_EVENT}\";\n"));
+    out.push_str(&format!("export const DIALOG_MESSAGE_MAX_CHARS = {DIALOG_MESSAGE_MAX_CHARS};\n"));
     out.push_str(&format!("export const TARGET_TEXT_MAX_CHARS = {TARGET_TEXT_MAX_CHARS};\n"));
     out.push_str(&format!("export const TARGET_URL_MAX_CHARS = {TARGET_URL_MAX_CHARS};\n"));
     out.push_str(&format!(

@@ -1,6 +1,7 @@
 // Running a write with its evidence: URL before and after, what was observed, settling.
 
 import type { ActionEvidence, EffectState } from "../generated/protocol";
+import { collectDialogs } from "../dialogs";
 import { settle, type SettleTiming } from "./settle";
 
 /** What the action itself established. */
@@ -14,8 +15,12 @@ export async function withEvidence(timing: SettleTiming, signal: AbortSignal, ac
   const started = performance.now();
   const urlBefore = location.href;
   const focusBefore = document.activeElement;
-  const result = await act();
-  const settled = await settle(timing, signal, started);
+  // Dialogs count from the dispatch to the end of settling: a handler may ask only after a
+  // timer or a fetch.
+  const [[result, settled], seen] = await collectDialogs(async () => {
+    const acted = await act();
+    return [acted, await settle(timing, signal, started)] as const;
+  });
   const observed = [...result.observed];
   const urlAfter = location.href;
   let effect = result.effect;
@@ -27,5 +32,5 @@ export async function withEvidence(timing: SettleTiming, signal: AbortSignal, ac
   }
   if (effect === "dispatched" && (settled.navigating || urlAfter !== urlBefore || settled.mutations > 0)) effect = "observed";
   if (!settled.settled && !settled.navigating) observed.push("the page had not settled after 5 s: it may still be loading");
-  return { urlBefore, urlAfter, effect, observed, settled: settled.settled, durationMs: settled.durationMs };
+  return { urlBefore, urlAfter, effect, observed, settled: settled.settled, durationMs: settled.durationMs, dialogs: seen.dialogs, dialogsStopped: seen.stopped };
 }

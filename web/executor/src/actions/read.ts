@@ -36,14 +36,14 @@ export async function scroll(registry: RefRegistry, params: ScrollParams, signal
   const after = scroller.scrollTop;
   const max = scroller.scrollHeight - scroller.clientHeight;
   const observed = after === before ? [`did not move (at y=${Math.round(after)} of ${Math.round(max)})`] : [`scrolled from y=${Math.round(before)} to y=${Math.round(after)} of ${Math.round(max)}`];
-  return { urlBefore, urlAfter: location.href, effect: after === before ? "dispatched" : "verified", observed, settled: true, durationMs: Math.round(performance.now() - started) };
+  return { urlBefore, urlAfter: location.href, effect: after === before ? "dispatched" : "verified", observed, settled: true, durationMs: Math.round(performance.now() - started), dialogs: [], dialogsStopped: false };
 }
 
 /** Waits for text to appear or go, or for a time (at most 30 s). */
 export async function waitFor(params: WaitForParams, signal: AbortSignal): Promise<ActionEvidence> {
   const started = performance.now();
   const urlBefore = location.href;
-  const done = (observed: string): ActionEvidence => ({ urlBefore, urlAfter: location.href, effect: "verified", observed: [observed], settled: true, durationMs: Math.round(performance.now() - started) });
+  const done = (observed: string): ActionEvidence => ({ urlBefore, urlAfter: location.href, effect: "verified", observed: [observed], settled: true, durationMs: Math.round(performance.now() - started), dialogs: [], dialogsStopped: false });
   if (params.text === null && params.textGone === null) {
     const ms = Math.min(Math.max(params.timeMs ?? 1000, 0), WAIT_FOR_MAX_MS);
     await sleep(ms, signal);

@@ -2,11 +2,14 @@
 // Do not edit by hand.
 
 export const CONTENT_PROTOCOL = "panelot/content-v1";
-export const CONTENT_SCHEMA_HASH = "02341687db49f858c025144bfcf3bd7746e48a550f3a05cb592596c09e037e23";
+export const CONTENT_SCHEMA_HASH = "0def8842280f6022d009b9d9196b6f9e2a323c83b97ddda2f0699d6829813e4c";
 export const SNAPSHOT_DEFAULT_TOKENS = 3000;
 export const SNAPSHOT_MAX_TOKENS = 6000;
 export const BATCH_MAX_ACTIONS = 6;
 export const WAIT_FOR_MAX_MS = 30000;
+export const DIALOGS_MAX = 8;
+export const DIALOG_EVENT = "panelot-dialog";
+export const DIALOG_MESSAGE_MAX_CHARS = 200;
 export const TARGET_TEXT_MAX_CHARS = 200;
 export const TARGET_URL_MAX_CHARS = 4096;
 export const HIGHLIGHT_LABEL_MAX_CHARS = 200;
@@ -332,7 +335,29 @@ settled: boolean,
 /**
  * Milliseconds from start to settled.
  */
-durationMs: number, };
+durationMs: number, 
+/**
+ * Dialogs the page opened during the action, each answered at once with its safe answer
+ * (see [`DialogKind`]), at most [`DIALOGS_MAX`] in one call.
+ */
+dialogs: Array<PageDialog>, 
+/**
+ * The page kept opening dialogs past [`DIALOGS_MAX`]: the next one threw in the page.
+ */
+dialogsStopped: boolean, };
+
+export type PageDialog = { 
+/**
+ * Which dialog, and so how it was answered.
+ */
+kind: DialogKind, 
+/**
+ * What it said, at most [`DIALOG_MESSAGE_MAX_CHARS`] characters (empty for
+ * `beforeunload`, whose text browsers no longer show).
+ */
+message: string, };
+
+export type DialogKind = "alert" | "confirm" | "prompt" | "beforeunload";
 
 export type EffectState = "dispatched" | "observed" | "verified";
 
