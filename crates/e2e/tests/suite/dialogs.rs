@@ -164,3 +164,67 @@ fn a_beforeunload_page_left_by_an_l1_click_leaves_no_dialog_up() {
     let now = s.h.eval_in_tab(tab, "return location.pathname;").unwrap();
     assert_eq!(now, json!("/next.html"));
 }
+
+/// A button that asks through a same-origin frame's `confirm`, which the guard of that frame
+/// answers, and a page that locked its own `prompt` to the native one.
+const FRAMED_PAGE: &str = r#"<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Framed</title></head>
+<body>
+<button id="ask">Ask in the frame</button>
+<p id="out">nothing yet</p>
+<iframe srcdoc="<p>inner</p>"></iframe>
+<script>
+document.getElementById("ask").addEventListener("click", () => {
+  const inner = document.querySelector("iframe").contentWindow;
+  document.getElementById("out").textContent = inner.confirm("From the frame?") ? "yes" : "no";
+});
+</script>
+</body></html>"#;
+
+const LOCKED_PAGE: &str = r#"<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Locked</title></head>
+<body>
+<button id="ask">Ask</button>
+<p id="out">nothing yet</p>
+<script>
+Object.defineProperty(window, "prompt", { value: window.prompt, writable: false, configurable: false });
+window.clicked = false;
+document.getElementById("ask").addEventListener("click", () => {
+  window.clicked = true;
+  document.getElementById("out").textContent = prompt("Locked?") ?? "no answer";
+});
+</script>
+</body></html>"#;
+
+#[test]
+fn a_same_origin_frame_is_guarded_and_a_page_that_locks_its_dialogs_is_not_acted_on() {
+    let mut s = Scenario::start("/framed.html", FRAMED_PAGE);
+    s.site.add_page("/locked.html", LOCKED_PAGE);
+    let tab = s.tab;
+    let locked = s.site.url("/locked.html");
+    s.server.push(Reply::tool_call("read_page", json!({"tabId": tab.0})));
+    s.server.push(Reply::tool_call("click", json!({"ref": "e1"})));
+    s.server.push(Reply::tool_call("navigate", json!({"url": locked})));
+    s.server.push(Reply::tool_call("click", json!({"ref": "e1"})));
+    s.server.push(Reply::text("Done."));
+    s.turn("Press the buttons");
+
+    let results = s.tool_results();
+    assert_eq!(results.len(), 5, "{results:#?}");
+    let framed = &results[2][1];
+    assert!(
+        framed.contains(r#"The page showed confirm("From the frame?"); Panelot answered Cancel."#),
+        "{framed}"
+    );
+    assert!(framed.contains(r#"+ "no""#), "{framed}");
+    let refused = &results[4][3];
+    assert!(
+        refused.contains(
+            "safety_boundary_unavailable: the page locked window.prompt so that Panelot cannot \
+             answer its dialogs. It did not act."
+        ),
+        "{refused}"
+    );
+    let clicked = s.h.eval_in_tab(tab, "return window.clicked;").unwrap();
+    assert_eq!(clicked, json!(false), "the handler that would block never ran");
+}
