@@ -41,6 +41,7 @@ use panelot_protocol::Op;
 use panelot_protocol::Origin;
 use panelot_protocol::RunId;
 use panelot_protocol::ThreadId;
+use panelot_protocol::engine::ActivityUpdatedEvent;
 use panelot_protocol::engine::ConnectionCheck;
 use panelot_protocol::engine::ConnectionVerifiedEvent;
 use panelot_protocol::engine::ConnectionVerifyParams;
@@ -50,6 +51,7 @@ use panelot_protocol::engine::PongEvent;
 use panelot_protocol::engine::RunState;
 use panelot_protocol::engine::SettingsStateEvent;
 use panelot_protocol::engine::StopReason;
+use panelot_protocol::engine::ThreadActivity;
 use panelot_protocol::engine::ThreadEarlierEvent;
 use panelot_protocol::engine::ThreadLoadEarlierParams;
 use panelot_protocol::engine::ThreadSnapshotEvent;
@@ -128,6 +130,8 @@ pub struct Engine<S: Store> {
     runs: RunTable,
     in_flight: InFlightTable,
     follow_ups: VecDeque<FollowUp>,
+    /// The activity every UI was last told about (`activity.updated`).
+    activity: Vec<ThreadActivity>,
 }
 
 impl<S: Store> std::fmt::Debug for Engine<S> {
@@ -150,6 +154,7 @@ impl<S: Store> Engine<S> {
             runs: RunTable::default(),
             in_flight: InFlightTable::default(),
             follow_ups: VecDeque::new(),
+            activity: Vec::new(),
         }
     }
 
@@ -633,10 +638,29 @@ impl<S: Store> Engine<S> {
         while let Some(follow_up) = self.follow_ups.pop_front() {
             self.follow_up(follow_up, out).await;
         }
+        self.publish_activity(out);
         out.wake_at_ms = match (self.delivery.deadline(), self.runs.next_approval_deadline()) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
+    }
+
+    /// Tells every UI what the threads are doing when that changed: badges in thread lists
+    /// ("waiting for you") and the panel header.
+    fn publish_activity(&mut self, out: &mut Outbox) {
+        let activity = self.runs.activity();
+        if activity == self.activity {
+            return;
+        }
+        let sum = |count: fn(&ThreadActivity) -> u32| activity.iter().map(count).sum::<u32>();
+        let event = AgentEvent::ActivityUpdated(ActivityUpdatedEvent {
+            running: sum(|a| u32::from(a.running)),
+            pending_approvals: sum(|a| a.pending_approvals),
+            pending_interactions: sum(|a| a.pending_interactions),
+            threads: activity.clone(),
+        });
+        self.activity = activity;
+        self.delivery.broadcast(event, self.env.now_ms(), out);
     }
 
     async fn follow_up(&mut self, follow_up: FollowUp, out: &mut Outbox) {

@@ -105,8 +105,8 @@ catalog! {
     Untitled => "Untitled", "未命名";
     /// Badge: running.
     BadgeRunning => "Running", "运行中";
-    /// Badge: waiting for approval.
-    BadgeApproval => "Waiting for approval", "等待批准";
+    /// Badge: an approval or a question waits for the user.
+    BadgeWaiting => "Waiting for you", "等待你的回应";
     /// Empty thread placeholder.
     EmptyThread => "Ask anything about the page you are on.", "可以就当前页面提出任何问题。";
     ShowEarlier => "Show earlier messages", "显示更早的消息";

@@ -14,6 +14,7 @@ use panelot_protocol::engine::RecoveryOption;
 use panelot_protocol::engine::RunRecoveryState;
 use panelot_protocol::engine::RunState;
 use panelot_protocol::engine::StreamingItem;
+use panelot_protocol::engine::ThreadActivity;
 use panelot_protocol::engine::TurnKind;
 
 use super::machine::stream::LiveRun;
@@ -201,6 +202,31 @@ impl RunTable {
                 })
             })
             .collect()
+    }
+
+    /// What every thread with some activity is doing (running, waiting for the user), by
+    /// thread id: what thread lists badge.
+    pub(crate) fn activity(&self) -> Vec<ThreadActivity> {
+        let mut by_thread: BTreeMap<&ThreadId, ThreadActivity> = BTreeMap::new();
+        for run in self.runs.values() {
+            let waits_approval = run.approval.is_some();
+            let waits_answer = run.interaction.is_some();
+            // A turn waiting for the user is still running: its thread shows both.
+            let running = run.is_active();
+            if !(running || waits_approval || waits_answer) {
+                continue;
+            }
+            let entry = by_thread.entry(&run.thread_id).or_insert_with(|| ThreadActivity {
+                thread_id: run.thread_id.clone(),
+                running: false,
+                pending_approvals: 0,
+                pending_interactions: 0,
+            });
+            entry.running |= running;
+            entry.pending_approvals += u32::from(waits_approval);
+            entry.pending_interactions += u32::from(waits_answer);
+        }
+        by_thread.into_values().collect()
     }
 
     /// Interactions waiting in a thread.

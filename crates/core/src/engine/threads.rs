@@ -92,17 +92,21 @@ pub(crate) async fn list<S: Store>(
     reads: &Reads<'_, S>,
     params: &ThreadListParams,
 ) -> Result<AgentEvent, StoreError> {
+    let activity = reads.runs.activity();
     let threads = reads
         .store
         .threads()
         .await?
         .into_iter()
         .filter(|meta| params.include_archived || !meta.archived)
-        .map(|meta| ThreadSummary {
-            running: reads.runs.active(&meta.id).is_some(),
-            meta,
-            pending_approvals: 0,
-            pending_interactions: 0,
+        .map(|meta| {
+            let activity = activity.iter().find(|a| a.thread_id == meta.id);
+            ThreadSummary {
+                running: reads.runs.active(&meta.id).is_some(),
+                pending_approvals: activity.map_or(0, |a| a.pending_approvals),
+                pending_interactions: activity.map_or(0, |a| a.pending_interactions),
+                meta,
+            }
         })
         .collect();
     Ok(AgentEvent::ThreadListed(ThreadListedEvent {

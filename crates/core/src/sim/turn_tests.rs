@@ -104,13 +104,19 @@ fn a_turn_streams_items_in_order_and_ends_after_its_writes() {
     let events = submit(&mut world, &thread, "Say hello\nplease");
     assert!(acked(&events), "{events:?}");
     world.settle();
-    // Title updates are checked below: the title call runs beside the turn.
+    // Title updates are checked below: the title call runs beside the turn; thread lists hear
+    // that the thread runs, then that it stopped.
     let names: Vec<&str> = world
         .frames
         .iter()
         .map(|f| f.event.kind().wire_name())
-        .filter(|k| *k != "thread.updated")
+        .filter(|k| *k != "thread.updated" && *k != "activity.updated")
         .collect();
+    let running: Vec<u32> = world.events(|e| match e {
+        AgentEvent::ActivityUpdated(a) => Some(a.running),
+        _ => None,
+    });
+    assert_eq!(running, [1, 0]);
     let from = names.iter().position(|k| *k == "turn.start").unwrap();
     assert_eq!(
         &names[from..],
@@ -808,6 +814,28 @@ fn a_write_asks_first_and_runs_once_accepted() {
     assert_eq!(request.tool, "click");
     assert_eq!(request.params, json!({"ref": "e1"}));
     assert_eq!(request.target_origin.as_deref(), Some("https://shop.example"));
+    // Every list learns that the thread waits for the user, and `thread.list` says so too.
+    let activity = |world: &World| -> Vec<(u32, u32, bool)> {
+        world.events(|e| match e {
+            AgentEvent::ActivityUpdated(a) => Some((
+                a.pending_approvals,
+                a.running,
+                a.threads.iter().any(|t| t.thread_id == thread && t.pending_approvals == 1),
+            )),
+            _ => None,
+        })
+    };
+    assert_eq!(activity(&world).last(), Some(&(1, 1, true)));
+    let id = world.submission();
+    let listed: Vec<u32> = world
+        .send(json!({"type": "thread.list", "submissionId": id, "includeArchived": false}))
+        .into_iter()
+        .filter_map(|f| match f.event {
+            AgentEvent::ThreadListed(l) => l.threads.first().map(|t| t.pending_approvals),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(listed, [1]);
     assert_eq!(
         request.deadline_at_ms,
         world.clock.now_ms() - crate::engine::COALESCE_MS + crate::engine::APPROVAL_TIMEOUT_MS
@@ -828,6 +856,7 @@ fn a_write_asks_first_and_runs_once_accepted() {
     );
     world.settle();
     assert_eq!(world.executions.len(), 1);
+    assert_eq!(activity(&world).last(), Some(&(0, 0, false)), "nothing waits or runs");
     // The origin joined the thread's scope; reads never ask.
     let meta = block_on(world.store.thread(&thread)).unwrap().unwrap();
     assert_eq!(meta.scope_origins, ["https://shop.example"]);

@@ -259,6 +259,12 @@ fn chat_page_runs_a_turn_and_answers_the_models_question_from_its_card() {
         )
         .expect("press Enter");
     wait(&mut browser, &page, "!!document.querySelector('.interaction-card .question')");
+    // The thread list says the thread waits for the user (from the engine's activity).
+    wait(
+        &mut browser,
+        &page,
+        "document.querySelector('.thread-list .badge.approval')?.title === 'Waiting for you'",
+    );
     let question = browser
         .cdp
         .evaluate(&page, "document.querySelector('.interaction-card legend').textContent")
@@ -278,6 +284,7 @@ fn chat_page_runs_a_turn_and_answers_the_models_question_from_its_card() {
         "[...document.querySelectorAll('.msg.assistant')].some(m => m.innerHTML.includes('<strong>large</strong>'))",
     );
     wait(&mut browser, &page, "!document.querySelector('.interaction-card')");
+    wait(&mut browser, &page, "!document.querySelector('.thread-list .badge.approval')");
     let second = server
         .requests()
         .into_iter()

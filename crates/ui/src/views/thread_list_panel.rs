@@ -55,7 +55,8 @@ struct Row {
     title: String,
     pinned: bool,
     running: bool,
-    approvals: u32,
+    /// Approvals and questions waiting for the user.
+    waiting: u32,
     revision: u64,
 }
 
@@ -85,7 +86,7 @@ pub(crate) fn ThreadListPanel() -> impl IntoView {
                     title: String::new(),
                     pinned: false,
                     running: false,
-                    approvals: 0,
+                    waiting: 0,
                     revision: 0,
                 });
                 for summary in members {
@@ -100,7 +101,7 @@ pub(crate) fn ThreadListPanel() -> impl IntoView {
                         title,
                         pinned: summary.meta.pinned,
                         running: summary.running,
-                        approvals: summary.pending_approvals,
+                        waiting: summary.pending_approvals + summary.pending_interactions,
                         revision: summary.meta.revision,
                     });
                 }
@@ -149,7 +150,7 @@ pub(crate) fn ThreadListPanel() -> impl IntoView {
                                     <button type="button" class="open" on:click=move |_| open.open(to_open.clone())>
                                         <span class="title">{row.title.clone()}</span>
                                         {row.running.then(|| view! { <span class="badge running" title=page.t(Msg::BadgeRunning)></span> })}
-                                        {(row.approvals > 0).then(|| view! { <span class="badge approval" title=page.t(Msg::BadgeApproval)>"!"</span> })}
+                                        {(row.waiting > 0).then(|| view! { <span class="badge approval" title=page.t(Msg::BadgeWaiting)>"!"</span> })}
                                     </button>
                                     <span class="row-actions">
                                         <button type="button" class="btn-icon btn-sm btn-ghost rename" title=page.t(Msg::Rename) aria-label=page.t(Msg::Rename)
