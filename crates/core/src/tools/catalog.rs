@@ -321,7 +321,7 @@ const FILL: Option<ToolCategory> = Some(ToolCategory::Fill);
 const INTERACT: Option<ToolCategory> = Some(ToolCategory::Interact);
 
 /// Every known tool. `scroll` is a read by design; `watch_page` only observes.
-pub const CATALOG: &[CatalogTool] = &[
+pub static CATALOG: &[CatalogTool] = &[
     // L0: tabs and browser data.
     offered(
         "tabs_list",
