@@ -3,7 +3,7 @@
 //! Layout: `manifest.json`, the module service worker `sw.js` with the engine wasm under
 //! `wasm/`, the three UI pages (side panel, chat, options) sharing `ui.js` and the UI wasm, and the
 //! page executor bundle `executor.js`; the pages' stylesheets under `css/`, and under `icons/` the
-//! extension's icons and the UI's icon sprite (`sprite.svg`, see `icons.rs`).
+//! extension's icons. The UI's icon sprite is written into each page (see `icons.rs`).
 
 use std::path::Path;
 use std::path::PathBuf;

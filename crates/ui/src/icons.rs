@@ -1,7 +1,8 @@
-//! The icons of the UI: each [`Icon`] is a symbol of the SVG sprite `icons/sprite.svg`, which
-//! `cargo xtask build` makes from the npm package `lucide-static` with exactly the icons listed
-//! in `crates/ui/icons.txt`. The SVG stays out of the wasm; a view draws an icon as
-//! `<svg class="icon"><use href="icons/sprite.svg#name"/></svg>`, in the text colour.
+//! The icons of the UI: each [`Icon`] is a symbol of the SVG sprite that `cargo xtask build`
+//! makes from the npm package `lucide-static` with exactly the icons listed in
+//! `crates/ui/icons.txt`, and writes into each page (`xtask/src/icons.rs`). The SVG stays out of
+//! the wasm; a view draws an icon as `<svg class="icon"><use href="#icon-name"/></svg>`, in the
+//! text colour.
 
 /// Declares [`Icon`] with each icon's lucide name.
 macro_rules! icons {
@@ -16,17 +17,17 @@ macro_rules! icons {
             /// Every icon, in declaration order.
             pub const ALL: &'static [Icon] = &[$(Icon::$variant,)*];
 
-            /// The lucide name, which is the symbol's id in the sprite.
+            /// The lucide name; the symbol's id in the sprite is `icon-{name}`.
             pub fn name(self) -> &'static str {
                 match self {
                     $( Icon::$variant => $name, )*
                 }
             }
 
-            /// The `href` of a `<use>` drawing this icon, relative to the pages.
+            /// The `href` of a `<use>` drawing this icon: its symbol in the page.
             pub fn href(self) -> &'static str {
                 match self {
-                    $( Icon::$variant => concat!("icons/sprite.svg#", $name), )*
+                    $( Icon::$variant => concat!("#icon-", $name), )*
                 }
             }
         }
@@ -117,6 +118,6 @@ mod tests {
         let mut named: Vec<&str> = Icon::ALL.iter().map(|i| i.name()).collect();
         named.sort_unstable();
         assert_eq!(named, listed);
-        assert!(Icon::ALL.iter().all(|i| i.href() == format!("icons/sprite.svg#{}", i.name())));
+        assert!(Icon::ALL.iter().all(|i| i.href() == format!("#icon-{}", i.name())));
     }
 }

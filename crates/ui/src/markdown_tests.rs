@@ -13,7 +13,7 @@ fn check(input: &str, completeness: Completeness, expected: &str) {
 /// code (`class` is the `<code>` element's attribute, with its leading space).
 fn block(lang: &str, class: &str, body: &str) -> String {
     format!(
-        "<div class=\"code-block\"><div class=\"code-head\"><span class=\"code-lang\">{lang}</span><button type=\"button\" class=\"copy-code\"><svg class=\"icon\" aria-hidden=\"true\"><use href=\"icons/sprite.svg#copy\"></use></svg><span class=\"copy-label\">Copy</span></button></div><pre><code{class}>{body}</code></pre></div>\n"
+        "<div class=\"code-block\"><div class=\"code-head\"><span class=\"code-lang\">{lang}</span><button type=\"button\" class=\"copy-code\"><svg class=\"icon\" aria-hidden=\"true\"><use href=\"#icon-copy\"></use></svg><span class=\"copy-label\">Copy</span></button></div><pre><code{class}>{body}</code></pre></div>\n"
     )
 }
 
