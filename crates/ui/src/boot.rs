@@ -11,8 +11,9 @@ use crate::host;
 use crate::i18n::Lang;
 use crate::views::App;
 
-/// Mounts the page `entry` and connects to the engine.
-pub(crate) fn start(entry: &str) -> Result<(), JsValue> {
+/// Mounts the page `entry` and connects to the engine, with what `early.js` read from
+/// `chrome.storage` (`stored`).
+pub(crate) fn start(entry: &str, stored: &JsValue) -> Result<(), JsValue> {
     let kind = PageKind::from_name(entry);
     let lang = web_sys::window()
         .and_then(|w| w.navigator().language())
@@ -34,6 +35,7 @@ pub(crate) fn start(entry: &str) -> Result<(), JsValue> {
             root.set_attribute("lang", lang.tag())?;
         }
     }
+    let stored = host::Stored::read(stored, &outbox_key);
     leptos::mount::mount_to_body(move || {
         // Inside the mount, whose owner the contexts belong to and whose executor
         // `spawn_local` needs.
@@ -41,7 +43,9 @@ pub(crate) fn start(entry: &str) -> Result<(), JsValue> {
         if kind == PageKind::Chat {
             host::remember_window();
         }
-        host::start(outbox_key, thread_param, move |effect| router.handle(effect));
+        // Before the app is drawn: the engine prepares its answer (the open thread's snapshot)
+        // meanwhile.
+        host::start(outbox_key, thread_param, stored, move |effect| router.handle(effect));
         view! { <App/> }
     });
     Ok(())

@@ -1,6 +1,7 @@
 //! Panelot's UI pages (side panel, full-page chat, options): a Leptos client-side app in wasm.
 //!
-//! Each page's `boot.js` loads the module and calls [`start`] with the page's entry name. The
+//! Each page's `early.js` starts compiling the module and reading `chrome.storage`; its `boot.js`
+//! then calls [`start`] with the page's entry name and what was read. The
 //! crate is in four layers; only the first builds natively, the rest is wasm only:
 //!
 //! | module       | what it holds                                                             |
@@ -29,8 +30,10 @@ mod host;
 mod views;
 
 /// Mounts the page `entry` (`sidepanel`, `chat` or `options`) and connects to the engine.
+/// `stored` is what `early.js` read: `[chrome.storage.local items, chrome.storage.session
+/// items]`.
 #[cfg(target_arch = "wasm32")]
 #[wasm_bindgen::prelude::wasm_bindgen]
-pub fn start(entry: &str) -> Result<(), wasm_bindgen::JsValue> {
-    boot::start(entry)
+pub fn start(entry: &str, stored: wasm_bindgen::JsValue) -> Result<(), wasm_bindgen::JsValue> {
+    boot::start(entry, &stored)
 }

@@ -1,8 +1,10 @@
-// Page bootstrap without inline script (MV3 CSP): load the UI wasm and start this page's entry.
+// Page bootstrap without inline script (MV3 CSP): once the UI wasm that early.js compiles and
+// what it read from chrome.storage are ready, start this page's entry.
 import init, { start } from "./wasm/ui.js";
 
-init()
-  .then(() => start(document.body.dataset.entry ?? "sidepanel"))
+const early = globalThis.panelotEarly;
+Promise.all([init({ module_or_path: early.wasm }), early.stored])
+  .then(([, stored]) => start(document.body.dataset.entry ?? "sidepanel", stored))
   .catch((err) => {
     document.body.textContent = "Panelot failed to start: " + err;
   });

@@ -1,5 +1,6 @@
 //! The `chrome.*` calls of the UI that are not the engine port: host permissions asked inside a
-//! user gesture, `chrome.storage`, and the JSON and logging helpers the host shares.
+//! user gesture, writes to `chrome.storage` (`early.js` reads what the page needs before the wasm
+//! runs), and the JSON and logging helpers the host shares.
 
 use js_sys::JSON;
 use js_sys::Object;
@@ -12,12 +13,8 @@ use wasm_bindgen_futures::JsFuture;
 
 #[wasm_bindgen]
 extern "C" {
-    #[wasm_bindgen(js_namespace = ["chrome", "storage", "session"], js_name = get, catch)]
-    pub(super) fn session_get(key: &str) -> Result<Promise, JsValue>;
     #[wasm_bindgen(js_namespace = ["chrome", "storage", "session"], js_name = set, catch)]
     pub(super) fn session_set(items: &JsValue) -> Result<Promise, JsValue>;
-    #[wasm_bindgen(js_namespace = ["chrome", "storage", "local"], js_name = get, catch)]
-    pub(super) fn local_get(key: &str) -> Result<Promise, JsValue>;
     #[wasm_bindgen(js_namespace = ["chrome", "storage", "local"], js_name = set, catch)]
     pub(super) fn local_set(items: &JsValue) -> Result<Promise, JsValue>;
     #[wasm_bindgen(js_namespace = ["chrome", "permissions"], js_name = request, catch)]
@@ -61,12 +58,6 @@ pub(super) fn to_json(value: &JsValue) -> serde_json::Value {
         .and_then(|s| s.as_string())
         .and_then(|s| serde_json::from_str(&s).ok())
         .unwrap_or_default()
-}
-
-/// Reads one key; `None` when absent or when `chrome.storage` is unavailable.
-pub(super) async fn storage_get(promise: Result<Promise, JsValue>, key: &str) -> Option<JsValue> {
-    let result = JsFuture::from(promise.ok()?).await.ok()?;
-    Reflect::get(&result, &JsValue::from_str(key)).ok().filter(|v| !v.is_undefined())
 }
 
 pub(super) fn storage_set(key: &str, value: &str, set: fn(&JsValue) -> Result<Promise, JsValue>) {

@@ -1,6 +1,7 @@
 //! The port to the engine: the `chrome.runtime` Port under the [`EngineClient`], its timers
-//! (heartbeat, reconnect backoff), and `chrome.storage` for the client id and the outbox. It
-//! carries out the client's [`ClientEffect`]s and hands those that concern the app to a callback.
+//! (heartbeat, reconnect backoff), and `chrome.storage` for the client id and the outbox (read by
+//! `early.js` before the wasm runs, written here). It carries out the client's [`ClientEffect`]s
+//! and hands those that concern the app to a callback.
 //!
 //! The page has one thread, so the client and the port live in a thread-local; view closures
 //! (which Leptos requires to be `Send`) reach them through the free functions here instead of
@@ -12,9 +13,9 @@ use std::time::Duration;
 
 use js_sys::Function;
 use js_sys::JSON;
+use js_sys::Reflect;
 use leptos::prelude::set_interval;
 use leptos::prelude::set_timeout;
-use leptos::task::spawn_local;
 use panelot_protocol::ClientId;
 use panelot_protocol::Op;
 use panelot_protocol::SubmissionId;
@@ -24,14 +25,12 @@ use wasm_bindgen::JsValue;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::prelude::wasm_bindgen;
 
-use super::chrome::local_get;
 use super::chrome::local_set;
 use super::chrome::log_error;
 use super::chrome::random_uuid;
-use super::chrome::session_get;
 use super::chrome::session_set;
-use super::chrome::storage_get;
 use super::chrome::storage_set;
+use crate::state::client::CLIENT_ID_KEY;
 use crate::state::client::ClientEffect;
 use crate::state::client::ClientError;
 use crate::state::client::EngineClient;
@@ -57,10 +56,6 @@ extern "C" {
     fn add_listener(this: &PortEvent, listener: &Function);
 }
 
-/// `chrome.storage.local` key of the persistent client id (receipts live 7 days, across browser
-/// restarts, so the id must outlive the session).
-const CLIENT_ID_KEY: &str = "panelot.clientId";
-
 /// The open port with its listeners; dropping it drops the listeners.
 struct OpenPort {
     port: Port,
@@ -84,47 +79,68 @@ thread_local! {
     static HOST: RefCell<Option<Host>> = const { RefCell::new(None) };
 }
 
-/// Loads the client id and the saved outbox, then connects and starts the heartbeat.
-/// `on_effect` receives the effects that concern the app: status changes, delivered events,
-/// answers to commands and malformed input; the port carries out the rest itself.
+/// What `early.js` read from `chrome.storage` for the port while the wasm loaded.
+pub(crate) struct Stored {
+    /// The persistent client id, if one is stored.
+    client_id: Option<ClientId>,
+    /// This page's saved outbox (JSON text).
+    outbox: Option<String>,
+}
+
+impl Stored {
+    /// Takes the client id and the outbox under `outbox_key` from `stored`, `[local items, session
+    /// items]`; what is missing or not text counts as nothing stored.
+    pub(crate) fn read(stored: &JsValue, outbox_key: &str) -> Stored {
+        let text = |area: u32, key: &str| {
+            let items = Reflect::get_u32(stored, area).ok()?;
+            Reflect::get(&items, &JsValue::from_str(key)).ok()?.as_string()
+        };
+        Stored {
+            client_id: text(0, CLIENT_ID_KEY).and_then(|raw| ClientId::new(raw).ok()),
+            outbox: text(1, outbox_key),
+        }
+    }
+}
+
+/// Connects with the client id and the outbox `stored` (both read before the wasm ran, so the
+/// `initialize` goes out at once) and starts the heartbeat. `on_effect` receives the effects that
+/// concern the app: status changes, delivered events, answers to commands and malformed input;
+/// the port carries out the rest itself.
 pub(crate) fn start(
     outbox_key: String,
     subscribe: Option<ThreadId>,
+    stored: Stored,
     on_effect: impl Fn(ClientEffect) + 'static,
 ) {
     let on_effect: Rc<dyn Fn(ClientEffect)> = Rc::new(on_effect);
-    spawn_local(async move {
-        let Some(client_id) = load_client_id().await else {
-            log_error("cannot make a client id");
-            return;
-        };
-        let prefix = random_uuid();
-        let client = EngineClient::new(client_id.clone(), &prefix)
-            .or_else(|_| EngineClient::new(client_id, "ui"));
-        let Ok(mut client) = client else {
-            log_error("cannot build the engine client");
-            return;
-        };
-        if let Some(saved) =
-            storage_get(session_get(&outbox_key), &outbox_key).await.and_then(|v| v.as_string())
-        {
-            client.restore_outbox(&saved);
-        }
-        if let Some(thread_id) = subscribe {
-            client.subscribe(thread_id);
-        }
-        HOST.with_borrow_mut(|host| {
-            *host = Some(Host { client, port: None, generation: 0, outbox_key, on_effect });
-        });
-        connect();
-        set_interval(
-            || {
-                let effects = with_client(EngineClient::heartbeat).unwrap_or_default();
-                run(effects);
-            },
-            Duration::from_millis(u64::from(PING_INTERVAL_MS)),
-        );
+    let Some(client_id) = stored.client_id.or_else(new_client_id) else {
+        log_error("cannot make a client id");
+        return;
+    };
+    let prefix = random_uuid();
+    let client = EngineClient::new(client_id.clone(), &prefix)
+        .or_else(|_| EngineClient::new(client_id, "ui"));
+    let Ok(mut client) = client else {
+        log_error("cannot build the engine client");
+        return;
+    };
+    if let Some(saved) = stored.outbox {
+        client.restore_outbox(&saved);
+    }
+    if let Some(thread_id) = subscribe {
+        client.subscribe(thread_id);
+    }
+    HOST.with_borrow_mut(|host| {
+        *host = Some(Host { client, port: None, generation: 0, outbox_key, on_effect });
     });
+    connect();
+    set_interval(
+        || {
+            let effects = with_client(EngineClient::heartbeat).unwrap_or_default();
+            run(effects);
+        },
+        Duration::from_millis(u64::from(PING_INTERVAL_MS)),
+    );
 }
 
 /// Sends an Op built with a fresh submission id; see [`EngineClient::send`].
@@ -243,12 +259,8 @@ fn run(effects: Vec<ClientEffect>) {
     }
 }
 
-async fn load_client_id() -> Option<ClientId> {
-    let stored =
-        storage_get(local_get(CLIENT_ID_KEY), CLIENT_ID_KEY).await.and_then(|v| v.as_string());
-    if let Some(id) = stored.and_then(|raw| ClientId::new(raw).ok()) {
-        return Some(id);
-    }
+/// A new persistent client id, stored for the next pages.
+fn new_client_id() -> Option<ClientId> {
     let fresh = random_uuid();
     storage_set(CLIENT_ID_KEY, &fresh, local_set);
     // `randomUUID` always gives a valid id; should `crypto` be missing, a per-page id still

@@ -31,6 +31,10 @@ use panelot_protocol::engine::PingParams;
 use panelot_protocol::engine::SubscribeTarget;
 use panelot_protocol::engine::ThreadSubscribeParams;
 
+/// `chrome.storage.local` key of the persistent client id (receipts live 7 days, across browser
+/// restarts, so the id must outlive the session). `static/early.js` reads it before the wasm
+/// runs.
+pub const CLIENT_ID_KEY: &str = "panelot.clientId";
 /// Interval of the `ping` heartbeat, which also keeps the service worker alive.
 pub const PING_INTERVAL_MS: u32 = 20_000;
 /// First reconnect delay.

@@ -289,3 +289,11 @@ fn an_initialized_for_an_old_port_is_ignored() {
     assert!(client.received(&stale.to_string()).is_empty());
     assert_eq!(client.link(), &EngineLink::Reconnecting { attempt: 0 });
 }
+
+/// `early.js` reads the client id before the wasm runs: under another key every page would make
+/// a new client, and a resent command would no longer find its receipt.
+#[test]
+fn the_early_script_reads_the_client_id_under_its_key() {
+    let early = include_str!("../../static/early.js");
+    assert!(early.contains(&format!("chrome.storage.local.get(\"{CLIENT_ID_KEY}\")")), "{early}");
+}
