@@ -16,6 +16,7 @@
 //! until none is left, so every entry point ends in one drain loop.
 
 mod approvals;
+mod builtins;
 mod decision;
 mod delivery;
 mod in_flight;
@@ -686,6 +687,7 @@ impl<S: Store> Engine<S> {
                 let step = self.write_result(&run, index, body).await;
                 self.apply(&run, step, out).await;
             }
+            FollowUp::EngineTool { run, index, call } => self.engine_tool(run, index, &call).await,
             FollowUp::AbortRun(run) => {
                 for id in self.in_flight.take_run(&run) {
                     out.effects.push(Effect::Abort { id });
@@ -703,6 +705,25 @@ impl<S: Store> Engine<S> {
             FollowUp::Fail(run, message) => self.fail_run(&run, &message, out).await,
             FollowUp::Title(request) => self.request_title(*request, out).await,
         }
+    }
+
+    /// Runs one of the engine's own tools: its write is committed, then its result follows.
+    async fn engine_tool(&mut self, run: RunId, index: usize, call: &ToolInvocation) {
+        let ran = match builtins::run(&self.store, call, self.env.now_ms()).await {
+            Ok(ran) => ran,
+            Err(err) => {
+                self.follow_ups.push_front(FollowUp::Fail(run, err.to_string()));
+                return;
+            }
+        };
+        if !ran.unit.ops.is_empty()
+            && let Err(err) = self.commit(ran.unit).await
+        {
+            self.follow_ups.push_front(FollowUp::Fail(run, err.to_string()));
+            return;
+        }
+        let body = decision::ResultBody::Outcome(ran.outcome);
+        self.follow_ups.push_back(FollowUp::WriteResult { run, index, body });
     }
 
     /// Commits a step of `run` and publishes it; a step that failed fails the run.

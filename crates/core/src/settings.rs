@@ -68,7 +68,10 @@ impl<T: Serialize + DeserializeOwned> Setting<T> {
 
     /// The stored value; `None` when unset or unreadable by this version.
     pub async fn read(&self, store: &impl Store) -> Result<Option<T>, StoreError> {
-        Ok(store.setting(self.key).await?.and_then(|value| panelot_protocol::from_value(value).ok()))
+        Ok(store
+            .setting(self.key)
+            .await?
+            .and_then(|value| panelot_protocol::from_value(value).ok()))
     }
 
     /// The write that stores `value`.
@@ -188,6 +191,23 @@ pub const PRESETS: ListSetting<PresetView> = ListSetting::new("presets");
 pub const LANGUAGE: Setting<Language> = Setting::new("language");
 /// "Accept for this session" grants of every thread.
 pub const SESSION_GRANTS: Setting<SessionGrants> = Setting::new("sessionGrants");
+/// The agent's memory: notes kept across chats (`memory_read`, `memory_write`).
+pub const MEMORY: ListSetting<MemoryNote> = ListSetting::new("memory");
+
+/// The most notes the memory keeps; a write past it is refused until one is deleted.
+pub const MEMORY_MAX_NOTES: usize = 100;
+
+/// A note of the agent's memory.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct MemoryNote {
+    /// What it is saved under (1 to 100 characters, trimmed).
+    pub key: String,
+    /// The note (at most 4,000 characters).
+    pub value: String,
+    /// When it was last written.
+    pub updated_at_ms: u64,
+}
 
 /// A setting decoded as `T`, or the default when unset or unreadable.
 pub async fn read_or_default<T: Serialize + DeserializeOwned + Default>(

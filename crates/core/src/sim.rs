@@ -1,6 +1,6 @@
-//! The engine under test: a scripted world ([`world`]) around the real driver, turn, target and
-//! web-tool tests through it, and the simulation (seeded schedules, crashes at unit-of-work
-//! boundaries, restarts, tabs that move under the engine, invariants).
+//! The engine under test: a scripted world ([`world`]) around the real driver, turn, target,
+//! web-tool and memory tests through it, and the simulation (seeded schedules, crashes at
+//! unit-of-work boundaries, restarts, tabs that move under the engine, invariants).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stderr)]
 
@@ -17,3 +17,6 @@ mod target_tests;
 
 #[cfg(test)]
 mod web_tests;
+
+#[cfg(test)]
+mod memory_tests;

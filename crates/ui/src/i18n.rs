@@ -443,6 +443,19 @@ catalog! {
     ActAskUserDone => "Asked you a question", "向您提了问";
     ActUserAction => "Ask you to do a step", "请您完成一个步骤";
     ActUserActionDone => "Asked you to do a step", "请您完成了一个步骤";
+    ActFetch => "Fetch {url}", "获取 {url}";
+    ActFetchDone => "Fetched {url}", "获取了 {url}";
+    ActLoadTools => "Add the {group} tools", "添加{group}工具";
+    ActLoadToolsDone => "Added the {group} tools", "添加了{group}工具";
+    ActMemoryList => "List the saved notes", "列出保存的笔记";
+    ActMemoryListDone => "Listed the saved notes", "列出了保存的笔记";
+    ActMemoryRead => "Read the note “{key}”", "读取笔记“{key}”";
+    ActMemoryReadDone => "Read the note “{key}”", "读取了笔记“{key}”";
+    ActMemoryWrite => "Save the note “{key}”", "保存笔记“{key}”";
+    ActMemoryWriteDone => "Saved the note “{key}”", "保存了笔记“{key}”";
+    ActMemoryDelete => "Delete the note “{key}”", "删除笔记“{key}”";
+    ActMemoryDeleteDone => "Deleted the note “{key}”", "删除了笔记“{key}”";
+    GroupMemory => "memory", "记忆";
     /// A step's state.
     CallRunning => "Running", "进行中";
     CallWaiting => "Waiting for you", "等待您的答复";
@@ -680,6 +693,7 @@ catalog! {
     ToolMemoryRead => "Read memory", "读取记忆";
     ToolMemoryWrite => "Write memory", "写入记忆";
     ToolLoadSkill => "Load a skill", "加载技能";
+    ToolLoadTools => "Add tools", "添加工具";
     ToolDownload => "Download", "下载";
     ToolArtifactCreate => "Create a file", "创建文件";
     ToolWatchPage => "Watch the page", "关注页面变化";

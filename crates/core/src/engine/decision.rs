@@ -71,6 +71,15 @@ pub(crate) enum FollowUp {
         /// What it holds.
         body: ResultBody,
     },
+    /// Run the engine's own tool (`load_tools`, memory) for the run's call at this index.
+    EngineTool {
+        /// The run.
+        run: RunId,
+        /// The call.
+        index: usize,
+        /// What was judged.
+        call: Box<super::outbox::ToolInvocation>,
+    },
     /// Stop every effect of the run.
     AbortRun(RunId),
     /// Stop every effect of the thread's runs and its title call.

@@ -180,7 +180,11 @@ fn tool_calls_run_and_their_results_go_back_to_the_model() {
     };
     let ContentPart::Text(text) = &content[0] else { panic!() };
     assert!(text.contains("click done on e1") && text.starts_with("<untrusted-content"), "{text}");
-    assert_eq!(second.tools.len(), 7, "four scripted tools, the two questions and fetch_url");
+    assert_eq!(
+        second.tools.len(),
+        8,
+        "four scripted tools, the two questions, fetch_url and load_tools"
+    );
     let completes: Vec<bool> = world.events(|e| match e {
         AgentEvent::ItemComplete(c) if c.result.is_some() => c.result.as_ref().map(|r| r.ok),
         _ => None,

@@ -17,6 +17,7 @@ use panelot_protocol::engine::Trust;
 use serde_json::Value;
 use serde_json::json;
 
+use super::descriptor::RecoveryClass;
 use super::descriptor::ToolDescriptor;
 use super::descriptor::ToolEffect;
 use super::descriptor::ToolRegistry;
@@ -235,7 +236,44 @@ pub struct CatalogTool {
     pub info: ToolInfo,
     /// How it is offered and run, for the tools this workspace implements.
     pub offer: Option<Offer>,
+    /// The group it is offered with once a thread loads it (`load_tools`); `None` for the tools
+    /// every model call offers.
+    pub group: Option<ToolGroup>,
+    /// Whether running it twice does what running it once does (a keyed put): recovery may
+    /// run it again after a restart cut it, even though it writes.
+    pub idempotent: bool,
 }
+
+/// Tools offered only once a thread asks for them with `load_tools`, so their specs are not
+/// paid on every model call of every turn that never needs them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ToolGroup {
+    /// `memory_read`, `memory_write`: notes kept across chats.
+    Memory,
+}
+
+/// Group names as `load_tools` takes them.
+pub const GROUP_NAMES: &[(ToolGroup, &str)] = &[(ToolGroup::Memory, "memory")];
+
+impl ToolGroup {
+    /// Parses a group name.
+    pub fn parse(name: &str) -> Option<ToolGroup> {
+        GROUP_NAMES.iter().find(|(_, it)| *it == name).map(|(group, _)| *group)
+    }
+
+    /// The name `load_tools` takes.
+    pub fn name(self) -> &'static str {
+        GROUP_NAMES.iter().find(|(it, _)| *it == self).map_or("", |(_, name)| name)
+    }
+
+    /// The offered tools of the group.
+    pub fn tools(self) -> impl Iterator<Item = &'static CatalogTool> {
+        CATALOG.iter().filter(move |row| row.group == Some(self) && row.offer.is_some())
+    }
+}
+
+/// The tool that loads a group.
+pub const LOAD_TOOLS: &str = "load_tools";
 
 impl CatalogTool {
     /// The registry entry of an offered tool.
@@ -270,6 +308,14 @@ impl CatalogTool {
             descriptor.result_trust = Trust::Untrusted;
             descriptor.result_provenance = Provenance::Page;
         }
+        if self.group == Some(ToolGroup::Memory) {
+            // A note may hold what a page once said: data, never instructions.
+            descriptor.result_trust = Trust::Untrusted;
+        }
+        if self.idempotent {
+            descriptor.recovery = RecoveryClass::RetrySafe;
+        }
+        descriptor.group = self.group;
         Some(descriptor)
     }
 }
@@ -286,7 +332,7 @@ fn no_properties() -> Value {
 }
 
 fn url_property() -> Value {
-    json!({"url": {"type": "string", "minLength": 1, "maxLength": 4096, "description": "Absolute http(s) URL."}})
+    json!({"url": {"type": "string", "minLength": 1, "maxLength": 4096}})
 }
 
 const fn info(access: Access, category: Option<ToolCategory>, target: TargetKind) -> ToolInfo {
@@ -294,7 +340,7 @@ const fn info(access: Access, category: Option<ToolCategory>, target: TargetKind
 }
 
 const fn known(name: &'static str, level: ToolLevel, info: ToolInfo) -> CatalogTool {
-    CatalogTool { name, level, info, offer: None }
+    CatalogTool { name, level, info, offer: None, group: None, idempotent: false }
 }
 
 const fn offered(
@@ -303,7 +349,19 @@ const fn offered(
     info: ToolInfo,
     offer: Offer,
 ) -> CatalogTool {
-    CatalogTool { name, level, info, offer: Some(offer) }
+    CatalogTool { name, level, info, offer: Some(offer), group: None, idempotent: false }
+}
+
+impl CatalogTool {
+    /// The row, offered only once its thread loaded `group`.
+    const fn in_group(self, group: ToolGroup) -> CatalogTool {
+        CatalogTool { group: Some(group), ..self }
+    }
+
+    /// The row, marked safe to run again (see [`CatalogTool::idempotent`]).
+    const fn idempotent(self) -> CatalogTool {
+        CatalogTool { idempotent: true, ..self }
+    }
 }
 
 use Access::AlwaysAllowed;
@@ -422,7 +480,7 @@ pub static CATALOG: &[CatalogTool] = &[
         info(Read, None, Page),
         Offer {
             route: Route::Page(PageTool::ReadPage),
-            description: "Page snapshot, one element a line. Expand a folded line by passing its ref as scopeRef, or use find_in_page.",
+            description: "Page snapshot, one element a line; scopeRef expands a folded line.",
             properties: || {
                 json!({
                     "maxTokens": {"type": "integer", "minimum": 200, "maximum": SNAPSHOT_MAX_TOKENS},
@@ -586,7 +644,7 @@ pub static CATALOG: &[CatalogTool] = &[
         info(Write, FILL, Page),
         Offer {
             route: Route::Page(PageTool::PressKey),
-            description: "Press a key (Enter, Escape, Control+a, Shift+Tab) on ref's element or the focused one.",
+            description: "Press a key or chord (Enter, Control+a) on ref's element or the focused one.",
             properties: || {
                 json!({
                     "key": {"type": "string", "minLength": 1, "maxLength": 64},
@@ -744,8 +802,50 @@ pub static CATALOG: &[CatalogTool] = &[
             tab: TabParam::None,
         },
     ),
-    known("memory_read", ToolLevel::Builtin, info(AlwaysAllowed, None, Originless)),
-    known("memory_write", ToolLevel::Builtin, info(Write, Some(ToolCategory::Memory), Originless)),
+    offered(
+        "load_tools",
+        ToolLevel::Builtin,
+        info(AlwaysAllowed, None, Originless),
+        Offer {
+            route: Route::Engine,
+            description: "Add tools for this chat: memory (notes kept across chats).",
+            properties: || json!({"group": {"type": "string", "enum": ["memory"]}}),
+            required: &["group"],
+            tab: TabParam::None,
+        },
+    ),
+    offered(
+        "memory_read",
+        ToolLevel::Builtin,
+        info(AlwaysAllowed, None, Originless),
+        Offer {
+            route: Route::Engine,
+            description: "Read the note saved under key, or list the notes without one.",
+            properties: || json!({"key": {"type": "string", "minLength": 1, "maxLength": 100}}),
+            required: &[],
+            tab: TabParam::None,
+        },
+    )
+    .in_group(ToolGroup::Memory),
+    offered(
+        "memory_write",
+        ToolLevel::Builtin,
+        info(Write, Some(ToolCategory::Memory), Originless),
+        Offer {
+            route: Route::Engine,
+            description: "Save a note under key for later chats (replaces it; an empty value deletes it). Never save secrets.",
+            properties: || {
+                json!({
+                    "key": {"type": "string", "minLength": 1, "maxLength": 100},
+                    "value": {"type": "string", "maxLength": 4000}
+                })
+            },
+            required: &["key", "value"],
+            tab: TabParam::None,
+        },
+    )
+    .in_group(ToolGroup::Memory)
+    .idempotent(),
     known("load_skill", ToolLevel::Builtin, info(AlwaysAllowed, None, Originless)),
     known("download", ToolLevel::Builtin, info(Write, Some(ToolCategory::Download), Destination)),
     known("artifact_create", ToolLevel::Builtin, info(Write, None, Originless)),

@@ -55,7 +55,14 @@ fn always_allowed_and_special_tools() {
         CATALOG.iter().filter(|it| it.info.access == AlwaysAllowed).map(|it| it.name).collect();
     assert_eq!(
         always,
-        ["ask_user", "request_user_action", "memory_read", "load_skill", "schedule_resume"]
+        [
+            "ask_user",
+            "request_user_action",
+            "load_tools",
+            "memory_read",
+            "load_skill",
+            "schedule_resume"
+        ]
     );
     let destination: Vec<&str> = CATALOG
         .iter()
@@ -98,7 +105,18 @@ fn every_offered_tool_registers_and_is_offered_at_every_level() {
     let offered = CATALOG.iter().filter(|it| it.offer.is_some()).count();
     let every_level =
         [ToolLevel::L0, ToolLevel::L1, ToolLevel::L2, ToolLevel::Mcp, ToolLevel::Builtin];
-    assert_eq!(all.specs(Some(&every_level)).len(), offered);
+    let every_group: Vec<ToolGroup> = GROUP_NAMES.iter().map(|(group, _)| *group).collect();
+    assert_eq!(all.specs(Some(&every_level), &every_group).len(), offered);
+    // A group's tools only once it is loaded; `load_tools` names every group.
+    let grouped = CATALOG.iter().filter(|it| it.offer.is_some() && it.group.is_some()).count();
+    assert_eq!(all.specs(Some(&every_level), &[]).len(), offered - grouped);
+    let load = all.get(LOAD_TOOLS).unwrap().parameters["properties"]["group"]["enum"].clone();
+    let names: Vec<&str> = GROUP_NAMES.iter().map(|(_, name)| *name).collect();
+    assert_eq!(load, serde_json::json!(names));
+    for (group, name) in GROUP_NAMES {
+        assert_eq!(ToolGroup::parse(name), Some(*group));
+        assert!(group.tools().count() > 0, "{name} has no tools");
+    }
     for row in CATALOG.iter().filter(|it| it.offer.is_some()) {
         let tool = all.get(row.name).unwrap();
         assert_eq!(tool.effect == ToolEffect::Write, row.info.access == Write, "{}", row.name);

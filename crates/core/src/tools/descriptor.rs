@@ -8,6 +8,7 @@ use panelot_protocol::engine::ToolLevel;
 use panelot_protocol::engine::Trust;
 
 use crate::model::ToolSpec;
+use crate::tools::catalog::ToolGroup;
 
 /// Whether a tool changes anything outside the engine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,6 +51,8 @@ pub struct ToolDescriptor {
     pub result_trust: Trust,
     /// Who produces its results.
     pub result_provenance: Provenance,
+    /// The group a thread loads to be offered it; `None` when every call offers it.
+    pub group: Option<ToolGroup>,
 }
 
 impl ToolDescriptor {
@@ -82,6 +85,7 @@ impl ToolDescriptor {
             recovery,
             result_trust,
             result_provenance,
+            group: None,
         }
     }
 
@@ -172,9 +176,15 @@ impl ToolRegistry {
     }
 
     /// What the model is offered: every tool of an enabled level ([`DEFAULT_LEVELS`] when
-    /// `levels` is `None`), in name order so the prompt-cache prefix stays stable.
-    pub fn specs(&self, levels: Option<&[ToolLevel]>) -> Vec<ToolSpec> {
-        self.tools.values().filter(|t| offered(t.level, levels)).map(ToolDescriptor::spec).collect()
+    /// `levels` is `None`) outside groups or in a `loaded` one, in name order so the prompt-cache
+    /// prefix stays stable.
+    pub fn specs(&self, levels: Option<&[ToolLevel]>, loaded: &[ToolGroup]) -> Vec<ToolSpec> {
+        self.tools
+            .values()
+            .filter(|t| offered(t.level, levels))
+            .filter(|t| t.group.is_none_or(|group| loaded.contains(&group)))
+            .map(ToolDescriptor::spec)
+            .collect()
     }
 }
 
@@ -229,9 +239,9 @@ mod tests {
         ));
         let names = |specs: Vec<ToolSpec>| specs.into_iter().map(|s| s.name).collect::<Vec<_>>();
         registry.register(tool("c_debug", ToolLevel::L2)).unwrap();
-        assert_eq!(names(registry.specs(None)), ["a_page", "b_tab"], "L2 only when asked for");
-        assert_eq!(names(registry.specs(Some(&[ToolLevel::L0]))), ["b_tab"]);
-        assert_eq!(names(registry.specs(Some(&[ToolLevel::L2]))), ["c_debug"]);
+        assert_eq!(names(registry.specs(None, &[])), ["a_page", "b_tab"], "L2 only when asked for");
+        assert_eq!(names(registry.specs(Some(&[ToolLevel::L0]), &[])), ["b_tab"]);
+        assert_eq!(names(registry.specs(Some(&[ToolLevel::L2]), &[])), ["c_debug"]);
     }
 
     #[test]

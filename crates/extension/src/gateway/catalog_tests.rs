@@ -153,7 +153,7 @@ fn tab_param_reads_only_valid_tab_ids() {
 /// `PANELOT_PRINT_SPECS=1` prints each tool's share, for trimming.
 fn fixed_prompt() -> String {
     let tools: Vec<Value> = registry()
-        .specs(Some(DEFAULT_LEVELS))
+        .specs(Some(DEFAULT_LEVELS), &[])
         .into_iter()
         .map(|spec| {
             json!({"name": spec.name, "description": spec.description, "parameters": spec.parameters})
@@ -187,7 +187,7 @@ fn l2_tools_are_offered_only_when_the_turn_enables_l2() {
     let registry = registry();
     let l2 = ["click_trusted", "type_trusted", "screenshot", "run_javascript"];
     let names = |levels: Option<&[ToolLevel]>| -> Vec<String> {
-        registry.specs(levels).into_iter().map(|spec| spec.name).collect()
+        registry.specs(levels, &[]).into_iter().map(|spec| spec.name).collect()
     };
     let by_default = names(Some(DEFAULT_LEVELS));
     let enabled = names(Some(&[ToolLevel::L0, ToolLevel::L1, ToolLevel::L2, ToolLevel::Builtin]));
@@ -198,6 +198,47 @@ fn l2_tools_are_offered_only_when_the_turn_enables_l2() {
     }
     assert_eq!(registry.get("screenshot").map(|t| t.effect), Some(ToolEffect::Read));
     assert_eq!(registry.get("run_javascript").map(|t| t.effect), Some(ToolEffect::Write));
+}
+
+/// Every combination of the extras a thread may enable (L2, each tool group): the extras are
+/// offered exactly when enabled, and what each combination costs is printed (the budget holds
+/// for the default; an extra is paid only by the threads that enable it).
+#[test]
+fn extras_are_offered_only_when_enabled_in_every_combination() {
+    use panelot_core::tools::catalog::GROUP_NAMES;
+    let registry = registry();
+    let bpe = tiktoken_rs::o200k_base().unwrap();
+    let groups: Vec<_> = GROUP_NAMES.iter().map(|(group, _)| *group).collect();
+    let combos = 1usize << (groups.len() + 1);
+    for combo in 0..combos {
+        let l2 = combo & 1 == 1;
+        let loaded: Vec<_> = groups
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| combo >> (i + 1) & 1 == 1)
+            .map(|(_, g)| *g)
+            .collect();
+        let mut levels = DEFAULT_LEVELS.to_vec();
+        if l2 {
+            levels.push(ToolLevel::L2);
+        }
+        let specs = registry.specs(Some(&levels), &loaded);
+        for row in CATALOG.iter().filter(|row| row.offer.is_some()) {
+            let enabled = (row.level != ToolLevel::L2 || l2)
+                && row.group.is_none_or(|group| loaded.contains(&group));
+            let offered = specs.iter().any(|spec| spec.name == row.name);
+            assert_eq!(offered, enabled, "{} with L2 {l2}, groups {loaded:?}", row.name);
+        }
+        let text = serde_json::to_string(
+            &specs
+                .iter()
+                .map(|s| json!({"name": s.name, "description": s.description, "parameters": s.parameters}))
+                .collect::<Vec<_>>(),
+        )
+        .unwrap();
+        let tokens = bpe.encode_with_special_tokens(&text).len();
+        println!("L2 {l2}, groups {loaded:?}: {tokens} o200k tokens of tool specs");
+    }
 }
 
 #[test]

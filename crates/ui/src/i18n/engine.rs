@@ -57,6 +57,7 @@ const TOOLS: &[(&str, Msg)] = &[
     ("memory_read", Msg::ToolMemoryRead),
     ("memory_write", Msg::ToolMemoryWrite),
     ("load_skill", Msg::ToolLoadSkill),
+    ("load_tools", Msg::ToolLoadTools),
     ("download", Msg::ToolDownload),
     ("artifact_create", Msg::ToolArtifactCreate),
     ("watch_page", Msg::ToolWatchPage),

@@ -256,6 +256,34 @@ pub fn call_sentence(lang: Lang, call: &Call<'_>, done: bool) -> String {
         "request_user_action" => {
             (text(lang, pick(Msg::ActUserAction, Msg::ActUserActionDone)), true)
         }
+        "fetch_url" => {
+            let url = text_param("url").map(|u| short_url(&u)).unwrap_or_default();
+            (fill(lang, pick(Msg::ActFetch, Msg::ActFetchDone), &[("url", &url)]), true)
+        }
+        "load_tools" => {
+            let group = match param("group").and_then(Value::as_str) {
+                Some("memory") => text(lang, Msg::GroupMemory),
+                other => words(other.unwrap_or_default(), WORDS_CHARS),
+            };
+            let msg = pick(Msg::ActLoadTools, Msg::ActLoadToolsDone);
+            (fill(lang, msg, &[("group", &group)]), true)
+        }
+        "memory_read" => match text_param("key").filter(|k| !k.is_empty()) {
+            Some(key) => {
+                let msg = pick(Msg::ActMemoryRead, Msg::ActMemoryReadDone);
+                (fill(lang, msg, &[("key", &key)]), true)
+            }
+            None => (text(lang, pick(Msg::ActMemoryList, Msg::ActMemoryListDone)), true),
+        },
+        "memory_write" => {
+            let key = text_param("key").unwrap_or_default();
+            let deletes = param("value").and_then(Value::as_str).is_some_and(str::is_empty);
+            let msg = match deletes {
+                true => pick(Msg::ActMemoryDelete, Msg::ActMemoryDeleteDone),
+                false => pick(Msg::ActMemoryWrite, Msg::ActMemoryWriteDone),
+            };
+            (fill(lang, msg, &[("key", &key)]), true)
+        }
         // A tool without a sentence of its own says its title.
         _ => (words(&i18n::tool_title(lang, call.tool), WORDS_CHARS), false),
     };
@@ -309,7 +337,7 @@ pub fn group_summary(lang: Lang, steps: &[Step]) -> String {
     }
     let kind_of = |tool: &str| match tool {
         "read_page" | "read_page_deep" | "find_in_page" | "extract" | "get_selection"
-        | "screenshot" | "scroll" | "wait_for" => Kind::Read,
+        | "screenshot" | "scroll" | "wait_for" | "fetch_url" => Kind::Read,
         "type" | "type_trusted" | "select_option" => Kind::Type,
         "click" | "click_trusted" | "click_xy" => Kind::Click,
         "navigate" | "tab_open" | "go_back" | "go_forward" => Kind::Go,

@@ -75,6 +75,23 @@ fn a_call_says_what_it_does_and_where() {
         "Went to docs.example/guide/"
     );
     assert_eq!(sentence(Lang::En, "tabs_list", json!({}), None, false), "List the open tabs");
+    // The engine's own tools say what they did, in plain words.
+    let fetch = json!({"url": "https://docs.example/notes"});
+    assert_eq!(sentence(Lang::En, "fetch_url", fetch, None, true), "Fetched docs.example/notes");
+    let load = json!({"group": "memory"});
+    assert_eq!(
+        sentence(Lang::En, "load_tools", load.clone(), None, true),
+        "Added the memory tools"
+    );
+    assert_eq!(sentence(Lang::ZhCn, "load_tools", load, None, false), "添加记忆工具");
+    let save = json!({"key": "shoe size", "value": "42"});
+    assert_eq!(sentence(Lang::En, "memory_write", save, None, false), "Save the note “shoe size”");
+    let delete = json!({"key": "shoe size", "value": ""});
+    assert_eq!(
+        sentence(Lang::En, "memory_write", delete, None, true),
+        "Deleted the note “shoe size”"
+    );
+    assert_eq!(sentence(Lang::En, "memory_read", json!({}), None, true), "Listed the saved notes");
     // A click not resolved yet still reads as a sentence.
     assert_eq!(sentence(Lang::En, "click", json!({"ref": "e1"}), None, false), "Click an element");
     assert_eq!(

@@ -227,7 +227,13 @@ fn dispatch(cx: Cx<'_>, mut run: RunRecord, index: usize) -> Result<Step, StoreE
         ref_document,
     };
     let mut step = Step::default();
-    step.effects.push(EffectRequest::Tool { run: run.id.clone(), index, call: invocation });
+    if catalog::route(&invocation.tool) == Some(Route::Engine) {
+        // The engine's own tools run once the dispatch is durable, like a host's.
+        let call = Box::new(invocation);
+        step.then.push(FollowUp::EngineTool { run: run.id.clone(), index, call });
+    } else {
+        step.effects.push(EffectRequest::Tool { run: run.id.clone(), index, call: invocation });
+    }
     step.unit.push(WriteOp::PutRun(Box::new(run)));
     Ok(step)
 }

@@ -78,7 +78,7 @@ pub(crate) fn prepare(
         tools: if run.counters.tools_disabled {
             Vec::new()
         } else {
-            cx.tools.specs(levels.as_deref())
+            cx.tools.specs(levels.as_deref(), &crate::engine::builtins::loaded_groups(&path))
         },
         params: presets::gen_params(run.preset.as_ref()),
     };
