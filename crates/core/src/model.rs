@@ -167,6 +167,27 @@ pub struct ModelResponse {
     pub stop_reason: ProviderStopReason,
     /// Token counts.
     pub usage: Usage,
+    /// What the call cost in US dollars, when the connection has the model's prices.
+    pub cost_usd: Option<f64>,
+    /// What the request held that the model cannot take and was left out of the call.
+    pub withheld: Withheld,
+}
+
+/// What was left out of a request because the model does not support it. The backend decides
+/// (it holds the connection's model table); the engine tells the user.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Withheld {
+    /// The tools: the model does not use tools, so it could only answer in words.
+    pub tools: bool,
+    /// How many images: the model does not read images.
+    pub images: u32,
+}
+
+impl Withheld {
+    /// Whether anything was left out.
+    pub fn any(&self) -> bool {
+        self.tools || self.images > 0
+    }
 }
 
 /// A failed model call, classified, with a safe summary (never a key or a header value).

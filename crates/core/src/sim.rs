@@ -20,3 +20,6 @@ mod web_tests;
 
 #[cfg(test)]
 mod memory_tests;
+
+#[cfg(test)]
+mod cost_tests;

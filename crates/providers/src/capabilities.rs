@@ -19,7 +19,10 @@
 //!
 //! Every input token is billed exactly once, at the price of the way it was served.
 
+use panelot_core::model::ContentPart;
+use panelot_core::model::Message;
 use panelot_core::model::ModelRequest;
+use panelot_core::model::Withheld;
 use panelot_protocol::engine::Usage;
 use serde::Deserialize;
 use serde::Serialize;
@@ -49,6 +52,56 @@ impl Capabilities {
             request.params.reasoning_effort = None;
         }
     }
+}
+
+/// Note left to the model in place of an image it cannot read, so it knows one was there.
+const IMAGE_WITHHELD_NOTE: &str =
+    "[An image was attached here; this model does not read images, so it was not sent.]";
+
+impl Capabilities {
+    /// `request` without what the model cannot take: no tools without tool use, each image
+    /// replaced by [`IMAGE_WITHHELD_NOTE`] without vision; `None` when it can take it all (the
+    /// request is only copied when something must go). The reasoning effort is left alone:
+    /// unknown models are assumed not to reason, and dropping an effort the user chose for a
+    /// model the table does not know would be a silent change.
+    pub fn fit(&self, request: &ModelRequest) -> Option<(ModelRequest, Withheld)> {
+        let tools = !self.tool_use && !request.tools.is_empty();
+        let images = match self.vision {
+            true => 0,
+            false => request.messages.iter().flat_map(parts).filter(|p| is_image(p)).count(),
+        };
+        if !tools && images == 0 {
+            return None;
+        }
+        let mut fitted = request.clone();
+        if tools {
+            fitted.tools.clear();
+        }
+        if images > 0 {
+            for message in &mut fitted.messages {
+                let content = match message {
+                    Message::User { content } | Message::ToolResult { content, .. } => content,
+                    Message::Assistant(_) => continue,
+                };
+                for part in content.iter_mut().filter(|p| is_image(p)) {
+                    *part = ContentPart::Text(IMAGE_WITHHELD_NOTE.to_owned());
+                }
+            }
+        }
+        let images = u32::try_from(images).unwrap_or(u32::MAX);
+        Some((fitted, Withheld { tools, images }))
+    }
+}
+
+fn parts(message: &Message) -> &[ContentPart] {
+    match message {
+        Message::User { content } | Message::ToolResult { content, .. } => content,
+        Message::Assistant(_) => &[],
+    }
+}
+
+fn is_image(part: &ContentPart) -> bool {
+    matches!(part, ContentPart::Image { .. })
 }
 
 /// A manual model entry of a connection (the settings' model JSON): every field but the id

@@ -146,8 +146,8 @@ impl<H: Http, T: Timer> ProviderClient<H, T> {
         &self.config
     }
 
-    /// Streams one call to a connection that need not be stored (the settings editor verifies
-    /// a connection before saving it). See [`ModelBackend::stream`].
+    /// Streams one call to a connection that need not be stored (the host hands it the
+    /// connection the engine's effect carries). See [`ModelBackend::stream`].
     pub async fn stream_with(
         &self,
         conn: &Connection,
@@ -155,7 +155,7 @@ impl<H: Http, T: Timer> ProviderClient<H, T> {
         on_event: &mut dyn FnMut(ModelEvent),
         abort: &AbortSignal,
     ) -> Result<ModelResponse, ProviderError> {
-        self.stream_call(conn, request, on_event, abort).await
+        self.engine_call(conn, request, on_event, abort).await
     }
 
     /// The enabled connection with `id`.
@@ -178,7 +178,7 @@ impl<H: Http, T: Timer> ModelBackend for ProviderClient<H, T> {
     ) -> LocalFuture<'a, Result<ModelResponse, ProviderError>> {
         Box::pin(async move {
             let conn = self.lookup(connection)?;
-            self.stream_call(&conn, request, on_event, &abort).await
+            self.engine_call(&conn, request, on_event, &abort).await
         })
     }
 }

@@ -14,8 +14,13 @@ use panelot_protocol::engine::ConnectionInput;
 use panelot_protocol::engine::ConnectionKind;
 use panelot_protocol::engine::ConnectionTemplateView;
 use panelot_protocol::engine::ConnectionView;
+use panelot_protocol::engine::MAX_PRICE_USD_PER_MILLION;
+use panelot_protocol::engine::ModelPrice;
+use panelot_protocol::engine::is_price;
 use serde_json::Value;
 
+use crate::capabilities::ModelEntry;
+use crate::capabilities::Pricing;
 use crate::connection::Connection;
 use crate::connection::ConnectionDraft;
 use crate::quirks::QuirkFlag;
@@ -79,7 +84,13 @@ impl ConnectionVault for Vault {
             enabled: input.enabled,
             quirks,
             model_ids: input.model_ids.clone(),
-            models: existing.as_ref().map(|c| c.models.clone()).unwrap_or_default(),
+            models: {
+                let stored = existing.as_ref().map(|c| c.models.clone()).unwrap_or_default();
+                match &input.prices {
+                    Some(prices) => with_prices(stored, prices)?,
+                    None => stored,
+                }
+            },
         };
         let mut connection = Connection::from_draft(draft, &self.key).map_err(|e| e.to_string())?;
         if let Some(entries) = entries {
@@ -135,6 +146,20 @@ impl ConnectionVault for Vault {
             model_ids: connection.model_ids,
             header_names: connection.custom_headers.into_iter().map(|h| h.name).collect(),
             quirks: connection.quirks.flags().into_iter().map(|f| f.name().to_owned()).collect(),
+            prices: connection
+                .models
+                .iter()
+                .filter_map(|entry| {
+                    let pricing = entry.pricing?;
+                    Some(ModelPrice {
+                        model_id: entry.id.clone(),
+                        input: pricing.input,
+                        output: pricing.output,
+                        cache_read: pricing.cache_read,
+                        cache_write: pricing.cache_write,
+                    })
+                })
+                .collect(),
         })
     }
 
@@ -161,6 +186,62 @@ impl ConnectionVault for Vault {
     }
 }
 
+/// Prices a connection may hold: one per model, more than any endpoint lists for hand pricing.
+const MAX_PRICES: usize = 256;
+
+/// Model ids are names, not documents.
+const MAX_MODEL_ID_CHARS: usize = 200;
+
+/// `entries` with the prices of the form: each priced model's entry gets its price (made when
+/// missing), every other entry loses its price, and an entry left with nothing to say is
+/// dropped. The capabilities set by hand are kept.
+fn with_prices(
+    mut entries: Vec<ModelEntry>,
+    prices: &[ModelPrice],
+) -> Result<Vec<ModelEntry>, String> {
+    if prices.len() > MAX_PRICES {
+        return Err(format!("at most {MAX_PRICES} models can have a price"));
+    }
+    for entry in &mut entries {
+        entry.pricing = None;
+    }
+    for (i, price) in prices.iter().enumerate() {
+        let id = price.model_id.trim();
+        if id.is_empty() || id.chars().count() > MAX_MODEL_ID_CHARS {
+            return Err(format!(
+                "a priced model needs an id of 1 to {MAX_MODEL_ID_CHARS} characters"
+            ));
+        }
+        if prices[..i].iter().any(|p| p.model_id.trim() == id) {
+            return Err(format!("the model {id} has two prices"));
+        }
+        // Decoding checked the numbers already; a vault may be handed input that was not decoded.
+        let all = [Some(price.input), Some(price.output), price.cache_read, price.cache_write];
+        if !all.into_iter().flatten().all(is_price) {
+            return Err(format!(
+                "the prices of {id} must be between 0 and {MAX_PRICE_USD_PER_MILLION} US dollars \
+                 per million tokens"
+            ));
+        }
+        let pricing = Pricing {
+            input: price.input,
+            output: price.output,
+            cache_read: price.cache_read,
+            cache_write: price.cache_write,
+        };
+        match entries.iter_mut().find(|entry| entry.id == id) {
+            Some(entry) => entry.pricing = Some(pricing),
+            None => entries.push(ModelEntry {
+                id: id.to_owned(),
+                pricing: Some(pricing),
+                ..ModelEntry::default()
+            }),
+        }
+    }
+    entries.retain(|entry| entry != &ModelEntry { id: entry.id.clone(), ..ModelEntry::default() });
+    Ok(entries)
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -180,6 +261,7 @@ mod tests {
             model_ids: vec!["m1".into()],
             custom_headers: None,
             quirks: Vec::new(),
+            prices: None,
         }
     }
 
@@ -280,5 +362,63 @@ mod tests {
         bad.custom_headers = Some(vec![HeaderInput { name: "Host".into(), value: "x".into() }]);
         assert!(vault.store(&id, &bad, None).is_err());
         assert!(vault.quirk_names().contains(&"thinkTagReasoning".to_owned()));
+    }
+
+    fn price(model: &str, input: f64, output: f64) -> ModelPrice {
+        ModelPrice { model_id: model.into(), input, output, cache_read: None, cache_write: None }
+    }
+
+    /// Prices set in the form become the connection's model entries (what the client prices
+    /// calls with), come back in the view, are kept when not resent and are checked.
+    #[test]
+    fn prices_are_stored_as_model_entries_viewed_and_checked() {
+        let vault = Vault::new(VaultKey::from_bytes([7; 32]));
+        let id = ConnectionId::new("c-1").unwrap();
+        let mut priced = input(None);
+        let mut m1 = price("m1", 3.0, 15.0);
+        m1.cache_read = Some(0.3);
+        priced.prices = Some(vec![m1.clone(), price(" m2 ", 0.5, 1.5)]);
+        let stored = vault.store(&id, &priced, None).unwrap();
+        let connection: Connection = panelot_protocol::from_value(stored.clone()).unwrap();
+        assert_eq!(
+            crate::capabilities::pricing("m1", &connection.models),
+            Some(Pricing { input: 3.0, output: 15.0, cache_read: Some(0.3), cache_write: None })
+        );
+        assert_eq!(vault.view(&stored).unwrap().prices, [m1, price("m2", 0.5, 1.5)]);
+        // Not resent: kept. A capability set by hand survives a price change and its removal.
+        let kept = vault.store(&id, &input(None), Some(&stored)).unwrap();
+        assert_eq!(kept["models"], stored["models"]);
+        let mut by_hand = stored.clone();
+        by_hand["models"][0]["toolUse"] = serde_json::json!(false);
+        let mut cleared = input(None);
+        cleared.prices = Some(Vec::new());
+        let cleared = vault.store(&id, &cleared, Some(&by_hand)).unwrap();
+        assert_eq!(
+            cleared["models"],
+            serde_json::json!([{"id": "m1", "toolUse": false,
+            "vision": null, "reasoning": null, "maxContext": null, "pricing": null}])
+        );
+        assert!(vault.view(&cleared).unwrap().prices.is_empty());
+        // Out of range, unnamed and repeated prices are refused.
+        for bad in [
+            vec![price("m1", -1.0, 1.0)],
+            vec![price("m1", 1.0, f64::NAN)],
+            vec![price("m1", 1.0, MAX_PRICE_USD_PER_MILLION * 2.0)],
+            vec![price(" ", 1.0, 1.0)],
+            vec![price("m1", 1.0, 1.0), price("m1 ", 2.0, 2.0)],
+        ] {
+            let mut edit = input(None);
+            edit.prices = Some(bad.clone());
+            assert!(vault.store(&id, &edit, Some(&stored)).is_err(), "{bad:?}");
+        }
+        // On the wire a negative or huge price does not even decode.
+        let wire = |input: f64| {
+            panelot_protocol::from_value::<ModelPrice>(serde_json::json!(
+                {"modelId": "m1", "input": input, "output": 1.0, "cacheWrite": input}
+            ))
+        };
+        assert!(wire(2.5).is_ok());
+        assert!(wire(-0.1).is_err());
+        assert!(wire(1e12).is_err());
     }
 }

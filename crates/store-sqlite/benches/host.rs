@@ -17,6 +17,7 @@ use panelot_core::env::ManualClock;
 use panelot_core::model::AssistantTurn;
 use panelot_core::model::ModelEvent;
 use panelot_core::model::ModelResponse;
+use panelot_core::model::Withheld;
 use panelot_core::settings::CONNECTIONS;
 use panelot_core::settings::DEFAULT_MODEL;
 use panelot_core::store::Store;
@@ -108,6 +109,8 @@ fn one_run() -> Figures {
         turn: AssistantTurn { text: "done".into(), ..AssistantTurn::default() },
         stop_reason: ProviderStopReason::End,
         usage: Usage::default(),
+        cost_usd: None,
+        withheld: Withheld::default(),
     };
     frames += block_on(engine.on_model_done(call, Ok(response))).sends.len();
     let elapsed = start.elapsed().as_secs_f64();

@@ -1357,6 +1357,7 @@ impl crate::engine::ConnectionVault for LengthVault {
             model_ids: serde_json::from_value(stored["modelIds"].clone()).ok()?,
             header_names: Vec::new(),
             quirks: Vec::new(),
+            prices: Vec::new(),
         })
     }
 

@@ -46,6 +46,7 @@ use crate::model::ModelRequest;
 use crate::model::ModelResponse;
 use crate::model::ProviderError;
 use crate::model::ToolCall;
+use crate::model::Withheld;
 use crate::store::CachedStore;
 use crate::store::MemoryStore;
 use crate::store::NodeLink;
@@ -374,6 +375,7 @@ pub(crate) struct SimIo {
     frames: Rc<RefCell<Vec<EventFrame>>>,
     effects: Rc<RefCell<Vec<(Effect, AbortSignal)>>>,
     highlights: Rc<RefCell<Vec<Effect>>>,
+    notices: Rc<RefCell<Vec<Effect>>>,
     wakes: Rc<RefCell<Vec<u64>>>,
 }
 
@@ -385,6 +387,7 @@ impl HostIo for SimIo {
     fn start(&self, effect: Effect, signal: AbortSignal) {
         match effect {
             Effect::Highlight { .. } => self.highlights.borrow_mut().push(effect),
+            Effect::Notify { .. } => self.notices.borrow_mut().push(effect),
             other => self.effects.borrow_mut().push((other, signal)),
         }
     }
@@ -422,6 +425,10 @@ pub(crate) struct World {
     vault: Option<Rc<dyn crate::engine::ConnectionVault>>,
     /// The browser session the engine runs in.
     session: String,
+    /// What each scripted answer cost, as a client reports it for a priced model.
+    pub(crate) cost_per_call: Option<f64>,
+    /// What a client left out of each scripted call, as for a model that cannot take it.
+    pub(crate) withheld: Withheld,
 }
 
 impl World {
@@ -473,6 +480,8 @@ impl World {
             subscribed: None,
             vault: None,
             session: "browser-1".into(),
+            cost_per_call: None,
+            withheld: Withheld::default(),
         };
         world.open();
         world
@@ -567,6 +576,11 @@ impl World {
         self.io.highlights.borrow().clone()
     }
 
+    /// The notifications the engine asked for, oldest first.
+    pub(crate) fn notices(&self) -> Vec<Effect> {
+        self.io.notices.borrow().clone()
+    }
+
     /// Reads the engine.
     pub(crate) fn with_engine<R>(
         &self,
@@ -648,7 +662,7 @@ impl World {
                 };
                 self.input(Input::VerifyDone(id, report));
             }
-            Effect::Highlight { .. } | Effect::Abort { .. } => {}
+            Effect::Highlight { .. } | Effect::Notify { .. } | Effect::Abort { .. } => {}
         }
         true
     }
@@ -758,7 +772,10 @@ impl World {
                 arguments,
             })
             .collect();
-        self.input(Input::ModelDone(id, Ok(response(&text, calls))));
+        let mut response = response(&text, calls);
+        response.cost_usd = self.cost_per_call;
+        response.withheld = self.withheld;
+        self.input(Input::ModelDone(id, Ok(response)));
     }
 
     /// Frames of one event kind, in order.
@@ -792,5 +809,7 @@ fn response(text: &str, calls: Vec<ToolCall>) -> ModelResponse {
         },
         stop_reason,
         usage: Usage { input: 100, output: 10, cache_read: None, cache_write: None },
+        cost_usd: None,
+        withheld: Withheld::default(),
     }
 }

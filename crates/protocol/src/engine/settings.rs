@@ -43,6 +43,53 @@ pub struct ConnectionView {
     pub header_names: Vec<String>,
     /// Provider quirks switched on (names from [`SettingsView::quirk_names`]).
     pub quirks: Vec<String>,
+    /// The prices the user set, by model; a model without one has no known cost.
+    pub prices: Vec<ModelPrice>,
+}
+
+/// Highest price accepted, in US dollars per million tokens: far above any model's, low enough
+/// that a mistyped number is caught.
+pub const MAX_PRICE_USD_PER_MILLION: f64 = 10_000.0;
+
+/// What one model of a connection costs, in US dollars per million tokens, as the user set it.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ModelPrice {
+    /// The model id at the connection.
+    pub model_id: String,
+    /// Input tokens (uncached).
+    #[serde(deserialize_with = "price")]
+    pub input: f64,
+    /// Output tokens.
+    #[serde(deserialize_with = "price")]
+    pub output: f64,
+    /// Input read from the provider's cache; the input price when unset.
+    #[serde(default, deserialize_with = "price_opt")]
+    pub cache_read: Option<f64>,
+    /// Input written to the provider's cache; the input price when unset.
+    #[serde(default, deserialize_with = "price_opt")]
+    pub cache_write: Option<f64>,
+}
+
+/// Whether `usd` is a price: finite, not negative, at most [`MAX_PRICE_USD_PER_MILLION`].
+pub fn is_price(usd: f64) -> bool {
+    usd.is_finite() && (0.0..=MAX_PRICE_USD_PER_MILLION).contains(&usd)
+}
+
+fn price<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
+    let usd = f64::deserialize(deserializer)?;
+    match is_price(usd) {
+        true => Ok(usd),
+        false => Err(serde::de::Error::custom(format!(
+            "a price is between 0 and {MAX_PRICE_USD_PER_MILLION} US dollars per million tokens"
+        ))),
+    }
+}
+
+fn price_opt<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<f64>, D::Error> {
+    #[derive(Deserialize)]
+    struct Price(#[serde(deserialize_with = "price")] f64);
+    Ok(Option::<Price>::deserialize(deserializer)?.map(|Price(usd)| usd))
 }
 
 /// An extra HTTP header of a connection, as the settings form sends it.
@@ -91,6 +138,9 @@ pub struct ConnectionInput {
     pub custom_headers: Option<Vec<HeaderInput>>,
     /// Provider quirks to switch on (names from [`SettingsView::quirk_names`]).
     pub quirks: Vec<String>,
+    /// Model prices, at most one per model; `None` keeps the stored ones.
+    #[serde(default)]
+    pub prices: Option<Vec<ModelPrice>>,
 }
 
 /// Everything the settings page shows.

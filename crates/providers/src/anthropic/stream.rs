@@ -11,6 +11,7 @@ use panelot_core::model::ModelEvent;
 use panelot_core::model::ModelResponse;
 use panelot_core::model::ProviderError;
 use panelot_core::model::ToolCall;
+use panelot_core::model::Withheld;
 use panelot_protocol::engine::ProviderStopReason;
 use panelot_protocol::engine::Usage;
 use serde::Deserialize;
@@ -448,6 +449,9 @@ impl StreamAdapter for AnthropicStream {
                 cache_read,
                 cache_write,
             },
+            // The client prices the call and says what it withheld: it knows the connection.
+            cost_usd: None,
+            withheld: Withheld::default(),
         })
     }
 }

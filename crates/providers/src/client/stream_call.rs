@@ -9,6 +9,7 @@ use panelot_core::model::ModelEvent;
 use panelot_core::model::ModelRequest;
 use panelot_core::model::ModelResponse;
 use panelot_core::model::ProviderError;
+use panelot_core::model::Withheld;
 
 use super::ProviderClient;
 use super::exchange::Expect;
@@ -20,6 +21,9 @@ use super::exchange::aborted;
 use super::exchange::transport_failure;
 use crate::anthropic;
 use crate::anthropic::AnthropicStream;
+use crate::capabilities::capabilities;
+use crate::capabilities::cost_usd;
+use crate::capabilities::pricing;
 use crate::connection::Connection;
 use crate::error::for_connection;
 use crate::http::Http;
@@ -61,6 +65,34 @@ impl StreamAdapter for AnyStream {
 }
 
 impl<H: Http, T: Timer> ProviderClient<H, T> {
+    /// A model call for the engine: what the model cannot take (by the connection's model
+    /// entries over the built-in table) is left out and reported in
+    /// [`ModelResponse::withheld`], and the answer is priced when the connection has the
+    /// model's prices.
+    ///
+    /// This is decided here rather than in the engine: the engine does not depend on this
+    /// crate (it is the other way round), it keeps a connection as opaque JSON its host's vault
+    /// made, and the client is the one place that holds both the model id and the connection's
+    /// entries, for every host.
+    pub(super) async fn engine_call(
+        &self,
+        conn: &Connection,
+        request: &ModelRequest,
+        on_event: &mut dyn FnMut(ModelEvent),
+        abort: &AbortSignal,
+    ) -> Result<ModelResponse, ProviderError> {
+        let fitted = capabilities(&request.model, &conn.models).fit(request);
+        let (request, withheld) = match &fitted {
+            Some((fitted, withheld)) => (fitted, *withheld),
+            None => (request, Withheld::default()),
+        };
+        let mut response = self.stream_call(conn, request, on_event, abort).await?;
+        response.cost_usd =
+            pricing(&request.model, &conn.models).map(|price| cost_usd(&response.usage, &price));
+        response.withheld = withheld;
+        Ok(response)
+    }
+
     /// One model call with keys, retries, stall timeout and abort. A retry after a wait is
     /// announced as [`ModelEvent::Retrying`]; a failure names the connection and what to check.
     pub(super) async fn stream_call(

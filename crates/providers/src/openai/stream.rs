@@ -10,6 +10,7 @@ use panelot_core::model::ModelEvent;
 use panelot_core::model::ModelResponse;
 use panelot_core::model::ProviderError;
 use panelot_core::model::ToolCall;
+use panelot_core::model::Withheld;
 use panelot_protocol::engine::ProviderErrorKind;
 use panelot_protocol::engine::ProviderStopReason;
 use panelot_protocol::engine::Usage;
@@ -312,6 +313,9 @@ impl StreamAdapter for OpenAiStream {
             },
             stop_reason,
             usage: self.usage.unwrap_or_default(),
+            // The client prices the call and says what it withheld: it knows the connection.
+            cost_usd: None,
+            withheld: Withheld::default(),
         })
     }
 }

@@ -2,10 +2,15 @@
 //! usage both adapters report.
 
 use panelot_core::env::AbortSignal;
+use panelot_core::model::ContentPart;
+use panelot_core::model::Message;
+use panelot_core::model::ToolSpec;
+use panelot_core::model::Withheld;
 use panelot_protocol::engine::ConnectionCheckFailure;
 use panelot_protocol::engine::ProviderErrorKind;
 use panelot_protocol::engine::Usage;
 use panelot_providers::ClientConfig;
+use panelot_providers::ModelEntry;
 use panelot_providers::Pricing;
 use panelot_providers::VerifyFailure;
 use panelot_providers::WireFormat;
@@ -20,6 +25,7 @@ use serde_json::json;
 use super::harness::FakeTimer;
 use super::harness::anthropic_at;
 use super::harness::call;
+use super::harness::chat_requests;
 use super::harness::client;
 use super::harness::client_with;
 use super::harness::connection;
@@ -176,4 +182,51 @@ async fn cached_tokens_cost_the_same_through_both_wire_formats() {
     assert_eq!(with_write.input, 1_000);
     let cost = (50.0 * 3.0 + 800.0 * 0.3 + 150.0 * 3.75 + 10.0 * 15.0) / 1e6;
     assert!((cost_usd(&with_write, &PRICE) - cost).abs() < 1e-12);
+}
+
+/// The engine's calls are priced from the connection's model entry, and what the entry says the
+/// model cannot take (tools, images) never reaches the endpoint and is reported.
+#[tokio::test]
+async fn a_call_is_priced_by_its_model_entry_and_withholds_what_the_model_cannot_take() {
+    let server = MockProvider::start();
+    server.push(Reply::text("a").usage(MockUsage::new(1_000, 50).cached(800)));
+    server.push(Reply::text("b").usage(MockUsage::new(1_000, 50)));
+    let mut priced = openai_at(&server, &[]);
+    priced.models = vec![ModelEntry {
+        id: "mock-model".to_owned(),
+        tool_use: Some(false),
+        pricing: Some(PRICE),
+        ..ModelEntry::default()
+    }];
+    let mut unpriced = openai_at(&server, &[]);
+    unpriced.id = "plain".to_owned();
+    let timer = FakeTimer::new();
+    let client = client(&timer, vec![priced, unpriced]);
+    let mut request = hello();
+    request.tools = vec![ToolSpec {
+        name: "click".to_owned(),
+        description: "Clicks.".to_owned(),
+        parameters: json!({"type": "object"}),
+    }];
+    request.messages = vec![Message::User {
+        content: vec![
+            ContentPart::Text("What is this?".to_owned()),
+            ContentPart::Image { mime: "image/png".to_owned(), data_base64: "iVBORw0K".to_owned() },
+        ],
+    }];
+    let response = call(&client, "oa", &request).await.1.unwrap();
+    let cost = (200.0 * 3.0 + 800.0 * 0.3 + 50.0 * 15.0) / 1e6;
+    assert!(response.cost_usd.is_some_and(|c| (c - cost).abs() < 1e-12), "{response:?}");
+    // The built-in table does not know `mock-model`: nothing says it sees images.
+    assert_eq!(response.withheld, Withheld { tools: true, images: 1 });
+    let sent = chat_requests(&server)[0].json.clone().unwrap();
+    assert!(sent.get("tools").is_none(), "{sent}");
+    assert!(!sent.to_string().contains("iVBORw0K"), "{sent}");
+    assert!(sent.to_string().contains("does not read images"), "{sent}");
+    // Without an entry: no price, and the tools are offered (unknown models use tools).
+    request.messages.truncate(0);
+    request.messages.push(Message::User { content: vec![ContentPart::Text("Hi".to_owned())] });
+    let response = call(&client, "plain", &request).await.1.unwrap();
+    assert_eq!((response.cost_usd, response.withheld), (None, Withheld::default()));
+    assert!(chat_requests(&server)[1].json.as_ref().unwrap().get("tools").is_some());
 }

@@ -377,6 +377,7 @@ impl ConnectionDraft {
                     .collect()
             }),
             quirks: self.quirks.clone(),
+            prices: None,
         }
     }
 }
@@ -396,6 +397,7 @@ pub fn with_model(view: &ConnectionView, model: &str) -> ConnectionInput {
         model_ids,
         custom_headers: None,
         quirks: view.quirks.clone(),
+        prices: None,
     }
 }
 

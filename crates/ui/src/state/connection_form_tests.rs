@@ -60,6 +60,7 @@ fn stored(key_count: u32, models: &[&str]) -> ConnectionView {
         model_ids: models.iter().map(|m| (*m).to_owned()).collect(),
         header_names: vec!["x-team".to_owned()],
         quirks: vec!["noStreamOptions".to_owned()],
+        prices: Vec::new(),
     }
 }
 

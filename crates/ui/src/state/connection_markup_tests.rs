@@ -18,6 +18,7 @@ fn view(name: &str) -> ConnectionView {
         model_ids: vec!["llama3.2".to_owned()],
         header_names: Vec::new(),
         quirks: Vec::new(),
+        prices: Vec::new(),
     }
 }
 

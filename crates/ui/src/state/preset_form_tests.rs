@@ -14,7 +14,7 @@ use panelot_protocol::engine::ToolLevel;
 fn connection(id: &str, name: &str, models: &[&str]) -> ConnectionView {
     serde_json::from_value(serde_json::json!({"id": id, "name": name, "kind": "openai",
         "baseUrl": "https://x", "keyCount": 0, "enabled": true, "modelIds": models,
-        "headerNames": [], "quirks": []}))
+        "headerNames": [], "quirks": [], "prices": []}))
     .unwrap()
 }
 

@@ -26,6 +26,7 @@ use super::stream::tool_meta;
 use crate::engine::decision::FollowUp;
 use crate::engine::decision::Step;
 use crate::model::ModelResponse;
+use crate::model::Withheld;
 use crate::runs::transitions::move_run;
 use crate::store::NodeBody;
 use crate::store::RunRecord;
@@ -54,6 +55,24 @@ pub(crate) fn stop_of(reason: ProviderStopReason) -> StopReason {
     }
 }
 
+/// What the user is told when the model could not be given everything the run holds.
+fn withheld_notice(withheld: Withheld) -> String {
+    let mut said = Vec::new();
+    if withheld.tools {
+        said.push("This model does not use tools, so it answered without acting in the browser. Choose a model that uses tools to let the agent read and act on pages.".to_owned());
+    }
+    match withheld.images {
+        0 => {}
+        1 => said.push(
+            "This model does not read images: the attached image was not sent to it.".to_owned(),
+        ),
+        n => said.push(format!(
+            "This model does not read images: {n} attached images were not sent to it."
+        )),
+    }
+    said.join(" ")
+}
+
 /// Writes the answer `response` of the run's model call; `live` is what its stream showed.
 pub(crate) fn answered(
     cx: Cx<'_>,
@@ -65,7 +84,7 @@ pub(crate) fn answered(
     let mut meta = state.meta.clone();
     let now = cx.env.now_ms();
     let mut chain = Chain::at_leaf(&state, &run.turn_id, now);
-    let ModelResponse { turn, stop_reason, usage } = response;
+    let ModelResponse { turn, stop_reason, usage, cost_usd, withheld } = response;
     let answer = chain.push_new(
         cx.env,
         NodeBody::AssistantMessage {
@@ -75,11 +94,23 @@ pub(crate) fn answered(
             model: run.model.model_id.to_string(),
             stop_reason,
             usage,
-            cost_usd: None,
+            cost_usd,
         },
     )?;
-    // Calls made while tools were off (the model ignored that) are not run.
-    let calls = if run.counters.tools_disabled { Vec::new() } else { turn.tool_calls.clone() };
+    // Said once a run, after its first answer: the model and so what it cannot take stay the
+    // same for the whole run.
+    let notice = match withheld.any() && run.counters.model_calls == 1 {
+        true => {
+            let text = withheld_notice(withheld);
+            Some((chain.push_new(cx.env, NodeBody::SystemNotice { text: text.clone() })?, text))
+        }
+        false => None,
+    };
+    // Calls made while tools were off or withheld (the model ignored that) are not run.
+    let calls = match run.counters.tools_disabled || withheld.tools {
+        true => Vec::new(),
+        false => turn.tool_calls.clone(),
+    };
     run.tools.clear();
     let mut unstarted_calls = Vec::new();
     for (index, call) in calls.iter().enumerate() {
@@ -119,6 +150,7 @@ pub(crate) fn answered(
     }
     run.counters.tokens_used += usage.input + usage.output;
     meta.stats.total_tokens += usage.input + usage.output;
+    meta.stats.cost_usd += cost_usd.unwrap_or(0.0);
     let stop = stop_of(stop_reason);
     let next = if !run.tools.is_empty() {
         Next::RunTools
@@ -165,6 +197,16 @@ pub(crate) fn answered(
         }
     };
     step.events.push(complete(&thread, text_item, Some(answer), None));
+    if let Some((node, text)) = notice {
+        let item = item_of(&node);
+        step.events.push(start(&run, item.clone(), ItemKind::SystemNotice, ItemMeta::default()));
+        step.events.push(AgentEvent::ItemDelta(ItemDeltaEvent {
+            thread_id: thread.clone(),
+            item_id: item.clone(),
+            delta: ItemDelta { text: Some(text), ..ItemDelta::default() },
+        }));
+        step.events.push(complete(&thread, item, Some(node), None));
+    }
     for (item, name, params) in unstarted_calls {
         let meta = tool_meta(cx.tools, &name, Some(&params));
         step.events.push(start(&run, item, ItemKind::ToolCall, meta));
@@ -182,7 +224,7 @@ pub(crate) fn answered(
         thread_id: thread.clone(),
         turn_id: run.turn_id.clone(),
         usage,
-        cost_usd: None,
+        cost_usd,
     }));
     match next {
         Next::RunTools => step.then.push(FollowUp::Dispatch(run.id.clone())),

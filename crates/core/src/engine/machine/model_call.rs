@@ -23,6 +23,7 @@ use crate::model::AssistantTurn;
 use crate::model::ModelRequest;
 use crate::model::ModelResponse;
 use crate::model::ToolCall;
+use crate::model::Withheld;
 use crate::runs::transitions::move_run;
 use crate::store::NodeBody;
 use crate::store::NodeRecord;
@@ -128,5 +129,7 @@ fn page_reads(run: &RunRecord, tools: &ToolRegistry) -> Option<ModelResponse> {
         },
         stop_reason: ProviderStopReason::ToolUse,
         usage: Usage::default(),
+        cost_usd: None,
+        withheld: Withheld::default(),
     })
 }
