@@ -64,8 +64,9 @@ enum Chain<'a> {
     Index { parent: &'a Chain<'a>, index: usize },
 }
 
-/// The path of the first error, written by the deepest deserializer or element it passes
-/// through: an element's own check after it was read (an id's characters) names the element.
+/// The path of the first error, written where the error leaves a member, an element or an enum's
+/// content, the deepest first; so an element's own check after it was read (an id's characters)
+/// names the element. An error that leaves nothing of these is about the whole value (`.`).
 #[derive(Default)]
 struct Track {
     path: RefCell<Option<String>>,
@@ -73,6 +74,8 @@ struct Track {
 
 impl Track {
     /// Records `chain` as the error's path unless a deeper one was recorded; returns `err`.
+    #[cold]
+    #[inline(never)]
     fn fail(&self, chain: &Chain<'_>, err: Error) -> Error {
         let mut path = self.path.borrow_mut();
         if path.is_none() {
@@ -156,8 +159,7 @@ macro_rules! forward_to_value {
     ($($method:ident)*) => {
         $(
             fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-                let (track, chain) = (self.track, self.chain);
-                self.value.$method(visitor).map_err(|err| track.fail(chain, err))
+                self.value.$method(visitor)
             }
         )*
     };
@@ -167,16 +169,14 @@ impl<'de> Deserializer<'de> for De<'_> {
     type Error = Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        let (track, chain) = (self.track, self.chain);
-        let res = match self.value {
+        match self.value {
             Value::Null => visitor.visit_unit(),
             Value::Bool(b) => visitor.visit_bool(b),
             Value::Number(n) => n.deserialize_any(visitor),
             Value::String(s) => visitor.visit_string(s),
-            Value::Array(items) => visit_array(items, chain, track, visitor),
-            Value::Object(fields) => visit_object(fields, chain, track, visitor),
-        };
-        res.map_err(|err| track.fail(chain, err))
+            Value::Array(items) => visit_array(items, self.chain, self.track, visitor),
+            Value::Object(fields) => visit_object(fields, self.chain, self.track, visitor),
+        }
     }
 
     forward_to_value! {
@@ -191,22 +191,18 @@ impl<'de> Deserializer<'de> for De<'_> {
     }
 
     fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        let (track, chain) = (self.track, self.chain);
-        let res = match self.value {
+        match self.value {
             Value::String(s) => visitor.visit_string(s),
-            Value::Array(items) => visit_array(items, chain, track, visitor),
+            Value::Array(items) => visit_array(items, self.chain, self.track, visitor),
             other => Err(invalid_type(&other, &visitor)),
-        };
-        res.map_err(|err| track.fail(chain, err))
+        }
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        let (track, chain) = (self.track, self.chain);
-        let res = match self.value {
+        match self.value {
             Value::Null => visitor.visit_none(),
             _ => visitor.visit_some(self),
-        };
-        res.map_err(|err| track.fail(chain, err))
+        }
     }
 
     fn deserialize_unit_struct<V: Visitor<'de>>(
@@ -222,17 +218,14 @@ impl<'de> Deserializer<'de> for De<'_> {
         _name: &'static str,
         visitor: V,
     ) -> Result<V::Value, Error> {
-        let (track, chain) = (self.track, self.chain);
-        visitor.visit_newtype_struct(self).map_err(|err| track.fail(chain, err))
+        visitor.visit_newtype_struct(self)
     }
 
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        let (track, chain) = (self.track, self.chain);
-        let res = match self.value {
-            Value::Array(items) => visit_array(items, chain, track, visitor),
+        match self.value {
+            Value::Array(items) => visit_array(items, self.chain, self.track, visitor),
             other => Err(invalid_type(&other, &visitor)),
-        };
-        res.map_err(|err| track.fail(chain, err))
+        }
     }
 
     fn deserialize_tuple<V: Visitor<'de>>(
@@ -253,12 +246,10 @@ impl<'de> Deserializer<'de> for De<'_> {
     }
 
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        let (track, chain) = (self.track, self.chain);
-        let res = match self.value {
-            Value::Object(fields) => visit_object(fields, chain, track, visitor),
+        match self.value {
+            Value::Object(fields) => visit_object(fields, self.chain, self.track, visitor),
             other => Err(invalid_type(&other, &visitor)),
-        };
-        res.map_err(|err| track.fail(chain, err))
+        }
     }
 
     fn deserialize_struct<V: Visitor<'de>>(
@@ -276,12 +267,8 @@ impl<'de> Deserializer<'de> for De<'_> {
         _variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
-        let (track, chain) = (self.track, self.chain);
-        let res = match split_variant(self.value) {
-            Ok((variant, value)) => visitor.visit_enum(Enum { variant, value, chain, track }),
-            Err(err) => Err(err),
-        };
-        res.map_err(|err| track.fail(chain, err))
+        let (variant, value) = split_variant(self.value)?;
+        visitor.visit_enum(Enum { variant, value, chain: self.chain, track: self.track })
     }
 
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
@@ -343,6 +330,18 @@ struct Seq<'a> {
     track: &'a Track,
 }
 
+// The generic methods below are compiled once per element or member type; what does not depend
+// on the type is in these functions, compiled once.
+impl Seq<'_> {
+    #[inline(never)]
+    fn advance(&mut self) -> Option<(usize, Value)> {
+        let value = self.items.next()?;
+        let index = self.index;
+        self.index += 1;
+        Some((index, value))
+    }
+}
+
 impl<'de> SeqAccess<'de> for Seq<'_> {
     type Error = Error;
 
@@ -350,15 +349,13 @@ impl<'de> SeqAccess<'de> for Seq<'_> {
         &mut self,
         seed: T,
     ) -> Result<Option<T::Value>, Error> {
-        let Some(value) = self.items.next() else {
+        let Some((index, value)) = self.advance() else {
             return Ok(None);
         };
-        let chain = Chain::Index { parent: self.chain, index: self.index };
-        self.index += 1;
-        let track = self.track;
-        match seed.deserialize(De { value, chain: &chain, track }) {
+        let chain = Chain::Index { parent: self.chain, index };
+        match seed.deserialize(De { value, chain: &chain, track: self.track }) {
             Ok(res) => Ok(Some(res)),
-            Err(err) => Err(track.fail(&chain, err)),
+            Err(err) => Err(self.track.fail(&chain, err)),
         }
     }
 
@@ -376,6 +373,31 @@ struct Fields<'a> {
     track: &'a Track,
 }
 
+impl Fields<'_> {
+    /// Moves to the next member, whose key is then `self.key`; false at the end.
+    #[inline(never)]
+    fn advance(&mut self) -> bool {
+        let Some((key, value)) = self.fields.next() else {
+            return false;
+        };
+        self.key = key;
+        self.value = Some(value);
+        true
+    }
+
+    #[inline(never)]
+    fn take_value(&mut self) -> Result<Value, Error> {
+        self.value.take().ok_or_else(|| Error::custom("value is missing"))
+    }
+
+    /// An error about the current key (an unknown field) is named by the key.
+    #[cold]
+    #[inline(never)]
+    fn key_error(&self, err: Error) -> Error {
+        self.track.fail(&Chain::Key { parent: self.chain, key: &self.key }, err)
+    }
+}
+
 impl<'de> MapAccess<'de> for Fields<'_> {
     type Error = Error;
 
@@ -383,27 +405,22 @@ impl<'de> MapAccess<'de> for Fields<'_> {
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, Error> {
-        let Some((key, value)) = self.fields.next() else {
+        if !self.advance() {
             return Ok(None);
-        };
-        self.key = key;
-        self.value = Some(value);
+        }
         match seed.deserialize(Key(&self.key)) {
             Ok(res) => Ok(Some(res)),
-            Err(err) => {
-                let chain = Chain::Key { parent: self.chain, key: &self.key };
-                Err(self.track.fail(&chain, err))
-            }
+            Err(err) => Err(self.key_error(err)),
         }
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
-        let Some(value) = self.value.take() else {
-            return Err(Error::custom("value is missing"));
-        };
+        let value = self.take_value()?;
         let chain = Chain::Key { parent: self.chain, key: &self.key };
-        let track = self.track;
-        seed.deserialize(De { value, chain: &chain, track }).map_err(|err| track.fail(&chain, err))
+        match seed.deserialize(De { value, chain: &chain, track: self.track }) {
+            Ok(res) => Ok(res),
+            Err(err) => Err(self.track.fail(&chain, err)),
+        }
     }
 
     fn size_hint(&self) -> Option<usize> {
