@@ -110,7 +110,8 @@ fn decode_answer(answer: Value) -> Result<AgentEvent, String> {
             panelot_protocol::from_value::<CommandAckEvent>(fields).map(AgentEvent::CommandAck)
         }
         Some(EventKind::CommandRejected) => {
-            panelot_protocol::from_value::<CommandRejectedEvent>(fields).map(AgentEvent::CommandRejected)
+            panelot_protocol::from_value::<CommandRejectedEvent>(fields)
+                .map(AgentEvent::CommandRejected)
         }
         _ => {
             return Err("receipt answer is neither `command.ack` nor `command.rejected`".to_owned());

@@ -76,8 +76,8 @@ impl<T: Serialize + DeserializeOwned> Setting<T> {
 
     /// The write that stores `value`.
     pub fn write(&self, value: &T) -> Result<WriteOp, StoreError> {
-        let value =
-            serde_json::to_value(value).map_err(|err| StoreError::Corrupt(err.to_string()))?;
+        let value = panelot_protocol::to_value(value)
+            .map_err(|err| StoreError::Corrupt(err.to_string()))?;
         Ok(WriteOp::PutSetting { key: self.key.into(), value })
     }
 }
@@ -162,7 +162,8 @@ impl<T: Serialize + DeserializeOwned> ListSetting<T> {
         let mut records = Vec::with_capacity(list.items.len() + list.unreadable.len());
         for item in &list.items {
             records.push(
-                serde_json::to_value(item).map_err(|err| StoreError::Corrupt(err.to_string()))?,
+                panelot_protocol::to_value(item)
+                    .map_err(|err| StoreError::Corrupt(err.to_string()))?,
             );
         }
         records.extend(list.unreadable.iter().cloned());

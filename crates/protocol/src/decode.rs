@@ -190,9 +190,9 @@ impl EventFrame {
 
     /// The frame as a JSON object: the event's fields, plus `stream` when present.
     pub fn to_value(&self) -> Result<Value, serde_json::Error> {
-        let mut value = serde_json::to_value(&self.event)?;
+        let mut value = crate::text_value::to_value(&self.event)?;
         if let (Some(stream), Value::Object(fields)) = (&self.stream, &mut value) {
-            fields.insert("stream".to_owned(), serde_json::to_value(stream)?);
+            fields.insert("stream".to_owned(), crate::text_value::to_value(stream)?);
         }
         Ok(value)
     }

@@ -14,7 +14,7 @@ const IDENTITY_FIELDS: [&str; 3] = ["type", "submissionId", "clientId"];
 /// the same meaning (fields in another order, an absent optional field or an explicit `null`) get
 /// the same fingerprint, because the typed Op is encoded, not the bytes received.
 pub fn command_fingerprint(op: &Op) -> Result<String, serde_json::Error> {
-    let mut value = serde_json::to_value(op)?;
+    let mut value = crate::text_value::to_value(op)?;
     if let Value::Object(fields) = &mut value {
         for key in IDENTITY_FIELDS {
             fields.remove(key);

@@ -38,6 +38,7 @@ pub mod origin;
 mod schema_hash;
 mod schema_hashes;
 mod tagged;
+mod text_value;
 mod traced;
 
 pub use budget::Budget;
@@ -77,6 +78,7 @@ pub use schema_hashes::ENGINE_SCHEMA_HASH;
 /// Used by [`internally_tagged!`]; not an API of its own.
 #[doc(hidden)]
 pub use tagged::untag as __untag;
+pub use text_value::to_value;
 pub use traced::TracedError;
 pub use traced::from_value;
 pub use traced::from_value_traced;

@@ -128,7 +128,7 @@ impl ConnectionVault for Vault {
                 connection.custom_headers = existing.custom_headers;
             }
         }
-        serde_json::to_value(&connection).map_err(|e| e.to_string())
+        panelot_protocol::to_value(&connection).map_err(|e| e.to_string())
     }
 
     fn view(&self, stored: &Value) -> Option<ConnectionView> {

@@ -125,8 +125,8 @@ pub(crate) fn respond(
     };
     let now = cx.env.now_ms();
     let index = interaction.tool_index;
-    let response =
-        serde_json::to_value(&p.response).map_err(|err| StoreError::Corrupt(err.to_string()))?;
+    let response = panelot_protocol::to_value(&p.response)
+        .map_err(|err| StoreError::Corrupt(err.to_string()))?;
     let mut unit = UnitOfWork::new();
     if let Some(state) = state {
         let answer =

@@ -66,7 +66,8 @@ pub(crate) fn to_json(value: &JsValue) -> Value {
 
 /// A JS value decoded into `T`.
 pub(crate) fn decode<T: DeserializeOwned>(value: &JsValue) -> Result<T, BrowserError> {
-    panelot_protocol::from_value(to_json(value)).map_err(|err| BrowserError::Unexpected(err.to_string()))
+    panelot_protocol::from_value(to_json(value))
+        .map_err(|err| BrowserError::Unexpected(err.to_string()))
 }
 
 /// The message of a rejected promise or thrown error.

@@ -314,7 +314,10 @@ pub(crate) fn with_elapsed(mut outcome: ToolOutcome, elapsed_ms: u64) -> ToolOut
 
 /// The wire name of a failure code (`stale_ref`).
 pub(crate) fn code_name(code: ActionFailureCode) -> String {
-    serde_json::to_value(code).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
+    panelot_protocol::to_value(&code)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
 }
 
 fn evidence_line(evidence: &ActionEvidence) -> String {

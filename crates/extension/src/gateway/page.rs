@@ -206,8 +206,8 @@ async fn inject(tab: u32) -> Result<(), ToolOutcome> {
 }
 
 async fn send(tab: u32, request: &ContentRequest) -> Result<JsValue, BrowserError> {
-    let message =
-        serde_json::to_value(request).map_err(|err| BrowserError::Unexpected(err.to_string()))?;
+    let message = panelot_protocol::to_value(request)
+        .map_err(|err| BrowserError::Unexpected(err.to_string()))?;
     chrome::call(
         "tabs",
         "sendMessage",
