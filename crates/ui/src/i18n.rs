@@ -570,6 +570,16 @@ catalog! {
     ModelHint => "Type a model id, or leave it empty and pick one from the list the server sends when the connection is checked.", "输入模型 ID，或留空，检查连接后从服务器提供的列表中选择。";
     /// Connection form: the advanced part.
     Advanced => "Advanced", "高级";
+    /// Connection form: the default model's prices.
+    Prices => "Prices of this model (US dollars per million tokens)", "此模型的价格（美元 / 百万 token）";
+    /// Connection form: the price of input tokens.
+    PriceInput => "Input", "输入";
+    /// Connection form: the price of output tokens.
+    PriceOutput => "Output", "输出";
+    /// Connection form: what prices are for.
+    PricesHint => "Optional. With prices set, each answer and the conversation show what they cost.", "可选。填写价格后，每条回答和整个对话都会显示花费。";
+    /// Thread header: the tooltip of the conversation's running cost.
+    ThreadCost => "Cost of this conversation so far", "此对话目前的花费";
     /// Connection form: the wire format.
     ApiFormat => "API format", "API 格式";
     /// Connection form: the compatibility options.

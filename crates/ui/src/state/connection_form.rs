@@ -18,6 +18,8 @@ use panelot_protocol::engine::ConnectionKind as Wire;
 use panelot_protocol::engine::ConnectionTemplateView;
 use panelot_protocol::engine::ConnectionView;
 use panelot_protocol::engine::HeaderInput;
+use panelot_protocol::engine::ModelPrice;
+use panelot_protocol::engine::is_price;
 
 use crate::i18n;
 use crate::i18n::Lang;
@@ -84,7 +86,7 @@ pub enum KeyRow {
 }
 
 /// The connection form as typed: raw text, validated on save.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ConnectionForm {
     /// The template it started from (`openai`, `ollama`, `custom`, …).
     pub template: String,
@@ -113,6 +115,12 @@ pub struct ConnectionForm {
     pub quirks: Vec<String>,
     /// Whether the connection is offered (kept from the stored one).
     pub enabled: bool,
+    /// The default model's input price as typed (US dollars per million tokens); empty: none.
+    pub price_input: String,
+    /// The default model's output price as typed.
+    pub price_output: String,
+    /// The stored prices, of every model; the default model's is replaced by the typed one.
+    pub saved_prices: Vec<ModelPrice>,
 }
 
 /// A field of the connection form.
@@ -128,6 +136,8 @@ pub enum Field {
     Model,
     /// Extra headers.
     Headers,
+    /// The default model's prices.
+    Prices,
 }
 
 impl Field {
@@ -139,6 +149,7 @@ impl Field {
             Field::ApiKey => Msg::ApiKeys,
             Field::Model => Msg::ModelField,
             Field::Headers => Msg::CustomHeaders,
+            Field::Prices => Msg::Prices,
         }
     }
 }
@@ -175,7 +186,7 @@ impl FieldProblem {
 }
 
 /// A validated connection, ready to hand to the engine.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ConnectionDraft {
     /// Wire format.
     pub kind: ConnectionKind,
@@ -193,6 +204,8 @@ pub struct ConnectionDraft {
     pub quirks: Vec<String>,
     /// Whether it is offered.
     pub enabled: bool,
+    /// Model prices.
+    pub prices: Vec<ModelPrice>,
 }
 
 impl ConnectionForm {
@@ -226,6 +239,7 @@ impl ConnectionForm {
     pub fn edit(view: &ConnectionView, templates: &[ConnectionTemplateView]) -> ConnectionForm {
         let template = template_of(templates, view);
         let mut models = view.model_ids.iter().cloned();
+        let price = view.prices.iter().find(|p| view.model_ids.first() == Some(&p.model_id));
         ConnectionForm {
             template: template.map(|t| t.id.clone()).unwrap_or_else(|| "custom".to_owned()),
             template_name: template.map(template_name).unwrap_or_default(),
@@ -240,6 +254,9 @@ impl ConnectionForm {
             saved_headers: view.header_names.clone(),
             quirks: view.quirks.clone(),
             enabled: view.enabled,
+            price_input: price.map(|p| p.input.to_string()).unwrap_or_default(),
+            price_output: price.map(|p| p.output.to_string()).unwrap_or_default(),
+            saved_prices: view.prices.clone(),
         }
     }
 
@@ -309,6 +326,13 @@ impl ConnectionForm {
         if headers.is_none() {
             problems.push((Field::Headers, FieldProblem::BadHeader));
         }
+        let price = match self.typed_price() {
+            Ok(price) => price,
+            Err(problem) => {
+                problems.push((Field::Prices, problem));
+                None
+            }
+        };
         if !problems.is_empty() {
             return Err(problems);
         }
@@ -329,7 +353,45 @@ impl ConnectionForm {
             headers: headers.filter(|h| !h.is_empty()),
             quirks: self.quirks.clone(),
             enabled: self.enabled,
+            prices: self.prices_with(model, price),
         })
+    }
+
+    /// The typed price of the default model as (input, output): `None` when both boxes are
+    /// empty; one without the other is a missing field.
+    fn typed_price(&self) -> Result<Option<(f64, f64)>, FieldProblem> {
+        let parse = |text: &str| match text.parse::<f64>() {
+            Ok(usd) if is_price(usd) => Ok(usd),
+            _ => Err(FieldProblem::OutOfRange),
+        };
+        match (self.price_input.trim(), self.price_output.trim()) {
+            ("", "") => Ok(None),
+            ("", _) | (_, "") => Err(FieldProblem::Required),
+            (input, output) => Ok(Some((parse(input)?, parse(output)?))),
+        }
+    }
+
+    /// The stored prices with the default model's set to `price` (or removed).
+    fn prices_with(&self, model: &str, price: Option<(f64, f64)>) -> Vec<ModelPrice> {
+        let mut prices: Vec<ModelPrice> =
+            self.saved_prices.iter().filter(|p| p.model_id != model).cloned().collect();
+        if let Some((input, output)) = price
+            && !model.is_empty()
+        {
+            // The form asks for no cache prices: stored ones stay while the model's prices do.
+            let kept = self
+                .saved_prices
+                .iter()
+                .find(|p| p.model_id == model && p.input == input && p.output == output);
+            prices.push(ModelPrice {
+                model_id: model.to_owned(),
+                input,
+                output,
+                cache_read: kept.and_then(|p| p.cache_read),
+                cache_write: kept.and_then(|p| p.cache_write),
+            });
+        }
+        prices
     }
 
     /// The keys a save sends: `None` when the stored ones stay as they are (all kept, in order,
@@ -377,7 +439,7 @@ impl ConnectionDraft {
                     .collect()
             }),
             quirks: self.quirks.clone(),
-            prices: None,
+            prices: Some(self.prices.clone()),
         }
     }
 }
@@ -482,7 +544,7 @@ pub enum SaveStatus {
 }
 
 /// The connection form with the connection it edits and its last save.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ConnectionEditor {
     /// The values shown.
     pub form: ConnectionForm,

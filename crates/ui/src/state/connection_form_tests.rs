@@ -4,6 +4,7 @@
 use panelot_protocol::engine::ApiKeyEntry;
 use panelot_protocol::engine::ConnectionCheck;
 use panelot_protocol::engine::ConnectionCheckFailure;
+use panelot_protocol::engine::ModelPrice;
 use pretty_assertions::assert_eq;
 
 use super::*;
@@ -146,6 +147,7 @@ fn a_filled_form_is_trimmed_and_becomes_the_engines_connection() {
             headers: Some(vec![("X-Org".to_owned(), "acme".to_owned())]),
             quirks: vec!["noStreamOptions".to_owned()],
             enabled: true,
+            prices: Vec::new(),
         }
     );
     let input = draft.to_input(None);
@@ -391,4 +393,46 @@ fn typed(key: &str) -> ApiKeyEntry {
 
 fn saved(position: u32) -> ApiKeyEntry {
     ApiKeyEntry::Saved { saved: position }
+}
+
+fn price(model: &str, input: f64, output: f64) -> ModelPrice {
+    ModelPrice { model_id: model.to_owned(), input, output, cache_read: None, cache_write: None }
+}
+
+/// The default model's prices are typed in the advanced part: both or none, numbers in range;
+/// other models' stored prices are sent back as they are.
+#[test]
+fn the_default_model_s_prices_are_edited_and_the_others_kept() {
+    let mut view = stored(1, &["qwen3:8b", "llama3.2"]);
+    let mut cached = price("qwen3:8b", 0.5, 1.5);
+    cached.cache_read = Some(0.05);
+    view.prices = vec![cached.clone(), price("llama3.2", 0.25, 0.75)];
+    let form = ConnectionForm::edit(&view, &[]);
+    assert_eq!((form.price_input.as_str(), form.price_output.as_str()), ("0.5", "1.5"));
+    // Unchanged: sent back as stored, the cache price kept.
+    let sent = form.validate().unwrap().to_input(Some(view.id)).prices.unwrap();
+    assert_eq!(sent, [price("llama3.2", 0.25, 0.75), cached]);
+    // A new price replaces the model's (and its cache price, which the form does not show).
+    let mut changed = form.clone();
+    changed.price_input = " 3 ".to_owned();
+    changed.price_output = "15".to_owned();
+    let sent = changed.validate().unwrap().prices;
+    assert_eq!(sent, [price("llama3.2", 0.25, 0.75), price("qwen3:8b", 3.0, 15.0)]);
+    // Both emptied: the model has no price.
+    let mut cleared = form.clone();
+    cleared.price_input.clear();
+    cleared.price_output.clear();
+    assert_eq!(cleared.validate().unwrap().prices, [price("llama3.2", 0.25, 0.75)]);
+    // One without the other, or not a price: the field says what is wrong.
+    for (input, output, problem) in [
+        ("3", "", FieldProblem::Required),
+        ("-1", "2", FieldProblem::OutOfRange),
+        ("3", "lots", FieldProblem::OutOfRange),
+        ("1e9", "2", FieldProblem::OutOfRange),
+    ] {
+        let mut bad = form.clone();
+        bad.price_input = input.to_owned();
+        bad.price_output = output.to_owned();
+        assert_eq!(bad.validate().unwrap_err(), [(Field::Prices, problem)], "{input} {output}");
+    }
 }

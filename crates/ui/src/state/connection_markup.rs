@@ -288,6 +288,8 @@ pub fn form_html(lang: Lang, form: &ConnectionForm, cx: FormContext<'_>) -> Stri
          <label class=\"field\"><span>{format_label}</span><select name=\"kind\">{kinds}</select></label>\
          <label class=\"field\"><span>{headers_label}</span><textarea class=\"headers\" name=\"headers\" rows=\"2\" \
          spellcheck=\"false\">{headers}</textarea>{saved_headers}</label>\
+         <fieldset class=\"prices\"><legend>{prices}</legend><div class=\"price-row\">{price_input}{price_output}</div>\
+         <p class=\"hint\">{prices_hint}</p></fieldset>\
          <fieldset class=\"quirks\"><legend>{compatibility}</legend>{quirks}</fieldset></div></details>",
         provider = t(Msg::Provider),
         name = text_field_html(&t(Msg::ConnectionName), "name", "text", &form.name),
@@ -303,6 +305,20 @@ pub fn form_html(lang: Lang, form: &ConnectionForm, cx: FormContext<'_>) -> Stri
         headers_label = t(Msg::CustomHeaders),
         headers = escape_html(&form.headers),
         compatibility = t(Msg::Compatibility),
+        prices = t(Msg::Prices),
+        price_input = price_field_html(&t(Msg::PriceInput), "price-input", &form.price_input),
+        price_output = price_field_html(&t(Msg::PriceOutput), "price-output", &form.price_output),
+        prices_hint = t(Msg::PricesHint),
+    )
+}
+
+/// A price box: a decimal number, typed with the number keyboard on touch screens.
+fn price_field_html(label: &str, name: &str, value: &str) -> String {
+    format!(
+        "<label class=\"field\"><span>{label}</span><input type=\"text\" name=\"{name}\" \
+         inputmode=\"decimal\" autocomplete=\"off\" spellcheck=\"false\" placeholder=\"0.00\" \
+         value=\"{}\"></label>",
+        escape_html(value)
     )
 }
 

@@ -13,7 +13,7 @@ fn settings(enabled: bool, default: Option<&str>) -> SettingsView {
     serde_json::from_value(json!({
         "connections": [{"id": "c1", "name": "Mock", "kind": "openai",
             "baseUrl": "http://127.0.0.1:1/v1", "keyCount": 0, "enabled": enabled,
-            "modelIds": ["m1", "m2"], "headerNames": [], "quirks": []}],
+            "modelIds": ["m1", "m2"], "headerNames": [], "quirks": [], "prices": []}],
         "defaultModel": default, "permissionPolicy": "auto", "turnTokenBudget": null,
         "quirkNames": [], "rules": [],
         "presets": [{"id": "p1", "preset": {"name": "Two",

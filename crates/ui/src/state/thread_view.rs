@@ -131,6 +131,11 @@ impl ThreadView {
         }
     }
 
+    /// What the thread's model calls cost so far in US dollars, when any had a price.
+    pub fn cost_usd(&self) -> Option<f64> {
+        self.meta.as_ref().map(|m| m.stats.cost_usd).filter(|cost| *cost > 0.0)
+    }
+
     /// The thread shown.
     pub fn thread_id(&self) -> &ThreadId {
         &self.thread_id
@@ -392,6 +397,12 @@ impl ThreadView {
                 {
                     *usage = Some(event.usage);
                     *cost_usd = event.cost_usd;
+                }
+                // The engine adds each call to the thread's totals as it announces it; the
+                // snapshot's totals grow here the same way until the next snapshot.
+                if let Some(meta) = &mut self.meta {
+                    meta.stats.total_tokens += event.usage.input + event.usage.output;
+                    meta.stats.cost_usd += event.cost_usd.unwrap_or(0.0);
                 }
             }
             AgentEvent::TurnComplete(event) => {

@@ -166,6 +166,29 @@ fn a_turn_streams_reasoning_text_and_tool_cards_in_arrival_order() {
     assert_eq!((usage.map(|u| u.output), *cost_usd), (Some(2), Some(0.5)));
 }
 
+/// The thread's running cost: the snapshot's total, grown by each priced call announced after
+/// it; unknown (not $0) while no call had a price.
+#[test]
+fn the_thread_s_cost_grows_with_each_priced_call() {
+    let mut view = ThreadView::new(thread());
+    view.apply(&snapshot(json!([]), Value::Null, 1));
+    assert_eq!(view.cost_usd(), None);
+    let usage = |cost: Value, sequence| {
+        frame(
+            json!({"type": "token.usage", "threadId": "t-1", "turnId": "turn-1",
+                "usage": {"input": 10, "output": 2, "cacheRead": null, "cacheWrite": null},
+                "costUsd": cost}),
+            sequence,
+        )
+    };
+    view.apply(&usage(Value::Null, 2));
+    assert_eq!(view.cost_usd(), None);
+    view.apply(&usage(json!(0.25), 3));
+    view.apply(&usage(json!(0.125), 4));
+    assert_eq!(view.cost_usd(), Some(0.375));
+    assert_eq!(view.meta.as_ref().map(|m| m.stats.total_tokens), Some(36));
+}
+
 #[test]
 fn a_snapshot_mid_turn_shows_the_streamed_text_so_far() {
     let mut view = ThreadView::new(thread());

@@ -316,6 +316,8 @@ impl Section {
             Some("base-url") => self.edit_form(|f| f.base_url = text),
             Some("model") => self.edit_form(|f| f.model = text),
             Some("headers") => self.edit_form(|f| f.headers = text),
+            Some("price-input") => self.edit_form(|f| f.price_input = text),
+            Some("price-output") => self.edit_form(|f| f.price_output = text),
             Some("api-key") => {
                 let index = field.get_attribute("data-index").and_then(|i| i.parse().ok());
                 if let Some(index) = index {
