@@ -200,7 +200,9 @@ impl<S: Store, H: HostIo> Driver<S, H> {
                         handle.abort();
                     }
                 }
-                Effect::Highlight { .. } => io.start(effect, AbortSignal::default()),
+                Effect::Highlight { .. } | Effect::Notify { .. } => {
+                    io.start(effect, AbortSignal::default());
+                }
                 Effect::CallModel { id, .. }
                 | Effect::ResolveTarget { id, .. }
                 | Effect::RunTool { id, .. }

@@ -22,6 +22,7 @@ mod delivery;
 mod in_flight;
 mod interactions;
 mod machine;
+mod notices;
 mod outbox;
 mod presets;
 mod reads;
@@ -32,6 +33,7 @@ mod threads;
 mod turns;
 mod vault;
 
+use std::collections::BTreeSet;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
@@ -69,6 +71,7 @@ pub use machine::title::TITLE_PROMPT;
 pub use outbox::Effect;
 pub use outbox::EffectId;
 pub use outbox::FailureCause;
+pub use outbox::Notice;
 pub use outbox::Outbox;
 pub use outbox::PortId;
 pub use outbox::ToolInvocation;
@@ -133,6 +136,8 @@ pub struct Engine<S: Store> {
     follow_ups: VecDeque<FollowUp>,
     /// The activity every UI was last told about (`activity.updated`).
     activity: Vec<ThreadActivity>,
+    /// Threads a notification was shown for, until they stop waiting.
+    notified: BTreeSet<ThreadId>,
 }
 
 impl<S: Store> std::fmt::Debug for Engine<S> {
@@ -156,6 +161,7 @@ impl<S: Store> Engine<S> {
             in_flight: InFlightTable::default(),
             follow_ups: VecDeque::new(),
             activity: Vec::new(),
+            notified: BTreeSet::new(),
         }
     }
 
@@ -639,7 +645,7 @@ impl<S: Store> Engine<S> {
         while let Some(follow_up) = self.follow_ups.pop_front() {
             self.follow_up(follow_up, out).await;
         }
-        self.publish_activity(out);
+        self.publish_activity(out).await;
         out.wake_at_ms = match (self.delivery.deadline(), self.runs.next_approval_deadline()) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -648,11 +654,12 @@ impl<S: Store> Engine<S> {
 
     /// Tells every UI what the threads are doing when that changed: badges in thread lists
     /// ("waiting for you") and the panel header.
-    fn publish_activity(&mut self, out: &mut Outbox) {
+    async fn publish_activity(&mut self, out: &mut Outbox) {
         let activity = self.runs.activity();
         if activity == self.activity {
             return;
         }
+        self.notify(&activity, out).await;
         let sum = |count: fn(&ThreadActivity) -> u32| activity.iter().map(count).sum::<u32>();
         let event = AgentEvent::ActivityUpdated(ActivityUpdatedEvent {
             running: sum(|a| u32::from(a.running)),
@@ -662,6 +669,54 @@ impl<S: Store> Engine<S> {
         });
         self.activity = activity;
         self.delivery.broadcast(event, self.env.now_ms(), out);
+    }
+
+    /// A notification for each thread that started waiting for the user while no view follows
+    /// it, and the notification taken back once a thread waits no more.
+    async fn notify(&mut self, activity: &[ThreadActivity], out: &mut Outbox) {
+        let waiting = |list: &[ThreadActivity], thread: &ThreadId| {
+            list.iter()
+                .find(|a| &a.thread_id == thread)
+                .map_or(0, |a| a.pending_approvals + a.pending_interactions)
+        };
+        for thread in self.notified.clone() {
+            if waiting(activity, &thread) == 0 {
+                self.notified.remove(&thread);
+                out.effects.push(Effect::Notify { thread_id: thread, notice: None });
+            }
+        }
+        let language = match settings::LANGUAGE.read(&self.store).await {
+            Ok(language) => language.unwrap_or_default(),
+            Err(err) => {
+                tracing::warn!(%err, "no notification: the language is unreadable");
+                return;
+            }
+        };
+        for now in activity {
+            let thread = &now.thread_id;
+            if waiting(activity, thread) <= waiting(&self.activity, thread)
+                || self.delivery.watched(thread)
+            {
+                continue;
+            }
+            let title = match self.store.thread(thread).await {
+                Ok(meta) => meta.map(|meta| meta.title).unwrap_or_default(),
+                Err(err) => {
+                    tracing::warn!(%err, "no notification: the thread is unreadable");
+                    return;
+                }
+            };
+            let approvals = self.runs.pending_approvals(thread);
+            let interactions = self.runs.pending_interactions(thread);
+            let what = match (approvals.first(), interactions.first()) {
+                (Some(approval), _) => notices::Waiting::Approval(&approval.request),
+                (None, Some(interaction)) => notices::Waiting::Interaction(&interaction.request),
+                (None, None) => continue,
+            };
+            let notice = notices::notice(language, &title, &what);
+            self.notified.insert(thread.clone());
+            out.effects.push(Effect::Notify { thread_id: thread.clone(), notice: Some(notice) });
+        }
     }
 
     async fn follow_up(&mut self, follow_up: FollowUp, out: &mut Outbox) {

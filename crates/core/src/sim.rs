@@ -1,6 +1,6 @@
-//! The engine under test: a scripted world ([`world`]) around the real driver, turn, target,
-//! web-tool and memory tests through it, and the simulation (seeded schedules, crashes at
-//! unit-of-work boundaries, restarts, tabs that move under the engine, invariants).
+//! The engine under test: a scripted world ([`world`]) around the real driver; turn, target,
+//! web-tool, memory and notification tests through it; and the simulation (seeded schedules,
+//! crashes at unit-of-work boundaries, restarts, tabs that move under the engine, invariants).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stderr)]
 
@@ -20,6 +20,9 @@ mod web_tests;
 
 #[cfg(test)]
 mod memory_tests;
+
+#[cfg(test)]
+mod notice_tests;
 
 #[cfg(test)]
 mod cost_tests;

@@ -9,6 +9,7 @@ mod gateway;
 mod handover;
 mod handshake;
 mod idb_store;
+mod notifications;
 mod turns;
 mod ui_activity;
 mod ui_attach;

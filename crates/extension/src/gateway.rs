@@ -1,7 +1,7 @@
 //! The browser gateway: how each catalog tool runs in the extension (L0 `chrome.tabs`, L1 the
 //! page executor, L2 `chrome.debugger`, the network tools from the worker), how a call's target
-//! is resolved before the engine judges it ([`resolve`]), and the highlight shown while an
-//! approval card is up.
+//! is resolved before the engine judges it ([`resolve`]), the highlight shown while an approval
+//! card is up, and the notification shown while a thread no view follows waits for the user.
 //!
 //! The gateway keeps no routing state: the engine decides which tab a call goes to (its run's
 //! route lives in the run record) and hands the judged target with the call. The gateway acts on
@@ -21,6 +21,7 @@ mod resolve;
 mod tabs;
 mod web;
 
+use panelot_core::engine::Notice;
 use panelot_core::engine::ToolInvocation;
 use panelot_core::engine::ToolOutcome;
 use panelot_core::env::AbortSignal;
@@ -33,6 +34,7 @@ use panelot_core::tools::catalog::Route;
 use panelot_core::tools::catalog::TabTool;
 use panelot_protocol::ElementRef;
 use panelot_protocol::Origin;
+use panelot_protocol::ThreadId;
 use panelot_protocol::content::ExecutorCall;
 use panelot_protocol::content::ExecutorResult;
 use panelot_protocol::content::ExpectedTarget;
@@ -40,6 +42,7 @@ use panelot_protocol::content::HighlightParams;
 use panelot_protocol::content::ReadPageParams;
 use serde_json::Value;
 use serde_json::json;
+use wasm_bindgen::JsValue;
 
 use self::format::failure;
 pub(crate) use self::resolve::resolve;
@@ -83,6 +86,35 @@ pub(crate) async fn highlight(tab: u32, document_id: Option<String>, element_ref
         _ => None,
     };
     let _ = page::execute(tab, call, None, expected, &AbortSignal::default()).await;
+}
+
+/// The id of the notification about `thread`: the worker script opens the thread when it is
+/// clicked (`sw.js`).
+fn notification_id(thread: &ThreadId) -> String {
+    format!("panelot-thread:{thread}")
+}
+
+/// Shows (or, without `notice`, takes back) the notification that `thread` needs the user. It
+/// stays until it is clicked or taken back: an approval waits for a person, not for a timeout.
+pub(crate) async fn notify(thread: &ThreadId, notice: Option<Notice>) {
+    let id = JsValue::from_str(&notification_id(thread));
+    let result = match notice {
+        Some(notice) => {
+            let options = json!({
+                "type": "basic",
+                "iconUrl": "icons/panelot-128.png",
+                "title": notice.title,
+                "message": notice.message,
+                "priority": 2,
+                "requireInteraction": true,
+            });
+            chrome::call("notifications", "create", &[id, chrome::to_js(&options)]).await
+        }
+        None => chrome::call("notifications", "clear", &[id]).await,
+    };
+    // Notifications blocked by the user or the system leave the card in the thread, which is
+    // where the answer is given anyway.
+    let _ = result;
 }
 
 /// The target a call acts on, its tab still showing the origin it was judged for.

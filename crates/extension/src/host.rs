@@ -131,6 +131,10 @@ async fn run_effect(
             crate::gateway::highlight(tab, document_id, element_ref).await;
             None
         }
+        Effect::Notify { thread_id, notice } => {
+            crate::gateway::notify(&thread_id, notice).await;
+            None
+        }
         // The driver handles aborts itself.
         Effect::Abort { .. } => None,
     }

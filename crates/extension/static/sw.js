@@ -57,6 +57,22 @@ chrome.runtime.onInstalled.addListener(({ reason }) => {
   }
 });
 
+// A notification says a thread waits for the user (an approval, a question, a step handed
+// over) while no view shows it; clicking it opens that thread in the chat page. Named on the
+// worker's global scope so the end-to-end tests can open one as a click would.
+const NOTIFIED_THREAD = "panelot-thread:";
+function openNotifiedThread(id) {
+  if (!id.startsWith(NOTIFIED_THREAD)) return Promise.resolve(false);
+  const thread = id.slice(NOTIFIED_THREAD.length);
+  chrome.notifications.clear(id).catch(() => {});
+  const url = chrome.runtime.getURL(`chat.html?thread=${encodeURIComponent(thread)}`);
+  return chrome.tabs.create({ url }).then(() => true);
+}
+globalThis.panelotOpenNotifiedThread = openNotifiedThread;
+chrome.notifications.onClicked.addListener((id) => {
+  openNotifiedThread(id).catch(() => {});
+});
+
 // With no UI open nothing wakes the worker; this alarm does, every 30 s, and starting the engine
 // is what runs recovery (queued runs, expired approvals, cut streams). Registered synchronously
 // like every listener; creating an alarm that exists only moves its next time.

@@ -78,6 +78,11 @@ impl Delivery {
         }
     }
 
+    /// Whether a view follows `thread` (a port subscribed to it).
+    pub(crate) fn watched(&self, thread: &ThreadId) -> bool {
+        self.ports.values().any(|state| state.subscription.as_ref() == Some(thread))
+    }
+
     /// Sends `frame` to `port` only.
     pub(crate) fn reply(port: PortId, frame: EventFrame, out: &mut Outbox) {
         out.sends.push((port, frame));

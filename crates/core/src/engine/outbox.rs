@@ -86,6 +86,14 @@ pub enum Effect {
         /// The element; `None` clears the highlight.
         element_ref: Option<String>,
     },
+    /// Tell the user, outside any view, that a thread needs them (or that it no longer does:
+    /// `notice` is `None`). Nothing comes back.
+    Notify {
+        /// The thread; the host opens it when the notice is clicked.
+        thread_id: ThreadId,
+        /// What to say; `None` takes back what was said about the thread.
+        notice: Option<Notice>,
+    },
     /// Stop an effect at once (its outcome, if any, is ignored).
     Abort {
         /// The effect.
@@ -115,6 +123,15 @@ pub struct ToolInvocation {
     pub target: Option<ResolvedTarget>,
     /// The document the call's refs came from (its tab's latest snapshot), when known.
     pub ref_document: Option<String>,
+}
+
+/// A browser notification's words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notice {
+    /// The headline (the thread's title).
+    pub title: String,
+    /// What the thread needs.
+    pub message: String,
 }
 
 /// How a tool call ended, as its host reports it.

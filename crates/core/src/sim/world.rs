@@ -375,6 +375,7 @@ pub(crate) struct SimIo {
     frames: Rc<RefCell<Vec<EventFrame>>>,
     effects: Rc<RefCell<Vec<(Effect, AbortSignal)>>>,
     highlights: Rc<RefCell<Vec<Effect>>>,
+    notices: Rc<RefCell<Vec<Effect>>>,
     wakes: Rc<RefCell<Vec<u64>>>,
 }
 
@@ -386,6 +387,7 @@ impl HostIo for SimIo {
     fn start(&self, effect: Effect, signal: AbortSignal) {
         match effect {
             Effect::Highlight { .. } => self.highlights.borrow_mut().push(effect),
+            Effect::Notify { .. } => self.notices.borrow_mut().push(effect),
             other => self.effects.borrow_mut().push((other, signal)),
         }
     }
@@ -574,6 +576,11 @@ impl World {
         self.io.highlights.borrow().clone()
     }
 
+    /// The notifications the engine asked for, oldest first.
+    pub(crate) fn notices(&self) -> Vec<Effect> {
+        self.io.notices.borrow().clone()
+    }
+
     /// Reads the engine.
     pub(crate) fn with_engine<R>(
         &self,
@@ -655,7 +662,7 @@ impl World {
                 };
                 self.input(Input::VerifyDone(id, report));
             }
-            Effect::Highlight { .. } | Effect::Abort { .. } => {}
+            Effect::Highlight { .. } | Effect::Notify { .. } | Effect::Abort { .. } => {}
         }
         true
     }

@@ -1,0 +1,73 @@
+//! Notifications through the real engine and driver: a thread that needs the user while no view
+//! follows it asks for them with a notification, which is taken back once it is answered; a
+//! thread a view shows asks in the view only.
+
+use panelot_protocol::AgentEvent;
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+use super::turn_tests::approvals;
+use super::turn_tests::ask_first;
+use super::turn_tests::respond;
+use super::turn_tests::submit;
+use super::world::Reply;
+use super::world::World;
+use crate::engine::Effect;
+
+/// (thread, message) of each notification; `None` for one taken back.
+fn notices(world: &World) -> Vec<(String, Option<String>)> {
+    world
+        .notices()
+        .into_iter()
+        .filter_map(|effect| match effect {
+            Effect::Notify { thread_id, notice } => {
+                Some((thread_id.to_string(), notice.map(|n| n.message)))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_thread_no_view_follows_notifies_when_it_needs_the_user_and_takes_it_back() {
+    let mut world = World::new();
+    ask_first(&world);
+    let background = world.create_thread();
+    // The one view now follows another thread.
+    let shown = world.create_thread();
+    world.script.push_back(Reply::tool("click", json!({"ref": "e1"})));
+    world.script.push_back(Reply::text("done"));
+    submit(&mut world, &background, "click it");
+    world.settle();
+    let asked = Some("Panelot asks before it acts on https://shop.example.".to_owned());
+    assert_eq!(notices(&world), [(background.to_string(), asked.clone())]);
+    // Opening the thread (what clicking the notification does) shows the card there.
+    let id = world.submission();
+    let opened =
+        world.send(json!({"type": "thread.subscribe", "submissionId": id, "threadId": background}));
+    let approval = opened
+        .into_iter()
+        .find_map(|frame| match frame.event {
+            AgentEvent::ThreadSnapshot(s) => {
+                s.snapshot.pending_approvals.first().map(|a| a.approval_id.clone())
+            }
+            _ => None,
+        })
+        .expect("the card in the opened thread");
+    respond(&mut world, &approval, json!({"type": "accept"}));
+    world.settle();
+    assert_eq!(
+        notices(&world),
+        [(background.to_string(), asked), (background.to_string(), None)],
+        "answered: taken back"
+    );
+    // The thread the view shows asks there only.
+    let id = world.submission();
+    world.send(json!({"type": "thread.subscribe", "submissionId": id, "threadId": shown}));
+    world.script.push_back(Reply::tool("click", json!({"ref": "e2"})));
+    world.script.push_back(Reply::text("done"));
+    submit(&mut world, &shown, "click the other");
+    world.settle();
+    assert_eq!(approvals(&world).len(), 1, "the view saw this card live");
+    assert_eq!(notices(&world).len(), 2, "no notification for a thread a view shows");
+}
