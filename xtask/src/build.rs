@@ -134,12 +134,20 @@ const WASM_FEATURES: [&str; 6] = [
     "--enable-multivalue",
 ];
 
+/// wasm-opt's passes, in order. Merging functions that differ only in constants (the copies of a
+/// generic function for types of the same shape) before `-Oz` inlines them apart took 19 KB off
+/// the engine. `--low-memory-unused` lets it fold added constants into load and store offsets:
+/// the two differ only when the address wraps below 1024, which Rust code never does (the stack
+/// grows down towards 0, so only an overflowed stack reaches there, and that then traps instead
+/// of writing the stack's last kilobyte); 16 KB more.
+const WASM_OPT_PASSES: [&str; 3] = ["--merge-similar-functions", "-Oz", "--low-memory-unused"];
+
 /// Runs wasm-opt for size. A failure keeps the unoptimized file and says so rather than failing
 /// the build.
 fn optimize(sh: &Shell, wasm_opt: &Path, file: &Path) -> anyhow::Result<()> {
     let tmp = file.with_extension("opt.wasm");
-    let features = WASM_FEATURES;
-    let res = cmd!(sh, "{wasm_opt} -Oz {features...} {file} -o {tmp}").quiet().run();
+    let (passes, features) = (WASM_OPT_PASSES, WASM_FEATURES);
+    let res = cmd!(sh, "{wasm_opt} {passes...} {features...} {file} -o {tmp}").quiet().run();
     match res {
         Ok(()) => {
             std::fs::rename(&tmp, file)?;
