@@ -3,7 +3,9 @@
 //! * first paint of a stored thread of 1,000 and of 10,000 nodes: from navigation start to the
 //!   first frame whose stream shows messages scrolled to its end (the latest ones), with the
 //!   worker running; recorded in the page from its first script on, so CDP adds nothing; the
-//!   rows in the page then;
+//!   rows in the page then, each run's figure, and the median time of each step on the way
+//!   (the wasm fetched and compiled, `chrome.storage` read, the engine port's first message and
+//!   answer, the page mounted, the first message in the DOM);
 //! * scrolling up the 1,000-node thread, 120 px a frame for at most 900 frames, earlier messages
 //!   loading on the way: the intervals between frames (16.7 ms is 60 fps) and the rows in the page at the top.
 
@@ -25,16 +27,74 @@ fn median(mut samples: Vec<f64>) -> f64 {
 }
 
 /// Installed before every document: notes the first frame whose stream has messages and is at
-/// its end.
+/// its end, and the steps on the way there (`steps`, ms from navigation start, the first of each
+/// name), from wrappers of the calls the page makes: `fetch`, the `WebAssembly` compile and
+/// instantiate calls, `chrome.storage` reads, the engine port (opened, first message posted,
+/// first answer); the page mounted and the first message in the DOM; the navigation's own
+/// timings.
 const FIRST_FRAME: &str = r#"
     (() => {
+        const steps = {};
+        const step = (name) => { if (!(name in steps)) steps[name] = performance.now(); };
+        step('document');
+        const wasm = WebAssembly;
+        for (const name of ['instantiateStreaming', 'instantiate', 'compileStreaming']) {
+            const original = wasm[name];
+            if (!original) continue;
+            wasm[name] = function (...args) {
+                step(name + ' start');
+                const result = original.apply(this, args);
+                result.then(() => step(name + ' end'));
+                return result;
+            };
+        }
+        const fetch = globalThis.fetch;
+        globalThis.fetch = function (input, ...rest) {
+            const file = String(input.url ?? input).split('/').pop();
+            step('fetch ' + file);
+            const result = fetch.call(this, input, ...rest);
+            result.then(() => step('fetched ' + file));
+            return result;
+        };
+        for (const area of ['local', 'session']) {
+            const storage = globalThis.chrome?.storage?.[area];
+            if (!storage) continue;
+            const get = storage.get;
+            storage.get = function (...args) {
+                step('storage.' + area + '.get');
+                const result = get.apply(this, args);
+                result?.then?.(() => step('storage.' + area + '.get answered'));
+                return result;
+            };
+        }
+        const runtime = globalThis.chrome?.runtime;
+        const connect = runtime?.connect;
+        if (connect) {
+            runtime.connect = function (...args) {
+                step('connect');
+                const port = connect.apply(this, args);
+                const post = port.postMessage.bind(port);
+                port.postMessage = (message) => { step('first post'); post(message); };
+                port.onMessage.addListener(() => step('first answer'));
+                return port;
+            };
+        }
+        new MutationObserver(() => {
+            if (document.body?.querySelector(':scope > :not(.sprite)')) step('mounted');
+            if (document.querySelector('.stream .msg')) step('message in the DOM');
+        }).observe(document, { childList: true, subtree: true });
+        document.addEventListener('DOMContentLoaded', () => step('DOMContentLoaded'));
         const check = () => {
             const s = document.querySelector('.stream');
             const messages = s ? s.querySelectorAll('.msg').length : 0;
             if (messages > 0 && s.scrollHeight - s.scrollTop - s.clientHeight < 2) {
+                const [nav] = performance.getEntriesByType('navigation');
+                for (const name of ['fetchStart', 'responseStart', 'responseEnd', 'domInteractive']) {
+                    steps['navigation ' + name] = nav?.[name];
+                }
                 window.__firstFrame = { ms: performance.now(), messages,
                     rows: s.querySelectorAll('.row').length,
-                    elements: s.querySelectorAll('*').length };
+                    elements: s.querySelectorAll('*').length, steps };
                 return;
             }
             requestAnimationFrame(check);
@@ -68,7 +128,12 @@ const SCROLL_UP: &str = r#"
     })"#;
 
 fn main() {
-    for (thread, nodes) in THREADS {
+    // `cargo bench --bench long_thread -- 1k` measures the threads whose name has `1k`.
+    let filter: Option<String> = std::env::args().skip(1).find(|arg| !arg.starts_with("--"));
+    let threads = THREADS
+        .into_iter()
+        .filter(|(name, _)| filter.as_ref().is_none_or(|f| name.contains(f.as_str())));
+    for (thread, nodes) in threads {
         // A fresh browser for each thread: the sample conversations share node ids.
         let mut browser =
             Browser::launch_flavor(Flavor::Test).expect("launch Chromium with the test build");
@@ -95,7 +160,12 @@ fn main() {
         // One opening to start the worker and warm its caches, then the measured ones.
         open(&mut browser, &page, thread);
         let runs: Vec<Value> = (0..RUNS).map(|_| open(&mut browser, &page, thread)).collect();
-        let ms = median(runs.iter().map(|r| r["ms"].as_f64().unwrap()).collect());
+        let mut each: Vec<f64> = runs.iter().map(|r| r["ms"].as_f64().unwrap()).collect();
+        each.sort_by(f64::total_cmp);
+        let ms = median(each.clone());
+        print_steps(&runs);
+        let each: Vec<String> = each.iter().map(|ms| format!("{ms:.0}")).collect();
+        println!("      runs (ms): {}", each.join(", "));
         let last = &runs[RUNS - 1];
         println!(
             "ui: first paint of a {nodes}-node thread {ms:>7.1} ms  ({} messages, {} rows, {} elements in the stream; from navigation start; target <= 150 ms; median of {RUNS})",
@@ -104,6 +174,28 @@ fn main() {
         if nodes == THREADS[0].1 {
             scroll_up(&mut browser, &page, thread);
         }
+    }
+}
+
+/// Prints the median time of each step noted by `FIRST_FRAME`, in order.
+fn print_steps(runs: &[Value]) {
+    let mut names: Vec<String> = runs
+        .iter()
+        .filter_map(|r| r["steps"].as_object())
+        .flat_map(|s| s.keys().cloned())
+        .collect();
+    names.sort();
+    names.dedup();
+    let mut steps: Vec<(f64, String)> = names
+        .into_iter()
+        .map(|name| {
+            let times: Vec<f64> = runs.iter().filter_map(|r| r["steps"][&name].as_f64()).collect();
+            (median(times), name)
+        })
+        .collect();
+    steps.sort_by(|a, b| a.0.total_cmp(&b.0));
+    for (ms, name) in steps {
+        println!("      {ms:>7.1} ms  {name}");
     }
 }
 
