@@ -577,7 +577,11 @@ async fn execute(
         DebuggerCall::Click { .. } => {
             let (x, y) = point.unwrap_or_default();
             click(tab, x, y).await.map(|()| {
-                format!("[tabId={tab}] clicked at ({x:.0}, {y:.0}) with a trusted mouse event")
+                format!(
+                    "[tabId={tab}] clicked at ({}, {}) with a trusted mouse event",
+                    x.round_ties_even() as i64,
+                    y.round_ties_even() as i64
+                )
             })
         }
         DebuggerCall::Type { text, append, .. } => type_text(tab, text, *append).await.map(|()| {

@@ -15,6 +15,7 @@ use panelot_protocol::content::DialogKind;
 use panelot_protocol::content::EffectState;
 use panelot_protocol::content::ExecutorResult;
 use panelot_protocol::content::PageDialog;
+use panelot_protocol::to_value;
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::json;
@@ -202,7 +203,7 @@ pub(crate) fn page_failure(tab_id: u32, failure: &ActionFailure) -> ToolOutcome 
         _ => FailureCause::Other,
     };
     ToolOutcome::failed_because(message, cause)
-        .with_details(json!({"tabId": tab_id, "failure": failure}))
+        .with_details(json!({"tabId": tab_id, "failure": to_value(failure).unwrap_or_default()}))
 }
 
 /// The refusal of a write whose page could not get the dialog guard: a dialog it opened would
@@ -369,8 +370,10 @@ fn page_details(tab_id: u32, result: &ExecutorResult) -> Value {
             "snapshotId": s.snapshot_id, "url": s.url, "title": s.title, "generation": s.generation,
             "refCount": s.ref_count, "foldedRegions": s.folded_regions}),
         ExecutorResult::Action(a) => json!({"tabId": tab_id, "shape": "action",
-            "evidence": a.evidence, "snapshotDiff": a.snapshot_diff}),
-        ExecutorResult::Batch(b) => json!({"tabId": tab_id, "shape": "batch", "batch": b}),
+            "evidence": to_value(&a.evidence).unwrap_or_default(), "snapshotDiff": a.snapshot_diff}),
+        ExecutorResult::Batch(b) => {
+            json!({"tabId": tab_id, "shape": "batch", "batch": to_value(b).unwrap_or_default()})
+        }
         ExecutorResult::Extract(e) => json!({"tabId": tab_id, "shape": "extract",
             "fromChar": e.from_char, "nextChar": e.next_char, "totalChars": e.total_chars}),
         ExecutorResult::Find(f) => json!({"tabId": tab_id, "shape": "find", "total": f.total}),
@@ -379,7 +382,9 @@ fn page_details(tab_id: u32, result: &ExecutorResult) -> Value {
         ExecutorResult::Rect(_)
         | ExecutorResult::RefStatus(_)
         | ExecutorResult::Target(_)
-        | ExecutorResult::Highlight(_) => json!({"tabId": tab_id, "result": result}),
+        | ExecutorResult::Highlight(_) => {
+            json!({"tabId": tab_id, "result": to_value(result).unwrap_or_default()})
+        }
     }
 }
 

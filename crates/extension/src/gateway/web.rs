@@ -54,7 +54,7 @@ pub(crate) async fn run(call: &ToolInvocation, tool: WebTool, abort: &AbortSigna
 }
 
 async fn fetch_url(call: &ToolInvocation, abort: &AbortSignal) -> ToolOutcome {
-    let params: FetchParams = match serde_json::from_value(call.params.clone()) {
+    let params: FetchParams = match panelot_protocol::from_value(call.params.clone()) {
         Ok(params) => params,
         Err(err) => return failure(format!("invalid parameters: {err}")),
     };

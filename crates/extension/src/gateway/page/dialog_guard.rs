@@ -79,8 +79,8 @@ pub(crate) async fn install(tab: u32, lease: &RequestId, lease_ms: u64) -> Resul
         .into_iter()
         .find(|frame| frame.frame_id == 0)
         .ok_or_else(|| GuardError::Install("the top frame did not answer".to_owned()))?;
-    let installed: Installed =
-        serde_json::from_value(top.result).map_err(|err| GuardError::Install(err.to_string()))?;
+    let installed: Installed = panelot_protocol::from_value(top.result)
+        .map_err(|err| GuardError::Install(err.to_string()))?;
     if installed.locked.is_empty() {
         Ok(())
     } else {
