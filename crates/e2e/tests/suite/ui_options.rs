@@ -1,8 +1,9 @@
 //! The options page in real Chromium: a connection made from a provider template is saved,
 //! checked at once (its findings and the server's models on its card), given a model from
 //! that list, and chats; a saved connection is edited (renamed with its key kept, a key added)
-//! and deleted after asking; the language chosen there reaches a side panel that is already
-//! open, without a reload. Screenshots of the page in light and dark at 360 and 1280 px.
+//! and deleted after asking; prices typed in its Advanced part show what a turn and the
+//! conversation cost; the language chosen there reaches a side panel that is already open,
+//! without a reload. Screenshots of the page in light and dark at 360 and 1280 px.
 
 use panelot_e2e::Browser;
 use panelot_e2e::ui::Scheme;
@@ -11,10 +12,12 @@ use panelot_protocol::AgentEvent;
 use panelot_protocol::ENGINE_PROTOCOL;
 use panelot_protocol::ENGINE_SCHEMA_HASH;
 use panelot_protocol::decode_event;
+use panelot_protocol::engine::ModelPrice;
 use panelot_protocol::engine::SettingsView;
 use panelot_testkit::cdp::Page;
 use panelot_testkit::mock_provider::MockProvider;
 use panelot_testkit::mock_provider::Reply;
+use panelot_testkit::mock_provider::Usage;
 use serde_json::Value;
 use serde_json::json;
 
@@ -280,6 +283,71 @@ fn a_saved_connection_is_edited_keeping_its_key_and_deleted_after_asking() {
     assert!(stored_settings(&mut browser, &options).connections.is_empty());
     // With none left, the form is there again.
     browser.wait_ui(&options, "!!document.querySelector('.first-run') && !document.querySelector('.connection-form').hidden");
+}
+
+/// Prices typed in a connection's Advanced part are stored with its model, and a turn with a
+/// model that reports usage shows what its answer and the conversation cost.
+#[test]
+fn prices_set_in_the_options_page_show_the_cost_of_a_turn() {
+    let server = MockProvider::start();
+    let mut browser = Browser::launch().expect("launch Chromium with the extension");
+    let options = browser.open_ready("options.html");
+    let init = json!({"type": "initialize", "submissionId": "i", "protocol": ENGINE_PROTOCOL,
+        "schemaHash": ENGINE_SCHEMA_HASH, "clientId": "e2e-options"});
+    let save = json!({"type": "connection.save", "submissionId": "s", "connection": {
+        "id": null, "name": "Team", "kind": "openai", "baseUrl": format!("{}/v1", server.base_url()),
+        "apiKeys": ["sk-first-1111"], "enabled": true, "modelIds": ["mock-model"],
+        "customHeaders": null, "quirks": []}});
+    browser.exchange(&options, &[init, save], 2).expect("save a connection");
+    browser.wait_ui(&options, "!!document.querySelector('.connection .edit-connection')");
+
+    // The person opens the connection, then Advanced, and types the model's prices.
+    click(&mut browser, &options, ".connection .edit-connection");
+    browser.wait_ui(&options, "!document.querySelector('.connection-form').hidden && !!document.querySelector('.connection-form [name=price-input]')");
+    browser.run_js(
+        &options,
+        "document.querySelector('.connection-form details.advanced').open = true",
+    );
+    set(&mut browser, &options, ".connection-form [name=price-input]", "3");
+    set(&mut browser, &options, ".connection-form [name=price-output]", "15");
+    screenshots(&mut browser, &options, "prices");
+    push_check(&server);
+    click(&mut browser, &options, ".connection-form .save-connection");
+    browser.wait_ui(&options, "document.querySelector('.connection-form').hidden");
+    browser.wait_ui(&options, "document.querySelector('.check-report')?.dataset.state === 'ok'");
+    let settings = stored_settings(&mut browser, &options);
+    assert_eq!(
+        settings.connections[0].prices,
+        [ModelPrice {
+            model_id: "mock-model".to_owned(),
+            input: 3.0,
+            output: 15.0,
+            cache_read: None,
+            cache_write: None
+        }]
+    );
+    // Opened again, the form shows them.
+    click(&mut browser, &options, ".connection .edit-connection");
+    browser.wait_ui(&options, "document.querySelector('.connection-form [name=price-input]')?.value === '3' && document.querySelector('.connection-form [name=price-output]')?.value === '15'");
+
+    // A turn: 1,000 tokens in and 100 out at $3 and $15 per million cost $0.0045.
+    server.push(Reply::text("Priced answer.").usage(Usage::new(1_000, 100)));
+    server.push(Reply::text("Greeting"));
+    let chat = browser.open_ready("chat.html");
+    browser.type_into(&chat, ".composer textarea", "Hello").expect("type");
+    browser.press(&chat, "Enter", &[]).expect("press Enter");
+    browser.wait_ui(&chat, "document.querySelector('.thread-cost')?.textContent === '$0.0045'");
+    browser.wait_ui(
+        &chat,
+        "[...document.querySelectorAll('.msg.assistant .usage')].some((u) => u.textContent.includes('$0.0045'))",
+    );
+    screenshots(&mut browser, &chat, "thread-cost");
+    // A second turn adds to the conversation's cost.
+    server.push(Reply::text("Again.").usage(Usage::new(2_000, 200)));
+    browser.type_into(&chat, ".composer textarea", "Again").expect("type");
+    browser.press(&chat, "Enter", &[]).expect("press Enter");
+    browser.wait_ui(&chat, "document.querySelector('.thread-cost')?.textContent === '$0.0135'");
+    assert!(server.violations().is_empty(), "{:?}", server.violations());
 }
 
 /// Whether the page's visible text has Chinese characters, and its `lang`.
