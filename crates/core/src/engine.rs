@@ -578,6 +578,8 @@ impl<S: Store> Engine<S> {
             Op::RuleDelete(p) => setup::delete_rule(&reads, op, p).await,
             Op::PresetSave(p) => presets::save(&reads, op, p).await,
             Op::PresetDelete(p) => presets::delete(&reads, op, p).await,
+            Op::MemorySave(p) => setup::save_memory(&reads, op, p).await,
+            Op::MemoryDelete(p) => setup::delete_memory(&reads, op, p).await,
             Op::Initialize(_)
             | Op::ThreadList(_)
             | Op::ThreadSubscribe(_)

@@ -96,6 +96,9 @@ fn sample_ops() -> Vec<Value> {
             "enabledToolLevels": ["L0", "builtin"], "params": {"temperature": 0.2,
             "maxTokens": 2000, "reasoningEffort": "high"}}}),
         json!({"type": "preset.delete", "submissionId": "s", "presetId": "p1"}),
+        json!({"type": "memory.save", "submissionId": "s", "key": "favourite shop",
+            "value": "Prefers the shop on Main Street.\nOpen till 6."}),
+        json!({"type": "memory.delete", "submissionId": "s", "key": "favourite shop"}),
         json!({"type": "ping", "submissionId": "s"}),
     ]
 }
@@ -200,7 +203,8 @@ fn sample_events() -> Vec<Value> {
             "origin": "*", "verdict": "deny", "source": "user", "createdAtMs": 0}],
             "presets": [{"id": "p1", "preset": {"name": "Fast", "model": {"connectionId": "k",
             "modelId": "m"}, "systemPrompt": null, "permissionPolicy": null,
-            "enabledToolLevels": null, "params": {}}}], "language": "system",
+            "enabledToolLevels": null, "params": {}}}], "memory": [{"key": "shop",
+            "value": "Main Street", "updatedAtMs": 5}], "language": "system",
             "templates": [{"id": "ollama", "name": "Ollama", "kind": "openai",
             "baseUrl": "http://127.0.0.1:11434/v1", "quirks": ["toolCallsOnStop"],
             "keyRequired": false}]}}),
@@ -354,6 +358,32 @@ fn bad_fields_are_named() {
         "threadId",
         "' '",
     );
+}
+
+#[test]
+fn memory_notes_are_checked_at_the_boundary() {
+    let save = |key: Value, value: Value| {
+        json!({"type": "memory.save", "submissionId": "s", "key": key, "value": value})
+    };
+    check_field_error(save(json!("   "), json!("x")), "key", "needs a key");
+    check_field_error(save(json!("k".repeat(101)), json!("x")), "key", "at most 100 characters");
+    check_field_error(save(json!("k"), json!("")), "value", "needs some text");
+    check_field_error(save(json!("k"), json!(" \n ")), "value", "needs some text");
+    check_field_error(save(json!("k"), json!("v".repeat(4_001))), "value", "at most 4000");
+    check_field_error(
+        json!({"type": "memory.delete", "submissionId": "s", "key": ""}),
+        "key",
+        "needs a key",
+    );
+    // The limits count characters, not bytes, and the key is kept trimmed.
+    let longest = save(json!(format!("  {}  ", "键".repeat(100))), json!("字".repeat(4_000)));
+    match decode_op(longest).unwrap() {
+        Op::MemorySave(p) => {
+            assert_eq!(p.key, "键".repeat(100));
+            assert_eq!(p.value.chars().count(), 4_000);
+        }
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]

@@ -1,7 +1,8 @@
 //! Setup commands: read the settings, change the default model, policy and budget, save and delete
-//! model connections, add and delete permission rules. Connections are stored as the host's vault
-//! makes them (keys sealed); the engine never sees how, and a view of a connection never carries a
-//! key. Every change answers with the whole settings view, as it will be once committed.
+//! model connections, add and delete permission rules, save and delete the agent's memory notes.
+//! Connections are stored as the host's vault makes them (keys sealed); the engine never sees how,
+//! and a view of a connection never carries a key. Every change answers with the whole settings
+//! view, as it will be once committed.
 
 use panelot_protocol::AgentEvent;
 use panelot_protocol::ConnectionId;
@@ -10,6 +11,9 @@ use panelot_protocol::engine::ConnectionDeleteParams;
 use panelot_protocol::engine::ConnectionSaveParams;
 use panelot_protocol::engine::ErrorCode;
 use panelot_protocol::engine::Language;
+use panelot_protocol::engine::MemoryDeleteParams;
+use panelot_protocol::engine::MemoryNoteView;
+use panelot_protocol::engine::MemorySaveParams;
 use panelot_protocol::engine::ModelChoice;
 use panelot_protocol::engine::PermissionPolicy;
 use panelot_protocol::engine::PresetView;
@@ -28,6 +32,7 @@ use crate::gatekeeper::Rule;
 use crate::gatekeeper::RuleSource;
 use crate::gatekeeper::RuleVerdict;
 use crate::settings;
+use crate::settings::MemoryNote;
 use crate::settings::StoredAuthor;
 use crate::settings::StoredList;
 use crate::settings::StoredRule;
@@ -49,6 +54,7 @@ pub(crate) struct Overlay<'a> {
     pub(crate) budget: Option<Option<u64>>,
     pub(crate) rules: Option<&'a [StoredRule]>,
     pub(crate) presets: Option<&'a [PresetView]>,
+    pub(crate) memory: Option<&'a [MemoryNote]>,
     pub(crate) language: Option<Language>,
 }
 
@@ -94,6 +100,10 @@ pub(crate) async fn settings_view<S: Store>(
         Some(presets) => presets.to_vec(),
         None => settings::PRESETS.read(store).await?.into_items(),
     };
+    let memory = match overlay.memory {
+        Some(notes) => notes.to_vec(),
+        None => settings::MEMORY.read(store).await?.into_items(),
+    };
     let (views, quirk_names, templates) = match reads.vault {
         Some(vault) => (
             connections.iter().filter_map(|c| vault.view(c)).collect(),
@@ -114,6 +124,7 @@ pub(crate) async fn settings_view<S: Store>(
         quirk_names,
         rules: rules.iter().map(StoredRule::view).collect(),
         presets,
+        memory: memory.iter().map(note_view).collect(),
         language,
         templates,
     })
@@ -303,3 +314,74 @@ pub(crate) async fn seed_rules(store: &impl Store) -> Result<Option<UnitOfWork>,
     unit.push(settings::RULES_SEEDED.write(&true)?);
     Ok(Some(unit))
 }
+
+/// `memory.save`: a note the user wrote, added or put in place of the one under its key (the
+/// decoder checked the key and the text). Stored like the model's notes: `memory_read` fences
+/// every note as data whoever wrote it.
+pub(crate) async fn save_memory<S: Store>(
+    reads: &Reads<'_, S>,
+    op: &Op,
+    p: &MemorySaveParams,
+) -> Result<Decision, StoreError> {
+    let mut notes = settings::MEMORY.read(reads.store).await?;
+    let now = reads.env.now_ms();
+    match notes.iter().position(|note| note.key == p.key) {
+        Some(at) => {
+            notes[at].value.clone_from(&p.value);
+            notes[at].updated_at_ms = now;
+        }
+        None if notes.len() >= settings::MEMORY_MAX_NOTES => {
+            let message = format!(
+                "the memory is full ({} notes): delete one before adding another",
+                settings::MEMORY_MAX_NOTES
+            );
+            return Ok(Decision::rejected(op, ErrorCode::InvalidCommand, message));
+        }
+        None => notes.push(MemoryNote {
+            key: p.key.clone(),
+            value: p.value.clone(),
+            updated_at_ms: now,
+        }),
+    }
+    memory_changed(reads, op, notes).await
+}
+
+/// `memory.delete`.
+pub(crate) async fn delete_memory<S: Store>(
+    reads: &Reads<'_, S>,
+    op: &Op,
+    p: &MemoryDeleteParams,
+) -> Result<Decision, StoreError> {
+    let mut notes = settings::MEMORY.read(reads.store).await?;
+    let before = notes.len();
+    notes.retain(|note| note.key != p.key);
+    if notes.len() == before {
+        let message = format!("no note is saved under \"{}\"", p.key);
+        return Ok(Decision::rejected(op, ErrorCode::InvalidCommand, message));
+    }
+    memory_changed(reads, op, notes).await
+}
+
+async fn memory_changed<S: Store>(
+    reads: &Reads<'_, S>,
+    op: &Op,
+    notes: StoredList<MemoryNote>,
+) -> Result<Decision, StoreError> {
+    let mut unit = UnitOfWork::new();
+    unit.push(settings::MEMORY.write(&notes)?);
+    let overlay = Overlay { memory: Some(&notes), ..Overlay::default() };
+    let settings = settings_view(reads, overlay).await?;
+    Ok(settings_changed(unit, op, settings))
+}
+
+/// A note as the settings page shows it.
+fn note_view(note: &MemoryNote) -> MemoryNoteView {
+    MemoryNoteView {
+        key: note.key.clone(),
+        value: note.value.clone(),
+        updated_at_ms: note.updated_at_ms,
+    }
+}
+
+// The engine keeps the limit the settings page is told of.
+const _: () = assert!(settings::MEMORY_MAX_NOTES == panelot_protocol::engine::MEMORY_MAX_NOTES);

@@ -13,6 +13,8 @@ use super::settings::ConnectionInput;
 use super::settings::ModelPreset;
 use super::settings::PermissionRuleInput;
 use super::settings::SettingsPatch;
+use super::settings::memory_key;
+use super::settings::memory_value;
 use super::thread::ThreadMetaPatch;
 use crate::catalog::wire_catalog;
 use crate::ids::ApprovalId;
@@ -322,6 +324,26 @@ op_params! {
     }
     thread: none;
 
+    /// Adds a note to the agent's memory, or replaces the one saved under its key (written by
+    /// the user; refused past [`MEMORY_MAX_NOTES`](super::settings::MEMORY_MAX_NOTES)).
+    struct MemorySaveParams {
+        /// What it is saved under (trimmed; 1 to 100 characters).
+        #[serde(deserialize_with = "memory_key")]
+        key: String,
+        /// The note (1 to 4,000 characters).
+        #[serde(deserialize_with = "memory_value")]
+        value: String,
+    }
+    thread: none;
+
+    /// Deletes the note of the agent's memory saved under a key.
+    struct MemoryDeleteParams {
+        /// Its key (trimmed).
+        #[serde(deserialize_with = "memory_key")]
+        key: String,
+    }
+    thread: none;
+
     /// Checks a stored connection: lists its models, streams once and does one tool round trip
     /// (answered with `connection.verified`; nothing is stored).
     struct ConnectionVerifyParams {
@@ -410,6 +432,10 @@ wire_catalog! {
     "preset.save" => PresetSave(PresetSaveParams),
     /// Delete a model preset.
     "preset.delete" => PresetDelete(PresetDeleteParams),
+    /// Save a memory note.
+    "memory.save" => MemorySave(MemorySaveParams),
+    /// Delete a memory note.
+    "memory.delete" => MemoryDelete(MemoryDeleteParams),
     /// Heartbeat.
     "ping" => Ping(PingParams),
 }
@@ -456,7 +482,9 @@ impl OpKind {
             | OpKind::RuleAdd
             | OpKind::RuleDelete
             | OpKind::PresetSave
-            | OpKind::PresetDelete => OpClass::Command,
+            | OpKind::PresetDelete
+            | OpKind::MemorySave
+            | OpKind::MemoryDelete => OpClass::Command,
         }
     }
 }

@@ -161,10 +161,76 @@ pub struct SettingsView {
     pub rules: Vec<PermissionRuleView>,
     /// Model presets, in the order they were made.
     pub presets: Vec<PresetView>,
+    /// The agent's memory: notes kept across chats, in the order they were first saved.
+    #[serde(default)]
+    pub memory: Vec<MemoryNoteView>,
     /// The language of every page.
     pub language: Language,
     /// The endpoints Panelot knows, for the connection form (they pre-fill it).
     pub templates: Vec<ConnectionTemplateView>,
+}
+
+/// Longest key of a memory note, in characters, once trimmed.
+pub const MEMORY_KEY_MAX_CHARS: usize = 100;
+/// Longest memory note, in characters.
+pub const MEMORY_VALUE_MAX_CHARS: usize = 4_000;
+/// The most notes the memory keeps; a new one past it is refused until one is deleted.
+pub const MEMORY_MAX_NOTES: usize = 100;
+
+/// A note of the agent's memory, as the settings page shows it.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct MemoryNoteView {
+    /// What it is saved under.
+    pub key: String,
+    /// The note.
+    pub value: String,
+    /// When it was last written (ms since the Unix epoch).
+    pub updated_at_ms: u64,
+}
+
+/// Why a memory key or note is refused, if it is: the key is checked as trimmed.
+pub fn memory_key_problem(key: &str) -> Option<String> {
+    let chars = key.trim().chars().count();
+    match chars {
+        0 => Some("a note needs a key".to_owned()),
+        1..=MEMORY_KEY_MAX_CHARS => None,
+        _ => Some(format!("a key is at most {MEMORY_KEY_MAX_CHARS} characters ({chars} given)")),
+    }
+}
+
+/// Why the text of a memory note is refused, if it is.
+pub fn memory_value_problem(value: &str) -> Option<String> {
+    let chars = value.chars().count();
+    match chars {
+        _ if value.trim().is_empty() => Some("a note needs some text".to_owned()),
+        1..=MEMORY_VALUE_MAX_CHARS => None,
+        _ => Some(format!(
+            "a note is at most {MEMORY_VALUE_MAX_CHARS} characters ({chars} given)"
+        )),
+    }
+}
+
+/// Decodes a memory key, trimmed, refusing an empty or overlong one.
+pub(crate) fn memory_key<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<String, D::Error> {
+    let key = String::deserialize(deserializer)?;
+    match memory_key_problem(&key) {
+        None => Ok(key.trim().to_owned()),
+        Some(problem) => Err(serde::de::Error::custom(problem)),
+    }
+}
+
+/// Decodes the text of a memory note, refusing an empty or overlong one.
+pub(crate) fn memory_value<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<String, D::Error> {
+    let value = String::deserialize(deserializer)?;
+    match memory_value_problem(&value) {
+        None => Ok(value),
+        Some(problem) => Err(serde::de::Error::custom(problem)),
+    }
 }
 
 /// The language of the UI pages, one choice shared by all of them.
