@@ -1,7 +1,8 @@
 //! The Leptos UI pages against the real engine: the chat page's thread list follows engine
-//! broadcasts, its pin and delete buttons go through the engine client's outbox, and the page
-//! reconnects by itself after the service worker is killed; the options page's forms; and every
-//! permission the pages ask Chrome for is one the product's manifest declares.
+//! broadcasts, its pin and delete buttons go through the engine client's outbox, the page
+//! reconnects by itself after the service worker is killed and sends its saved outbox again when
+//! it opens; the options page's forms; and every permission the pages ask Chrome for is one the
+//! product's manifest declares.
 
 use std::time::Duration;
 
@@ -118,6 +119,49 @@ fn chat_page_thread_list_follows_the_engine_and_reconnects() {
         )
         .expect("confirm the deletion");
     wait(&mut browser, &page, &format!("!{}", row("From the e2e test")));
+}
+
+/// A command still in a page's outbox when it closed (no answer yet) is saved in
+/// `chrome.storage.session`; the page opened again reads it before its wasm runs (`early.js`),
+/// with its client id, and sends it at once.
+#[test]
+fn chat_page_sends_its_saved_outbox_again_when_it_opens_under_the_same_client_id() {
+    let mut browser = Browser::launch().expect("launch Chromium with the extension");
+    let page = browser.open_ready("chat.html");
+    let result = browser
+        .exchange(
+            &page,
+            &[initialize("i1"), json!({"type": "thread.create", "submissionId": "c1"})],
+            3,
+        )
+        .expect("create a thread");
+    let thread = result["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .find_map(|e| match decode_event(e.clone()).expect("a valid event").event {
+            AgentEvent::CommandAck(ack) => ack.thread_id,
+            _ => None,
+        })
+        .expect("the ack names the thread");
+    let client_id =
+        "chrome.storage.local.get('panelot.clientId').then((s) => s['panelot.clientId'])";
+    let before = browser.run_js(&page, client_id);
+    assert!(before.as_str().is_some_and(|id| !id.is_empty()), "{before}");
+
+    // What the page would have saved had it closed before the engine answered this rename.
+    let saved = json!([{"type": "thread.update", "submissionId": "saved-before-closing",
+        "threadId": thread.as_str(), "patch": {"title": "Renamed from the outbox"}}]);
+    browser.run_js(
+        &page,
+        &format!(
+            "chrome.storage.session.set({{'panelot.outbox.chat': {:?}}}).then(() => true)",
+            saved.to_string()
+        ),
+    );
+    browser.cdp.call_in(&page.session_id, "Page.reload", json!({})).expect("reload the page");
+    wait(&mut browser, &page, &format!("!!{}", row("Renamed from the outbox")));
+    assert_eq!(browser.run_js(&page, client_id), before, "the page kept its client id");
 }
 
 /// Sets an input's value the way typing does (Leptos listens to `input` events).
