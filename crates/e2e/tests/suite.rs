@@ -15,6 +15,7 @@ mod ui_activity;
 mod ui_attach;
 mod ui_design;
 mod ui_long_thread;
+mod ui_memory;
 mod ui_options;
 mod ui_pages;
 mod ui_turns;

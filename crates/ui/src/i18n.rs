@@ -317,6 +317,19 @@ catalog! {
     FieldOutOfRange => "{field} is not a number in the allowed range.", "{field} 不是允许范围内的数字。";
     /// Settings: presets section.
     Presets => "Model presets", "模型预设";
+    /// Settings: the agent's memory.
+    Memory => "Memory", "记忆";
+    MemoryIntro => "Notes Panelot keeps across chats. It reads them when you or a chat ask it to.", "Panelot 在各个对话之间保留的笔记。当你或某个对话需要时，它会读取这些笔记。";
+    MemoryEmpty => "No notes yet. Add one here, or ask a chat to remember something.", "还没有笔记。可以在这里添加，或让对话记住某件事。";
+    MemoryAdd => "Add a note", "添加笔记";
+    /// The name a note is saved under.
+    MemoryKey => "Name", "名称";
+    MemoryValue => "Note", "笔记";
+    MemorySavedAt => "Saved {when}", "保存于 {when}";
+    ConfirmDeleteNote => "Delete the note “{key}”? Chats will no longer find it.", "删除笔记“{key}”？之后对话将无法再读取它。";
+    MemoryKeyLength => "A name has 1 to {n} characters.", "名称长度为 1 到 {n} 个字符。";
+    MemoryValueLength => "A note has 1 to {n} characters.", "笔记长度为 1 到 {n} 个字符。";
+    MemoryKeyTaken => "There is already a note named “{key}”: edit that one instead.", "已有名为“{key}”的笔记，请直接编辑它。";
     /// Preset form: the model field.
     PresetModel => "Model", "模型";
     /// Preset form: no model chosen yet.
@@ -726,6 +739,8 @@ catalog! {
     EngineTooManyConnections => "at most {n} connections can be stored", "最多只能保存 {n} 个连接";
     EngineTooManyRules => "at most {n} rules can be stored", "最多只能保存 {n} 条规则";
     EngineTooManyPresets => "at most {n} presets can be stored", "最多只能保存 {n} 个预设";
+    EngineMemoryFull => "the memory is full ({n} notes): delete one before adding another", "记忆已满（{n} 条笔记）：请先删除一条再添加";
+    EngineNoNote => "no note is saved under \"{key}\"", "没有名为“{key}”的笔记";
     EngineBadRule => "the rule is not valid: {error}", "规则无效：{error}";
     EngineTitleLength => "a title has 1 to {n} characters", "标题长度为 1 到 {n} 个字符";
     EnginePresetNameLength => "a preset name has 1 to {n} characters", "预设名称长度为 1 到 {n} 个字符";

@@ -13,6 +13,7 @@
 //! * [`tab_choice`]: which tab a message is about (its browser context);
 //! * [`connection_form`] and [`preset_form`]: the options page's forms and their validation;
 //!   [`connection_markup`] and [`options_markup`]: the options page's markup as HTML text;
+//! * [`memory_notes`]: the agent's memory in settings (the note edited, the delete asked about);
 //! * [`language`]: the language setting shared by every page;
 //! * [`urls`]: the origin of a URL, and whether it is a web page.
 
@@ -25,6 +26,7 @@ pub mod connection_markup;
 pub mod keys;
 pub mod language;
 pub mod list_window;
+pub mod memory_notes;
 pub mod options_markup;
 pub mod preset_form;
 pub mod readiness;

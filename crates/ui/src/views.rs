@@ -40,6 +40,8 @@ mod events;
 mod focus;
 mod icon;
 #[allow(unreachable_pub)]
+mod memory_section;
+#[allow(unreachable_pub)]
 mod message_stream;
 #[allow(unreachable_pub)]
 mod options_page;

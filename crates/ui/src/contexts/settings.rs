@@ -1,6 +1,6 @@
 //! The engine's settings as it last sent them, the connection checks under way, and the options
-//! page's forms (here so that the engine's answer to a save reaches them): the connection editor
-//! and the preset form.
+//! page's forms (here so that the engine's answer to a save reaches them): the connection editor,
+//! the preset form and the memory section.
 
 use leptos::prelude::*;
 use panelot_protocol::ConnectionId;
@@ -9,6 +9,7 @@ use panelot_protocol::engine::ConnectionCheck;
 use panelot_protocol::engine::SettingsView;
 
 use crate::state::connection_form::ConnectionEditor;
+use crate::state::memory_notes::MemoryEditor;
 use crate::state::preset_form::PresetEditor;
 
 /// The settings and the forms waiting for the engine.
@@ -22,6 +23,8 @@ pub(crate) struct Settings {
     pub(crate) connection_editor: RwSignal<Option<ConnectionEditor>>,
     /// The preset form.
     pub(crate) preset_editor: RwSignal<PresetEditor>,
+    /// The memory section's note being edited or added.
+    pub(crate) memory_editor: RwSignal<MemoryEditor>,
 }
 
 impl Settings {
@@ -51,9 +54,14 @@ impl Settings {
             return true;
         }
         let mut preset = self.preset_editor.get_untracked();
-        let answered = preset.answer(submission_id, refusal);
-        if answered {
+        if preset.answer(submission_id, refusal) {
             self.preset_editor.set(preset);
+            return true;
+        }
+        let mut memory = self.memory_editor.get_untracked();
+        let answered = memory.answer(submission_id, refusal);
+        if answered {
+            self.memory_editor.set(memory);
         }
         answered
     }
@@ -66,6 +74,7 @@ pub(crate) fn provide_settings() -> Settings {
         checks: RwSignal::new(Vec::new()),
         connection_editor: RwSignal::new(None),
         preset_editor: RwSignal::new(PresetEditor::default()),
+        memory_editor: RwSignal::new(MemoryEditor::default()),
     };
     provide_context(settings);
     settings

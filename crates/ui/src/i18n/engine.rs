@@ -82,6 +82,8 @@ const NOTICES: &[Msg] = &[
     Msg::EngineTooManyConnections,
     Msg::EngineTooManyRules,
     Msg::EngineTooManyPresets,
+    Msg::EngineMemoryFull,
+    Msg::EngineNoNote,
     Msg::EngineBadRule,
     Msg::EngineTitleLength,
     Msg::EnginePresetNameLength,

@@ -1,5 +1,6 @@
 //! The options page, one column: model connections first (the form open while there is none),
-//! the defaults (model and permission mode), the language, model presets and permission rules.
+//! the defaults (model and permission mode), the language, model presets, permission rules and
+//! the agent's memory.
 //! The sections are HTML text from `state::connection_markup` and `state::options_markup`, each
 //! handling the events of its controls (see `connections_section` for why).
 
@@ -10,6 +11,7 @@ use panelot_protocol::engine::SettingsPatch;
 use panelot_protocol::engine::SettingsUpdateParams;
 
 use super::connections_section::ConnectionsSection;
+use super::memory_section::MemorySection;
 use super::presets_section::PresetsSection;
 use super::rules_section::RulesSection;
 use crate::contexts::Engine;
@@ -85,6 +87,7 @@ pub(crate) fn OptionsPage() -> impl IntoView {
             <section class="language" inner_html=language on:change=chose></section>
             <PresetsSection/>
             <RulesSection/>
+            <MemorySection/>
         </div>
     }
 }
