@@ -120,6 +120,7 @@ use crate::store::WriteOp;
 use crate::target::ResolvedTarget;
 use crate::target::TargetFailure;
 use crate::tools::ToolRegistry;
+use crate::tools::catalog;
 
 /// The engine.
 pub struct Engine<S: Store> {
@@ -744,7 +745,9 @@ impl<S: Store> Engine<S> {
                 let step = self.write_result(&run, index, body).await;
                 self.apply(&run, step, out).await;
             }
-            FollowUp::EngineTool { run, index, call } => self.engine_tool(run, index, &call).await,
+            FollowUp::EngineTool { run, index, call } => {
+                self.engine_tool(run, index, &call, out).await;
+            }
             FollowUp::AbortRun(run) => {
                 for id in self.in_flight.take_run(&run) {
                     out.effects.push(Effect::Abort { id });
@@ -765,22 +768,88 @@ impl<S: Store> Engine<S> {
     }
 
     /// Runs one of the engine's own tools: its write is committed, then its result follows.
-    async fn engine_tool(&mut self, run: RunId, index: usize, call: &ToolInvocation) {
-        let ran = match builtins::run(&self.store, call, self.env.now_ms()).await {
+    async fn engine_tool(
+        &mut self,
+        run: RunId,
+        index: usize,
+        call: &ToolInvocation,
+        out: &mut Outbox,
+    ) {
+        let ran = if call.tool == catalog::SIDEBAR_OPEN {
+            self.sidebar_open(call, out).await
+        } else {
+            builtins::run(&self.store, call, self.env.now_ms()).await
+        };
+        let ran = match ran {
             Ok(ran) => ran,
             Err(err) => {
                 self.follow_ups.push_front(FollowUp::Fail(run, err.to_string()));
                 return;
             }
         };
+        let wrote_memory = call.tool == "memory_write" && !ran.unit.ops.is_empty();
         if !ran.unit.ops.is_empty()
             && let Err(err) = self.commit(ran.unit).await
         {
             self.follow_ups.push_front(FollowUp::Fail(run, err.to_string()));
             return;
         }
+        if wrote_memory {
+            // Every settings page lists the notes: it shows the one the agent just wrote.
+            match setup::settings_view(&self.reads(), setup::Overlay::default()).await {
+                Ok(settings) => {
+                    let event = AgentEvent::SettingsState(SettingsStateEvent {
+                        submission_id: None,
+                        settings,
+                    });
+                    self.delivery.broadcast(event, self.env.now_ms(), out);
+                }
+                Err(err) => tracing::warn!(%err, "the settings pages were not told of a new note"),
+            }
+        }
         let body = decision::ResultBody::Outcome(ran.outcome);
         self.follow_ups.push_back(FollowUp::WriteResult { run, index, body });
+    }
+
+    /// `sidebar_open`: the page goes to one view of the calling thread now, or waits in the
+    /// queue for one (`delivered` says which, honestly). It is sent once its dispatch is
+    /// durable; the queue write is committed before the result, and recovery does not run the
+    /// call again (it is a write), so a page is handed over at most once.
+    async fn sidebar_open(
+        &mut self,
+        call: &ToolInvocation,
+        out: &mut Outbox,
+    ) -> Result<builtins::Ran, StoreError> {
+        if !settings::AGENT_OPEN_TOOLS.read(&self.store).await?.unwrap_or(false) {
+            return Ok(builtins::Ran::said(ToolOutcome::failed(
+                "opening pages is switched off in settings (General); ask the user to open it",
+            )));
+        }
+        let open = match builtins::open_target(&call.params) {
+            Ok(open) => open,
+            Err(message) => return Ok(builtins::Ran::said(ToolOutcome::failed(message))),
+        };
+        let mut unit = UnitOfWork::new();
+        let delivered = match self.delivery.viewer(&call.thread_id) {
+            Some(port) => {
+                let event =
+                    builtins::view_open(&call.thread_id, open.url.clone(), open.title.clone());
+                Delivery::reply(port, EventFrame::new(event), out);
+                true
+            }
+            None => {
+                let mut pending = settings::PENDING_OPENS.read(&self.store).await?;
+                pending.push(settings::PendingOpen {
+                    thread_id: call.thread_id.to_string(),
+                    target: open.url.clone(),
+                    title: open.title.clone(),
+                    queued_at_ms: self.env.now_ms(),
+                });
+                unit.push(settings::PENDING_OPENS.write(&pending)?);
+                false
+            }
+        };
+        Ok(builtins::Ran { outcome: builtins::opened(&open, delivered), unit })
     }
 
     /// Commits a step of `run` and publishes it; a step that failed fails the run.
@@ -815,7 +884,10 @@ impl<S: Store> Engine<S> {
         let Some(run) = self.runs.get(run_id).cloned() else { return Ok(Step::default()) };
         let state = self.state_of(&run).await?;
         let path = reads::path_to(&self.store, &state, state.meta.leaf_id.as_ref()).await?;
-        machine::model_call::prepare(self.reads().cx(), run, state, path)
+        let opens = settings::AGENT_OPEN_TOOLS.read(&self.store).await?.unwrap_or(false);
+        let switched_on: &[catalog::ToolGroup] =
+            if opens { &[catalog::ToolGroup::Opens] } else { &[] };
+        machine::model_call::prepare(self.reads().cx(), run, state, path, switched_on)
     }
 
     async fn answered(
@@ -1014,6 +1086,40 @@ impl<S: Store> Engine<S> {
             }
         }
         Delivery::reply(port, EventFrame { event: initialized(&params, snapshot), stream }, out);
+        if let Some(target) = &params.subscribe {
+            self.replay_opens(port, &target.thread_id, out).await;
+        }
+    }
+
+    /// Hands a view that just attached to a thread the pages the thread's agent opened while no
+    /// view showed it: each once, taken from the queue before it is sent, so a view that
+    /// reconnects never opens it again.
+    async fn replay_opens(&mut self, port: PortId, thread: &ThreadId, out: &mut Outbox) {
+        let replay = async {
+            if !settings::AGENT_OPEN_TOOLS.read(&self.store).await?.unwrap_or(false) {
+                return Ok(Vec::new());
+            }
+            let mut pending = settings::PENDING_OPENS.read(&self.store).await?;
+            let (mine, others): (Vec<_>, Vec<_>) =
+                pending.drain(..).partition(|open| open.thread_id == thread.as_str());
+            if mine.is_empty() {
+                return Ok(mine);
+            }
+            pending.extend(others);
+            let mut unit = UnitOfWork::new();
+            unit.push(settings::PENDING_OPENS.write(&pending)?);
+            self.commit(unit).await?;
+            Ok::<_, StoreError>(mine)
+        };
+        match replay.await {
+            Ok(opens) => {
+                for open in opens {
+                    let event = builtins::view_open(thread, open.target, open.title);
+                    Delivery::reply(port, EventFrame::new(event), out);
+                }
+            }
+            Err(err) => tracing::warn!(%err, "the queued opens could not be handed over"),
+        }
     }
 
     /// `thread.subscribe`: the snapshot at the current cursor, then live events.
@@ -1043,7 +1149,11 @@ impl<S: Store> Engine<S> {
             Err(LoadError::Store(err)) => return Err(err),
             Err(LoadError::Tree(err)) => return Err(StoreError::Corrupt(err.to_string())),
         };
+        let attached = matches!(answer.event, AgentEvent::ThreadSnapshot(_));
         Delivery::reply(port, answer, out);
+        if attached {
+            self.replay_opens(port, &params.thread_id, out).await;
+        }
         Ok(())
     }
 

@@ -123,8 +123,9 @@ pub fn grant_key(tool: &str, origin: Option<&Origin>) -> String {
     }
 }
 
-/// Parameters whose taint matters for tools judged by their destination.
-const DESTINATION_PARAMS: &[&str] = &["url"];
+/// Parameters whose taint matters for tools judged by their destination: `url`, or the
+/// `target` of `sidebar_open`.
+const DESTINATION_PARAMS: &[&str] = &["url", "target"];
 
 /// Parameters that carry typed text for fill tools; a path ending in one of these counts, so
 /// `actions/0/params/text` inside `batch_actions` is covered.
@@ -289,7 +290,10 @@ fn resolve_target(input: &GateInput<'_>, kind: TargetKind) -> Result<Option<Orig
             None => Err(OriginError::Empty),
         },
         TargetKind::Destination | TargetKind::TabDestination => {
-            let url = input.params.get("url").and_then(Value::as_str).unwrap_or_default();
+            let url = DESTINATION_PARAMS
+                .iter()
+                .find_map(|name| input.params.get(*name).and_then(Value::as_str))
+                .unwrap_or_default();
             Origin::parse(url).map(Some)
         }
     }

@@ -192,6 +192,25 @@ pub const PRESETS: ListSetting<PresetView> = ListSetting::new("presets");
 pub const LANGUAGE: Setting<Language> = Setting::new("language");
 /// "Accept for this session" grants of every thread.
 pub const SESSION_GRANTS: Setting<SessionGrants> = Setting::new("sessionGrants");
+/// Whether the agent may open pages beside the chat (`sidebar_open`); off by default.
+pub const AGENT_OPEN_TOOLS: Setting<bool> = Setting::new("agentOpenTools");
+/// Pages `sidebar_open` opened for threads no view showed, until a view of the thread attaches.
+pub const PENDING_OPENS: ListSetting<PendingOpen> = ListSetting::new("pendingOpens");
+
+/// An open waiting for a view of its thread.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingOpen {
+    /// The thread whose agent asked.
+    pub thread_id: String,
+    /// The URL.
+    pub target: String,
+    /// The title to show.
+    pub title: String,
+    /// When it was asked for.
+    pub queued_at_ms: u64,
+}
+
 /// The agent's memory: notes kept across chats (`memory_read`, `memory_write`).
 pub const MEMORY: ListSetting<MemoryNote> = ListSetting::new("memory");
 

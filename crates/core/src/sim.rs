@@ -1,6 +1,7 @@
 //! The engine under test: a scripted world ([`world`]) around the real driver; turn, target,
-//! web-tool, memory and notification tests through it; and the simulation (seeded schedules,
-//! crashes at unit-of-work boundaries, restarts, tabs that move under the engine, invariants).
+//! web-tool, memory, notification and page-opening tests through it; and the simulation
+//! (seeded schedules, crashes at unit-of-work boundaries, restarts, tabs that move under the
+//! engine, invariants).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stderr)]
 
@@ -23,6 +24,9 @@ mod memory_tests;
 
 #[cfg(test)]
 mod notice_tests;
+
+#[cfg(test)]
+mod opens_tests;
 
 #[cfg(test)]
 mod cost_tests;

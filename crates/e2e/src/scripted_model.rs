@@ -139,6 +139,17 @@ impl Transcript {
         Transcript { body }
     }
 
+    /// The names of the tools the request offers (both wire formats).
+    pub fn tool_names(&self) -> Vec<String> {
+        self.body["tools"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|tool| tool["function"]["name"].as_str().or(tool["name"].as_str()))
+            .map(str::to_owned)
+            .collect()
+    }
+
     /// Whether the request offers tools (turn requests do; title requests do not).
     pub fn offers_tools(&self) -> bool {
         self.body["tools"].as_array().is_some_and(|tools| !tools.is_empty())

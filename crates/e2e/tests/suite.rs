@@ -10,6 +10,7 @@ mod handover;
 mod handshake;
 mod idb_store;
 mod notifications;
+mod opens;
 mod turns;
 mod ui_activity;
 mod ui_attach;

@@ -193,7 +193,10 @@ fn sample_events() -> Vec<Value> {
         json!({"type": "activity.updated", "running": 1, "pendingApprovals": 1,
             "pendingInteractions": 0, "threads": [{"threadId": "t1", "running": true,
             "pendingApprovals": 1, "pendingInteractions": 0}]}),
-        json!({"type": "settings.state", "submissionId": "s", "settings": {"connections": [
+        json!({"type": "view.open", "threadId": "t1", "kind": "url",
+            "target": "https://docs.example/guide", "title": "Guide"}),
+        json!({"type": "settings.state", "submissionId": "s", "settings": {"agentOpenTools": true,
+            "connections": [
             {"id": "k", "name": "Local", "kind": "anthropic", "baseUrl": "https://a.example",
             "keyCount": 2, "enabled": true, "modelIds": [], "headerNames": ["x-title"],
             "quirks": [], "prices": [{"modelId": "claude-sonnet-4", "input": 3.0,

@@ -2,7 +2,7 @@
 
 /// Hash of the engine protocol (`panelot/engine-v1`) schema.
 pub const ENGINE_SCHEMA_HASH: &str =
-    "7043c62104b2b3e3fde9d1825bfc94304eb936136ce2513d87e11a9127791fd7";
+    "749e8bd951251ebabacbc17cf616b874d5f299f7e83c52231ee920ef712701ff";
 /// Hash of the page-executor protocol (`panelot/content-v1`) schema.
 pub const CONTENT_SCHEMA_HASH: &str =
     "0def8842280f6022d009b9d9196b6f9e2a323c83b97ddda2f0699d6829813e4c";

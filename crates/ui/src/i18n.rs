@@ -250,6 +250,9 @@ catalog! {
     FieldBadUrl => "{field} must start with https:// (or http:// for localhost).", "{field} 必须以 https:// 开头（localhost 可用 http://）。";
     /// Settings: language.
     Language => "Language", "语言";
+    AgentOpensTitle => "Pages the agent opens", "智能体打开的页面";
+    AgentOpensLabel => "Let the agent open web pages beside the chat", "允许智能体在聊天旁打开网页";
+    AgentOpensHint => "When it is on, the agent can open an http(s) page for you in a new tab next to the chat that asked. Off by default.", "开启后，智能体可以在发起请求的聊天旁的新标签页中为你打开 http(s) 网页。默认关闭。";
     /// Settings: permission mode.
     PermissionMode => "Permission mode", "权限模式";
     PermissionRules => "Permission rules", "权限规则";

@@ -1,10 +1,15 @@
 //! The tools the engine runs itself, over its own store: `load_tools` (adds a group of tools to
-//! what the thread's model calls offer) and the agent's memory (`memory_read`, `memory_write`:
-//! keyed notes kept across chats in the `memory` list setting).
+//! what the thread's model calls offer), the agent's memory (`memory_read`, `memory_write`:
+//! keyed notes kept across chats in the `memory` list setting), and what `sidebar_open` opens
+//! and answers (the router hands the page to a view, which only it knows).
 //!
 //! A call reaches here once judged, like any other; the router commits the write this returns,
 //! then the result. A memory write is a keyed put, so recovery may run it again.
 
+use panelot_protocol::AgentEvent;
+use panelot_protocol::ThreadId;
+use panelot_protocol::engine::OpenKind;
+use panelot_protocol::engine::ViewOpenEvent;
 use serde_json::Value;
 
 use super::outbox::ToolInvocation;
@@ -31,7 +36,8 @@ pub(crate) struct Ran {
 }
 
 impl Ran {
-    fn said(outcome: ToolOutcome) -> Ran {
+    /// An outcome with nothing to write.
+    pub(crate) fn said(outcome: ToolOutcome) -> Ran {
         Ran { outcome, unit: UnitOfWork::new() }
     }
 }
@@ -131,6 +137,73 @@ fn write(notes: &mut Vec<MemoryNote>, key: &str, value: &str, now_ms: u64) -> To
             ToolOutcome::done(format!("Saved the note \"{key}\"."))
         }
     }
+}
+
+/// What `sidebar_open` opens: a web page, with its title.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct OpenTarget {
+    pub(crate) url: String,
+    pub(crate) title: String,
+}
+
+/// The page `sidebar_open`'s parameters name, or why it cannot be opened (for the model). An
+/// `http://` or `https://` URL in any case is a page; a Windows drive path (`C:\…`, `C:/…`) or
+/// any other path is a local file or folder, which needs the native host; any other scheme is
+/// refused.
+pub(crate) fn open_target(params: &Value) -> Result<OpenTarget, String> {
+    let target = params.get("target").and_then(Value::as_str).map(str::trim).unwrap_or_default();
+    let lower = target.to_ascii_lowercase();
+    if lower.starts_with("http://") || lower.starts_with("https://") {
+        let origin = panelot_protocol::Origin::parse(target)
+            .map_err(|err| format!("`{target}` is not a URL that can be opened: {err}"))?;
+        let title = params
+            .get("title")
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|title| !title.is_empty())
+            .map_or_else(|| origin.host.clone(), str::to_owned);
+        return Ok(OpenTarget { url: target.to_owned(), title });
+    }
+    let bytes = target.as_bytes();
+    let drive = bytes.len() >= 3
+        && bytes[0].is_ascii_alphabetic()
+        && bytes[1] == b':'
+        && matches!(bytes[2], b'\\' | b'/');
+    let scheme = target.split_once(':').map(|(scheme, _)| scheme).filter(|scheme| {
+        !scheme.is_empty()
+            && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+    });
+    match scheme {
+        Some(scheme) if !drive => Err(format!(
+            "`{scheme}:` targets are not opened; sidebar_open opens http:// and https:// URLs"
+        )),
+        _ => Err(format!(
+            "`{target}` is a local file or folder; opening those needs Panelot's native host, \
+             which is not installed. Open an http(s) URL instead"
+        )),
+    }
+}
+
+/// The event that opens `url` beside a view of `thread`.
+pub(crate) fn view_open(thread: &ThreadId, url: String, title: String) -> AgentEvent {
+    AgentEvent::ViewOpen(ViewOpenEvent {
+        thread_id: thread.clone(),
+        kind: OpenKind::Url,
+        target: url,
+        title,
+    })
+}
+
+/// `sidebar_open`'s result: `{kind, target, title, delivered}`.
+pub(crate) fn opened(open: &OpenTarget, delivered: bool) -> ToolOutcome {
+    let result = serde_json::json!({
+        "kind": "url",
+        "target": open.url,
+        "title": open.title,
+        "delivered": delivered,
+    });
+    ToolOutcome::done(result.to_string())
 }
 
 /// The groups a thread loaded: each `load_tools` call on `path` whose result says it worked.

@@ -83,6 +83,15 @@ impl Delivery {
         self.ports.values().any(|state| state.subscription.as_ref() == Some(thread))
     }
 
+    /// The view an open for `thread` goes to: the port that attached to it last.
+    pub(crate) fn viewer(&self, thread: &ThreadId) -> Option<PortId> {
+        self.ports
+            .iter()
+            .filter(|(_, state)| state.subscription.as_ref() == Some(thread))
+            .map(|(port, _)| *port)
+            .max()
+    }
+
     /// Sends `frame` to `port` only.
     pub(crate) fn reply(port: PortId, frame: EventFrame, out: &mut Outbox) {
         out.sends.push((port, frame));

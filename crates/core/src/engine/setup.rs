@@ -56,6 +56,7 @@ pub(crate) struct Overlay<'a> {
     pub(crate) presets: Option<&'a [PresetView]>,
     pub(crate) memory: Option<&'a [MemoryNote]>,
     pub(crate) language: Option<Language>,
+    pub(crate) agent_open_tools: Option<bool>,
 }
 
 /// The `id` of a stored connection.
@@ -116,7 +117,12 @@ pub(crate) async fn settings_view<S: Store>(
         Some(language) => language,
         None => settings::LANGUAGE.read(store).await?.unwrap_or_default(),
     };
+    let agent_open_tools = match overlay.agent_open_tools {
+        Some(on) => on,
+        None => settings::AGENT_OPEN_TOOLS.read(store).await?.unwrap_or(false),
+    };
     Ok(SettingsView {
+        agent_open_tools,
         connections: views,
         default_model,
         permission_policy,
@@ -156,7 +162,17 @@ pub(crate) async fn update<S: Store>(
     if let Some(language) = &p.patch.language {
         unit.push(settings::LANGUAGE.write(language)?);
     }
+    if let Some(on) = p.patch.agent_open_tools {
+        unit.push(settings::AGENT_OPEN_TOOLS.write(&on)?);
+        if !on {
+            // Turned off: what waited for a view is dropped, never opened later.
+            let mut pending = settings::PENDING_OPENS.read(reads.store).await?;
+            pending.clear();
+            unit.push(settings::PENDING_OPENS.write(&pending)?);
+        }
+    }
     let overlay = Overlay {
+        agent_open_tools: p.patch.agent_open_tools,
         default_model: p.patch.default_model.clone().map(Some),
         policy: p.patch.permission_policy,
         budget,

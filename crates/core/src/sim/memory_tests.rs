@@ -56,6 +56,14 @@ fn memory_is_offered_once_loaded_and_a_note_outlives_its_chat() {
     let notes = block_on(MEMORY.read(&world.store)).unwrap().into_items();
     assert_eq!(notes.len(), 1);
     assert_eq!((notes[0].key.as_str(), notes[0].value.as_str()), ("shoe size", "EU 42, wide fit"));
+    // Open settings pages list the agent's note at once.
+    let listed: Vec<usize> = world.events(|e| match e {
+        panelot_protocol::AgentEvent::SettingsState(s) if s.submission_id.is_none() => {
+            Some(s.settings.memory.len())
+        }
+        _ => None,
+    });
+    assert_eq!(listed.last(), Some(&1), "{listed:?}");
 
     // Another chat: loading again, then reading the note, fenced as data.
     let other = world.create_thread();

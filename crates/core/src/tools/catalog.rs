@@ -244,16 +244,16 @@ pub struct CatalogTool {
     pub idempotent: bool,
 }
 
-/// Tools offered only once a thread asks for them with `load_tools`, so their specs are not
-/// paid on every model call of every turn that never needs them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum ToolGroup {
-    /// `memory_read`, `memory_write`: notes kept across chats.
-    Memory,
-}
+pub use super::descriptor::ToolGroup;
 
-/// Group names as `load_tools` takes them.
+/// Every group.
+pub const ALL_GROUPS: [ToolGroup; 2] = [ToolGroup::Memory, ToolGroup::Opens];
+
+/// The groups `load_tools` loads, by the names it takes.
 pub const GROUP_NAMES: &[(ToolGroup, &str)] = &[(ToolGroup::Memory, "memory")];
+
+/// The tool that opens a page beside the thread's view.
+pub const SIDEBAR_OPEN: &str = "sidebar_open";
 
 impl ToolGroup {
     /// Parses a group name.
@@ -847,6 +847,25 @@ pub static CATALOG: &[CatalogTool] = &[
     .in_group(ToolGroup::Memory)
     .idempotent(),
     known("load_skill", ToolLevel::Builtin, info(AlwaysAllowed, None, Originless)),
+    // Judged like opening a tab at its target: the page opens in the user's browser.
+    offered(
+        "sidebar_open",
+        ToolLevel::Builtin,
+        info(Write, NAVIGATE, Destination),
+        Offer {
+            route: Route::Engine,
+            description: "Open an http(s) URL for the user in a tab beside this chat (title optional).",
+            properties: || {
+                json!({
+                    "target": {"type": "string", "minLength": 1, "maxLength": 4096},
+                    "title": {"type": "string", "maxLength": 200}
+                })
+            },
+            required: &["target"],
+            tab: TabParam::None,
+        },
+    )
+    .in_group(ToolGroup::Opens),
     known("download", ToolLevel::Builtin, info(Write, Some(ToolCategory::Download), Destination)),
     known("artifact_create", ToolLevel::Builtin, info(Write, None, Originless)),
     known("watch_page", ToolLevel::Builtin, info(Read, None, Page)),

@@ -17,6 +17,8 @@ const CATEGORIES: &[(&str, &[&str])] = &[
             "go_back",
             "go_forward",
             "session_restore",
+            // Opening a page beside the chat is a navigation the user's rules can name.
+            "sidebar_open",
         ],
     ),
     ("organize", &["tabs_group", "tab_group_update"]),
@@ -72,7 +74,7 @@ fn always_allowed_and_special_tools() {
         })
         .map(|it| it.name)
         .collect();
-    assert_eq!(destination, ["tab_open", "navigate", "download"]);
+    assert_eq!(destination, ["tab_open", "navigate", "sidebar_open", "download"]);
     assert_eq!(classify("scroll").access, Read);
     assert_eq!(
         classify("mcp__fs__read_file"),
@@ -105,8 +107,7 @@ fn every_offered_tool_registers_and_is_offered_at_every_level() {
     let offered = CATALOG.iter().filter(|it| it.offer.is_some()).count();
     let every_level =
         [ToolLevel::L0, ToolLevel::L1, ToolLevel::L2, ToolLevel::Mcp, ToolLevel::Builtin];
-    let every_group: Vec<ToolGroup> = GROUP_NAMES.iter().map(|(group, _)| *group).collect();
-    assert_eq!(all.specs(Some(&every_level), &every_group).len(), offered);
+    assert_eq!(all.specs(Some(&every_level), &ALL_GROUPS).len(), offered);
     // A group's tools only once it is loaded; `load_tools` names every group.
     let grouped = CATALOG.iter().filter(|it| it.offer.is_some() && it.group.is_some()).count();
     assert_eq!(all.specs(Some(&every_level), &[]).len(), offered - grouped);
@@ -115,7 +116,9 @@ fn every_offered_tool_registers_and_is_offered_at_every_level() {
     assert_eq!(load, serde_json::json!(names));
     for (group, name) in GROUP_NAMES {
         assert_eq!(ToolGroup::parse(name), Some(*group));
-        assert!(group.tools().count() > 0, "{name} has no tools");
+    }
+    for group in ALL_GROUPS {
+        assert!(group.tools().count() > 0, "{group:?} has no tools");
     }
     for row in CATALOG.iter().filter(|it| it.offer.is_some()) {
         let tool = all.get(row.name).unwrap();

@@ -8,7 +8,18 @@ use panelot_protocol::engine::ToolLevel;
 use panelot_protocol::engine::Trust;
 
 use crate::model::ToolSpec;
-use crate::tools::catalog::ToolGroup;
+
+/// Tools offered only once a thread asks for them with `load_tools` (or the user's settings
+/// switch them on), so their specs are not paid on every model call of every turn that never
+/// needs them. The names and members of each group are in the catalog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ToolGroup {
+    /// `memory_read`, `memory_write`: notes kept across chats.
+    Memory,
+    /// `sidebar_open`: offered while the user lets the agent open pages (`agentOpenTools`),
+    /// never loaded by the model.
+    Opens,
+}
 
 /// Whether a tool changes anything outside the engine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

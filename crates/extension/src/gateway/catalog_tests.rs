@@ -200,15 +200,16 @@ fn l2_tools_are_offered_only_when_the_turn_enables_l2() {
     assert_eq!(registry.get("run_javascript").map(|t| t.effect), Some(ToolEffect::Write));
 }
 
-/// Every combination of the extras a thread may enable (L2, each tool group): the extras are
+/// Every combination of the extras a thread may enable (L2, each tool group: memory loaded by
+/// `load_tools`, `sidebar_open` by the user's setting): the extras are
 /// offered exactly when enabled, and what each combination costs is printed (the budget holds
 /// for the default; an extra is paid only by the threads that enable it).
 #[test]
 fn extras_are_offered_only_when_enabled_in_every_combination() {
-    use panelot_core::tools::catalog::GROUP_NAMES;
+    use panelot_core::tools::catalog::ALL_GROUPS;
     let registry = registry();
     let bpe = tiktoken_rs::o200k_base().unwrap();
-    let groups: Vec<_> = GROUP_NAMES.iter().map(|(group, _)| *group).collect();
+    let groups = ALL_GROUPS.to_vec();
     let combos = 1usize << (groups.len() + 1);
     for combo in 0..combos {
         let l2 = combo & 1 == 1;

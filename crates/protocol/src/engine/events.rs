@@ -419,6 +419,20 @@ event_payloads! {
     }
     submission: required; thread: none;
 
+    /// The agent opens something beside a view of its thread (`sidebar_open`): sent to one
+    /// view of the thread, once.
+    struct ViewOpenEvent {
+        /// The thread whose agent asked.
+        thread_id: ThreadId,
+        /// What is opened.
+        kind: OpenKind,
+        /// The URL (for `url`).
+        target: String,
+        /// The title to show.
+        title: String,
+    }
+    submission: none; thread: required;
+
     /// Activity across all threads, for list badges.
     struct ActivityUpdatedEvent {
         /// Threads with a running turn.
@@ -511,6 +525,14 @@ pub enum TabRole {
     Closed,
 }
 
+/// What `sidebar_open` opens.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum OpenKind {
+    /// A web page, in a browser tab beside the view.
+    Url,
+}
+
 /// Activity of one thread.
 #[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -588,6 +610,8 @@ wire_catalog! {
     "tabs.updated" => TabsUpdated(TabsUpdatedEvent),
     /// Cross-thread activity changed.
     "activity.updated" => ActivityUpdated(ActivityUpdatedEvent),
+    /// The agent opens a page beside a view of its thread.
+    "view.open" => ViewOpen(ViewOpenEvent),
     /// Settings.
     "settings.state" => SettingsState(SettingsStateEvent),
     /// Connection check.
@@ -617,7 +641,9 @@ impl EventKind {
             | EventKind::ThreadSnapshot
             | EventKind::ThreadEarlier
             | EventKind::ThreadListed
-            | EventKind::ConnectionVerified => Audience::Reply,
+            | EventKind::ConnectionVerified
+            // One view opens it, or every view of the thread would open a tab.
+            | EventKind::ViewOpen => Audience::Reply,
             EventKind::Error
             | EventKind::TurnStart
             | EventKind::TurnComplete

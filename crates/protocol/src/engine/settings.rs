@@ -168,6 +168,9 @@ pub struct SettingsView {
     pub language: Language,
     /// The endpoints Panelot knows, for the connection form (they pre-fill it).
     pub templates: Vec<ConnectionTemplateView>,
+    /// Whether the agent may open pages next to the chat that asked (`sidebar_open`); off
+    /// unless the user turns it on.
+    pub agent_open_tools: bool,
 }
 
 /// Longest key of a memory note, in characters, once trimmed.
@@ -205,9 +208,7 @@ pub fn memory_value_problem(value: &str) -> Option<String> {
     match chars {
         _ if value.trim().is_empty() => Some("a note needs some text".to_owned()),
         1..=MEMORY_VALUE_MAX_CHARS => None,
-        _ => Some(format!(
-            "a note is at most {MEMORY_VALUE_MAX_CHARS} characters ({chars} given)"
-        )),
+        _ => Some(format!("a note is at most {MEMORY_VALUE_MAX_CHARS} characters ({chars} given)")),
     }
 }
 
@@ -423,4 +424,6 @@ pub struct SettingsPatch {
     pub turn_token_budget: Option<u64>,
     /// New language of every page.
     pub language: Option<Language>,
+    /// Let the agent open pages next to the chat (or stop it).
+    pub agent_open_tools: Option<bool>,
 }

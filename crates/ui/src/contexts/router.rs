@@ -130,6 +130,16 @@ impl Router {
                 }
             }
         }
+        if let AgentEvent::ViewOpen(open) = event {
+            // The engine sends these only while the setting is on; a page that knows it is off
+            // (settings changed meanwhile) does not open them.
+            let off = self.settings.view.with_untracked(|view| {
+                view.as_ref().is_some_and(|settings| !settings.agent_open_tools)
+            });
+            if !off {
+                host::open_beside(open.target.clone());
+            }
+        }
         if let AgentEvent::ThreadDeleted(deleted) = event
             && self.open.thread_id().as_ref() == Some(&deleted.thread_id)
         {

@@ -1,6 +1,6 @@
 //! Tabs and windows: the tabs and windows a message's browser context is chosen from, reading a
-//! tab for an attachment, opening the side panel from the chat page, and opening the options
-//! page.
+//! tab for an attachment, opening the side panel from the chat page, opening the options page,
+//! and opening a page the agent asked for beside the chat.
 
 use js_sys::Promise;
 use leptos::task::spawn_local;
@@ -30,6 +30,48 @@ extern "C" {
     fn tabs_create(properties: &JsValue) -> Result<Promise, JsValue>;
     #[wasm_bindgen(js_namespace = ["chrome", "runtime"], js_name = openOptionsPage, catch)]
     fn runtime_open_options_page() -> Result<Promise, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "tabs"], js_name = getCurrent, catch)]
+    fn tabs_get_current() -> Result<Promise, JsValue>;
+}
+
+/// Opens `url` for the user in a new tab beside this page: right after the chat tab, or in the
+/// side panel's window (a panel is no tab). Only `http(s)` URLs: the engine sends no other, and a
+/// page must never be made to open an extension or `javascript:` URL.
+pub(crate) fn open_beside(url: String) {
+    let lower = url.to_ascii_lowercase();
+    if !(lower.starts_with("http://") || lower.starts_with("https://")) {
+        log_error(&format!("refused to open {url}: not an http(s) URL"));
+        return;
+    }
+    spawn_local(async move {
+        let mut properties = serde_json::json!({"url": url, "active": true});
+        let tab = match tabs_get_current() {
+            Ok(promise) => JsFuture::from(promise).await.map(|tab| to_json(&tab)).ok(),
+            Err(_) => None,
+        };
+        match tab.filter(|tab| tab["id"].is_u64()) {
+            Some(tab) => {
+                properties["windowId"] = tab["windowId"].clone();
+                properties["openerTabId"] = tab["id"].clone();
+                if let Some(index) = tab["index"].as_u64() {
+                    properties["index"] = (index + 1).into();
+                }
+            }
+            None => {
+                if let Ok(window) = current_window_id().await {
+                    properties["windowId"] = window.into();
+                }
+            }
+        }
+        let created = json_value(&properties).and_then(|properties| tabs_create(&properties));
+        let done = match created {
+            Ok(promise) => JsFuture::from(promise).await.map(|_| ()),
+            Err(err) => Err(err),
+        };
+        if let Err(err) = done {
+            log_error(&format!("cannot open a page beside the chat: {err:?}"));
+        }
+    });
 }
 
 /// Opens the options page: in a new tab on `section` (`options.html#connect`) when one is named,

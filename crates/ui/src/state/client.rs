@@ -371,6 +371,7 @@ impl EngineClient {
             | AgentEvent::RunRecoveryRequired(_)
             | AgentEvent::TabsUpdated(_)
             | AgentEvent::ActivityUpdated(_)
+            | AgentEvent::ViewOpen(_)
             | AgentEvent::SettingsState(_)
             | AgentEvent::ConnectionVerified(_) => vec![ClientEffect::Deliver(Box::new(frame))],
         }

@@ -94,6 +94,22 @@ pub fn language_html(lang: Lang, system: Lang, chosen: Option<Language>) -> Stri
     )
 }
 
+/// The switch that lets the agent open pages beside the chat (`sidebar_open`); off unless the
+/// user turns it on. `on` is `None` before the settings arrived.
+pub fn agent_opens_html(lang: Lang, on: Option<bool>) -> String {
+    let t = |msg| escape_html(i18n::text(lang, msg));
+    let checked = if on == Some(true) { " checked" } else { "" };
+    let disabled = if on.is_none() { " disabled" } else { "" };
+    format!(
+        "<h2>{}</h2><label class=\"check\"><input type=\"checkbox\" \
+         name=\"agent-open-tools\"{checked}{disabled}><span>{}</span></label>\
+         <p class=\"hint\">{}</p>",
+        t(Msg::AgentOpensTitle),
+        t(Msg::AgentOpensLabel),
+        t(Msg::AgentOpensHint),
+    )
+}
+
 /// The stored presets, each with Edit and Delete.
 pub fn preset_list_html(
     lang: Lang,

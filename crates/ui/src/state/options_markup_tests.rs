@@ -128,3 +128,13 @@ fn rules_list_and_form() {
         "{form}"
     );
 }
+
+#[test]
+fn the_agent_opens_switch_is_off_until_turned_on_and_waits_for_the_settings() {
+    let off = agent_opens_html(Lang::En, Some(false));
+    assert!(off.contains("name=\"agent-open-tools\">") && !off.contains(" checked"), "{off}");
+    assert!(off.contains("Let the agent open web pages beside the chat"));
+    assert!(agent_opens_html(Lang::En, Some(true)).contains(" checked"));
+    assert!(agent_opens_html(Lang::En, None).contains(" disabled"));
+    assert!(agent_opens_html(Lang::ZhCn, Some(false)).contains("允许智能体在聊天旁打开网页"));
+}

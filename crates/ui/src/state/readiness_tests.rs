@@ -19,7 +19,7 @@ fn settings(enabled: bool, default: Option<&str>) -> SettingsView {
         "presets": [{"id": "p1", "preset": {"name": "Two",
             "model": {"connectionId": "c1", "modelId": "m2"}, "systemPrompt": null,
             "permissionPolicy": null, "enabledToolLevels": null, "params": {}}}],
-        "language": "system", "templates": []
+        "language": "system", "templates": [], "agentOpenTools": false
     }))
     .unwrap()
 }

@@ -83,6 +83,7 @@ impl ThreadList {
             | AgentEvent::QueueUpdated(_)
             | AgentEvent::RunRecoveryRequired(_)
             | AgentEvent::TabsUpdated(_)
+            | AgentEvent::ViewOpen(_)
             | AgentEvent::ConnectionVerified(_) => return false,
         }
         true

@@ -516,6 +516,7 @@ impl ThreadView {
             | AgentEvent::ThreadSnapshot(_)
             | AgentEvent::ThreadListed(_)
             | AgentEvent::ActivityUpdated(_)
+            | AgentEvent::ViewOpen(_)
             | AgentEvent::SettingsState(_)
             | AgentEvent::ConnectionVerified(_) => return Applied::Ignored,
         }

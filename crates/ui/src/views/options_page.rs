@@ -23,6 +23,7 @@ use crate::state::choices::model_value;
 use crate::state::choices::parse_model_value;
 use crate::state::choices::parse_policy_value;
 use crate::state::language::parse_language_value;
+use crate::state::options_markup::agent_opens_html;
 use crate::state::options_markup::defaults_html;
 use crate::state::options_markup::language_html;
 
@@ -50,7 +51,11 @@ pub(crate) fn OptionsPage() -> impl IntoView {
         let chosen = settings.view.with(|s| s.as_ref().map(|s| s.language));
         language_html(page.lang.get(), page.system, chosen)
     };
-    // Both sections save a choice as soon as it changes; every page gets the settings after it.
+    let agent_opens = move || {
+        let on = settings.view.with(|s| s.as_ref().map(|s| s.agent_open_tools));
+        agent_opens_html(page.lang.get(), on)
+    };
+    // Every section saves a choice as soon as it changes; every page gets the settings after it.
     let chose = move |ev: leptos::ev::Event| {
         let value = event_target_value(&ev);
         let name = ev
@@ -66,6 +71,15 @@ pub(crate) fn OptionsPage() -> impl IntoView {
                 permission_policy: parse_policy_value(&value),
                 ..SettingsPatch::default()
             },
+            Some("agent-open-tools") => {
+                let checked = ev
+                    .target()
+                    .and_then(|t| {
+                        wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlInputElement>(t).ok()
+                    })
+                    .map(|input| input.checked());
+                SettingsPatch { agent_open_tools: checked, ..SettingsPatch::default() }
+            }
             Some("language") => {
                 let language = parse_language_value(&value);
                 // This page switches now; the engine's answer confirms it for every page.
@@ -85,6 +99,7 @@ pub(crate) fn OptionsPage() -> impl IntoView {
             <ConnectionsSection/>
             <section class="model-and-policy" inner_html=defaults on:change=chose></section>
             <section class="language" inner_html=language on:change=chose></section>
+            <section class="agent-opens" inner_html=agent_opens on:change=chose></section>
             <PresetsSection/>
             <RulesSection/>
             <MemorySection/>

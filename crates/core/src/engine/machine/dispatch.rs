@@ -139,9 +139,15 @@ fn refusal(cx: Cx<'_>, run: &RunRecord, call: &ToolCallRecord) -> Option<String>
         Some(_) if call.params.is_null() => {
             Some("The arguments are not a valid JSON object; send them again as one.".to_owned())
         }
-        Some(tool) => validate_params(&tool.parameters, &call.params)
-            .err()
-            .map(|e| format!("Invalid parameters: {e}. Fix them and call again.")),
+        Some(tool) => match validate_params(&tool.parameters, &call.params) {
+            Err(e) => Some(format!("Invalid parameters: {e}. Fix them and call again.")),
+            // What it would open is classified before it is judged: a local path or another
+            // scheme is no destination the gatekeeper could weigh.
+            Ok(()) if call.tool_name == catalog::SIDEBAR_OPEN => {
+                crate::engine::builtins::open_target(&call.params).err()
+            }
+            Ok(()) => None,
+        },
     }
 }
 

@@ -31,16 +31,19 @@ use crate::store::RunRecord;
 use crate::store::StoreError;
 use crate::store::WriteOp;
 use crate::tools::ToolRegistry;
+use crate::tools::catalog::ToolGroup;
 
 /// The tool that reads an attached page.
 const READ_PAGE: &str = "read_page";
 
-/// What the run does next, before a model call: `path` is the stored path to the leaf.
+/// What the run does next, before a model call: `path` is the stored path to the leaf;
+/// `switched_on` are the groups the user's settings offer (`sidebar_open`).
 pub(crate) fn prepare(
     cx: Cx<'_>,
     mut run: RunRecord,
     state: ThreadState,
     mut path: Vec<NodeRecord>,
+    switched_on: &[ToolGroup],
 ) -> Result<Step, StoreError> {
     let now = cx.env.now_ms();
     if run.state != RunState::Preparing {
@@ -79,7 +82,9 @@ pub(crate) fn prepare(
         tools: if run.counters.tools_disabled {
             Vec::new()
         } else {
-            cx.tools.specs(levels.as_deref(), &crate::engine::builtins::loaded_groups(&path))
+            let mut groups = crate::engine::builtins::loaded_groups(&path);
+            groups.extend_from_slice(switched_on);
+            cx.tools.specs(levels.as_deref(), &groups)
         },
         params: presets::gen_params(run.preset.as_ref()),
     };
