@@ -365,9 +365,7 @@ fn bad_fields_are_named() {
 
 #[test]
 fn memory_notes_are_checked_at_the_boundary() {
-    let save = |key: Value, value: Value| {
-        json!({"type": "memory.save", "submissionId": "s", "key": key, "value": value})
-    };
+    let save = |key: Value, value: Value| json!({"type": "memory.save", "submissionId": "s", "key": key, "value": value});
     check_field_error(save(json!("   "), json!("x")), "key", "needs a key");
     check_field_error(save(json!("k".repeat(101)), json!("x")), "key", "at most 100 characters");
     check_field_error(save(json!("k"), json!("")), "value", "needs some text");

@@ -1,3 +1,6 @@
+//! The one value deserializer against serde: the same values, and the same field paths and
+//! messages for bad input as serde_path_to_error over serde_json gave.
+
 use std::collections::BTreeMap;
 
 use pretty_assertions::assert_eq;

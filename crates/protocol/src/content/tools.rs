@@ -308,9 +308,9 @@ const RESULT_SHAPES: [&str; 10] = [
 /// that serde takes is the sequence `[shape, data]`, which nothing writes.
 impl<'de> Deserialize<'de> for ExecutorResult {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use crate::traced::from_value;
         use serde::de::Error;
         use serde_json::Value;
-        use crate::traced::from_value;
         let Value::Object(mut fields) = Value::deserialize(deserializer)? else {
             return Err(D::Error::custom(
                 "invalid type: expected an object with `shape` and `data`",
