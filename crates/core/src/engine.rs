@@ -33,6 +33,7 @@ mod threads;
 mod turns;
 mod vault;
 
+use std::collections::BTreeMap;
 use std::collections::BTreeSet;
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -139,6 +140,8 @@ pub struct Engine<S: Store> {
     activity: Vec<ThreadActivity>,
     /// Threads a notification was shown for, until they stop waiting.
     notified: BTreeSet<ThreadId>,
+    /// When each thread's running turn started, for the notice of a long turn that ended.
+    running_since: BTreeMap<ThreadId, u64>,
 }
 
 impl<S: Store> std::fmt::Debug for Engine<S> {
@@ -163,6 +166,7 @@ impl<S: Store> Engine<S> {
             follow_ups: VecDeque::new(),
             activity: Vec::new(),
             notified: BTreeSet::new(),
+            running_since: BTreeMap::new(),
         }
     }
 
@@ -677,16 +681,46 @@ impl<S: Store> Engine<S> {
     /// A notification for each thread that started waiting for the user while no view follows
     /// it, and the notification taken back once a thread waits no more.
     async fn notify(&mut self, activity: &[ThreadActivity], out: &mut Outbox) {
+        let now_ms = self.env.now_ms();
         let waiting = |list: &[ThreadActivity], thread: &ThreadId| {
             list.iter()
                 .find(|a| &a.thread_id == thread)
                 .map_or(0, |a| a.pending_approvals + a.pending_interactions)
+        };
+        let running = |list: &[ThreadActivity], thread: &ThreadId| {
+            list.iter().any(|a| &a.thread_id == thread && a.running)
         };
         for thread in self.notified.clone() {
             if waiting(activity, &thread) == 0 {
                 self.notified.remove(&thread);
                 out.effects.push(Effect::Notify { thread_id: thread, notice: None });
             }
+        }
+        for started in activity.iter().filter(|a| a.running) {
+            self.running_since.entry(started.thread_id.clone()).or_insert(now_ms);
+        }
+        // A turn that ran long (it waited for the user, or just worked a while) and ended while
+        // nobody watched says so: the user may have gone elsewhere meanwhile.
+        let mut finished = Vec::new();
+        for (thread, since) in self.running_since.clone() {
+            if running(activity, &thread) {
+                continue;
+            }
+            self.running_since.remove(&thread);
+            if now_ms.saturating_sub(since) >= notices::LONG_TURN_MS
+                && !self.delivery.watched(&thread)
+            {
+                finished.push(thread);
+            }
+        }
+        let asking: Vec<ThreadId> = activity
+            .iter()
+            .map(|a| a.thread_id.clone())
+            .filter(|thread| waiting(activity, thread) > waiting(&self.activity, thread))
+            .filter(|thread| !self.delivery.watched(thread))
+            .collect();
+        if asking.is_empty() && finished.is_empty() {
+            return;
         }
         let language = match settings::LANGUAGE.read(&self.store).await {
             Ok(language) => language.unwrap_or_default(),
@@ -695,30 +729,26 @@ impl<S: Store> Engine<S> {
                 return;
             }
         };
-        for now in activity {
-            let thread = &now.thread_id;
-            if waiting(activity, thread) <= waiting(&self.activity, thread)
-                || self.delivery.watched(thread)
-            {
-                continue;
-            }
-            let title = match self.store.thread(thread).await {
+        for thread in finished.into_iter().chain(asking) {
+            let title = match self.store.thread(&thread).await {
                 Ok(meta) => meta.map(|meta| meta.title).unwrap_or_default(),
                 Err(err) => {
                     tracing::warn!(%err, "no notification: the thread is unreadable");
                     return;
                 }
             };
-            let approvals = self.runs.pending_approvals(thread);
-            let interactions = self.runs.pending_interactions(thread);
+            let approvals = self.runs.pending_approvals(&thread);
+            let interactions = self.runs.pending_interactions(&thread);
             let what = match (approvals.first(), interactions.first()) {
                 (Some(approval), _) => notices::Waiting::Approval(&approval.request),
                 (None, Some(interaction)) => notices::Waiting::Interaction(&interaction.request),
-                (None, None) => continue,
+                (None, None) => notices::Waiting::Finished,
             };
+            if !matches!(what, notices::Waiting::Finished) {
+                self.notified.insert(thread.clone());
+            }
             let notice = notices::notice(language, &title, &what);
-            self.notified.insert(thread.clone());
-            out.effects.push(Effect::Notify { thread_id: thread.clone(), notice: Some(notice) });
+            out.effects.push(Effect::Notify { thread_id: thread, notice: Some(notice) });
         }
     }
 

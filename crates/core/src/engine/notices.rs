@@ -1,6 +1,7 @@
 //! What a browser notification says when a thread needs the user while no view shows it: an
-//! approval, a question, a step handed over. Without one, a run started from the panel and left
-//! in the background would wait unseen until its approval's deadline declined it.
+//! approval, a question, a step handed over, or a long turn that ended. Without one, a run
+//! started from the panel and left in the background would wait unseen until its approval's
+//! deadline declined it.
 
 use panelot_protocol::engine::ApprovalRequestPayload;
 use panelot_protocol::engine::InteractionRequestPayload;
@@ -11,12 +12,17 @@ use super::outbox::Notice;
 /// Characters of the model's words quoted in a notice.
 const QUOTED_CHARS: usize = 160;
 
+/// A turn that ran at least this long (waiting for the user included) says when it ends.
+pub(crate) const LONG_TURN_MS: u64 = 60_000;
+
 /// What a thread waits for, most pressing first.
 pub(crate) enum Waiting<'a> {
     /// An approval of a call.
     Approval(&'a ApprovalRequestPayload),
     /// A question or a step handed to the user.
     Interaction(&'a InteractionRequestPayload),
+    /// Nothing more: a long turn ended.
+    Finished,
 }
 
 /// The notice for a thread titled `title` that waits for `what`.
@@ -47,6 +53,13 @@ pub(crate) fn notice(language: Language, title: &str, what: &Waiting<'_>) -> Not
                 "Panelot 有问题要问你。".to_owned()
             } else {
                 "Panelot has a question for you.".to_owned()
+            }
+        }
+        Waiting::Finished => {
+            if chinese {
+                "Panelot 完成了这次任务。".to_owned()
+            } else {
+                "Panelot finished this task.".to_owned()
             }
         }
     };

@@ -71,3 +71,45 @@ fn a_thread_no_view_follows_notifies_when_it_needs_the_user_and_takes_it_back() 
     assert_eq!(approvals(&world).len(), 1, "the view saw this card live");
     assert_eq!(notices(&world).len(), 2, "no notification for a thread a view shows");
 }
+
+#[test]
+fn a_long_turn_that_ends_while_no_view_follows_its_thread_says_so() {
+    let mut world = World::new();
+    ask_first(&world);
+    let background = world.create_thread();
+    let shown = world.create_thread();
+    world.script.push_back(Reply::tool("click", json!({"ref": "e1"})));
+    world.script.push_back(Reply::text("done"));
+    submit(&mut world, &background, "click it");
+    world.settle();
+    // The user comes back two minutes later and answers from the thread, then looks away.
+    world.clock.advance(120_000);
+    let id = world.submission();
+    let opened =
+        world.send(json!({"type": "thread.subscribe", "submissionId": id, "threadId": background}));
+    let approval = opened
+        .into_iter()
+        .find_map(|frame| match frame.event {
+            AgentEvent::ThreadSnapshot(s) => {
+                s.snapshot.pending_approvals.first().map(|a| a.approval_id.clone())
+            }
+            _ => None,
+        })
+        .expect("the card");
+    let id = world.submission();
+    world.send(json!({"type": "thread.subscribe", "submissionId": id, "threadId": shown}));
+    respond(&mut world, &approval, json!({"type": "accept"}));
+    world.settle();
+    let said = notices(&world);
+    assert_eq!(
+        said.last(),
+        Some(&(background.to_string(), Some("Panelot finished this task.".to_owned()))),
+        "{said:?}"
+    );
+    // A short turn in a thread a view shows ends quietly.
+    let before = notices(&world).len();
+    world.script.push_back(Reply::text("hi"));
+    submit(&mut world, &shown, "hello");
+    world.settle();
+    assert_eq!(notices(&world).len(), before);
+}
