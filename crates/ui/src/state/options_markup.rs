@@ -101,9 +101,9 @@ pub fn agent_opens_html(lang: Lang, on: Option<bool>) -> String {
     let checked = if on == Some(true) { " checked" } else { "" };
     let disabled = if on.is_none() { " disabled" } else { "" };
     format!(
-        "<h2>{}</h2><label class=\"check\"><input type=\"checkbox\" \
+        "<h2>{}</h2><div class=\"switch-row\"><label class=\"check\"><input type=\"checkbox\" \
          name=\"agent-open-tools\"{checked}{disabled}><span>{}</span></label>\
-         <p class=\"hint\">{}</p>",
+         <span class=\"hint\">{}</span></div>",
         t(Msg::AgentOpensTitle),
         t(Msg::AgentOpensLabel),
         t(Msg::AgentOpensHint),
