@@ -229,6 +229,39 @@ pub struct MemoryNote {
     pub updated_at_ms: u64,
 }
 
+/// What putting a note did to the memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotePut {
+    /// A note under a new key.
+    Added,
+    /// The note under that key, replaced in place.
+    Replaced,
+    /// Nothing: a new key and already [`MEMORY_MAX_NOTES`] notes.
+    Full,
+}
+
+/// Puts `value` under `key` (one rule for the agent's writes and the user's): a key in use is
+/// replaced in place, a new one added unless the memory is full.
+pub fn put_note(notes: &mut Vec<MemoryNote>, key: &str, value: &str, now_ms: u64) -> NotePut {
+    if let Some(note) = notes.iter_mut().find(|note| note.key == key) {
+        note.value = value.to_owned();
+        note.updated_at_ms = now_ms;
+        return NotePut::Replaced;
+    }
+    if notes.len() >= MEMORY_MAX_NOTES {
+        return NotePut::Full;
+    }
+    notes.push(MemoryNote { key: key.to_owned(), value: value.to_owned(), updated_at_ms: now_ms });
+    NotePut::Added
+}
+
+/// Deletes the note under `key`; whether there was one.
+pub fn remove_note(notes: &mut Vec<MemoryNote>, key: &str) -> bool {
+    let before = notes.len();
+    notes.retain(|note| note.key != key);
+    notes.len() != before
+}
+
 /// A setting decoded as `T`, or the default when unset or unreadable.
 pub async fn read_or_default<T: Serialize + DeserializeOwned + Default>(
     store: &impl Store,

@@ -17,6 +17,9 @@ use super::outbox::ToolOutcome;
 use crate::settings::MEMORY;
 use crate::settings::MEMORY_MAX_NOTES;
 use crate::settings::MemoryNote;
+use crate::settings::NotePut;
+use crate::settings::put_note;
+use crate::settings::remove_note;
 use crate::store::NodeBody;
 use crate::store::NodeRecord;
 use crate::store::Store;
@@ -113,29 +116,19 @@ fn write(notes: &mut Vec<MemoryNote>, key: &str, value: &str, now_ms: u64) -> To
     if key.is_empty() {
         return ToolOutcome::failed("a note needs a key");
     }
-    let at = notes.iter().position(|note| note.key == key);
-    match (at, value.is_empty()) {
-        (Some(at), true) => {
-            notes.remove(at);
-            ToolOutcome::done(format!("Deleted the note \"{key}\"."))
-        }
-        (None, true) => ToolOutcome::done(format!("No note is saved under \"{key}\".")),
-        (Some(at), false) => {
-            notes[at].value = value.to_owned();
-            notes[at].updated_at_ms = now_ms;
-            ToolOutcome::done(format!("Replaced the note \"{key}\"."))
-        }
-        (None, false) if notes.len() >= MEMORY_MAX_NOTES => ToolOutcome::failed(format!(
+    if value.is_empty() {
+        return ToolOutcome::done(if remove_note(notes, key) {
+            format!("Deleted the note \"{key}\".")
+        } else {
+            format!("No note is saved under \"{key}\".")
+        });
+    }
+    match put_note(notes, key, value, now_ms) {
+        NotePut::Added => ToolOutcome::done(format!("Saved the note \"{key}\".")),
+        NotePut::Replaced => ToolOutcome::done(format!("Replaced the note \"{key}\".")),
+        NotePut::Full => ToolOutcome::failed(format!(
             "the memory is full ({MEMORY_MAX_NOTES} notes): replace or delete one first"
         )),
-        (None, false) => {
-            notes.push(MemoryNote {
-                key: key.to_owned(),
-                value: value.to_owned(),
-                updated_at_ms: now_ms,
-            });
-            ToolOutcome::done(format!("Saved the note \"{key}\"."))
-        }
     }
 }
 

@@ -341,23 +341,12 @@ pub(crate) async fn save_memory<S: Store>(
 ) -> Result<Decision, StoreError> {
     let mut notes = settings::MEMORY.read(reads.store).await?;
     let now = reads.env.now_ms();
-    match notes.iter().position(|note| note.key == p.key) {
-        Some(at) => {
-            notes[at].value.clone_from(&p.value);
-            notes[at].updated_at_ms = now;
-        }
-        None if notes.len() >= settings::MEMORY_MAX_NOTES => {
-            let message = format!(
-                "the memory is full ({} notes): delete one before adding another",
-                settings::MEMORY_MAX_NOTES
-            );
-            return Ok(Decision::rejected(op, ErrorCode::InvalidCommand, message));
-        }
-        None => notes.push(MemoryNote {
-            key: p.key.clone(),
-            value: p.value.clone(),
-            updated_at_ms: now,
-        }),
+    if settings::put_note(&mut notes, &p.key, &p.value, now) == settings::NotePut::Full {
+        let message = format!(
+            "the memory is full ({} notes): delete one before adding another",
+            settings::MEMORY_MAX_NOTES
+        );
+        return Ok(Decision::rejected(op, ErrorCode::InvalidCommand, message));
     }
     memory_changed(reads, op, notes).await
 }
@@ -369,9 +358,7 @@ pub(crate) async fn delete_memory<S: Store>(
     p: &MemoryDeleteParams,
 ) -> Result<Decision, StoreError> {
     let mut notes = settings::MEMORY.read(reads.store).await?;
-    let before = notes.len();
-    notes.retain(|note| note.key != p.key);
-    if notes.len() == before {
+    if !settings::remove_note(&mut notes, &p.key) {
         let message = format!("no note is saved under \"{}\"", p.key);
         return Ok(Decision::rejected(op, ErrorCode::InvalidCommand, message));
     }

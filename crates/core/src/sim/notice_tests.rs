@@ -3,6 +3,8 @@
 //! thread a view shows asks in the view only.
 
 use panelot_protocol::AgentEvent;
+use panelot_protocol::ApprovalId;
+use panelot_protocol::ThreadId;
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
@@ -28,6 +30,23 @@ fn notices(world: &World) -> Vec<(String, Option<String>)> {
         .collect()
 }
 
+/// Opens `thread` in the one view (what clicking its notification does) and returns the
+/// approval its card shows.
+fn open_card(world: &mut World, thread: &ThreadId) -> ApprovalId {
+    let id = world.submission();
+    let opened =
+        world.send(json!({"type": "thread.subscribe", "submissionId": id, "threadId": thread}));
+    opened
+        .into_iter()
+        .find_map(|frame| match frame.event {
+            AgentEvent::ThreadSnapshot(s) => {
+                s.snapshot.pending_approvals.first().map(|a| a.approval_id.clone())
+            }
+            _ => None,
+        })
+        .expect("the card in the opened thread")
+}
+
 #[test]
 fn a_thread_no_view_follows_notifies_when_it_needs_the_user_and_takes_it_back() {
     let mut world = World::new();
@@ -42,18 +61,7 @@ fn a_thread_no_view_follows_notifies_when_it_needs_the_user_and_takes_it_back() 
     let asked = Some("Panelot asks before it acts on https://shop.example.".to_owned());
     assert_eq!(notices(&world), [(background.to_string(), asked.clone())]);
     // Opening the thread (what clicking the notification does) shows the card there.
-    let id = world.submission();
-    let opened =
-        world.send(json!({"type": "thread.subscribe", "submissionId": id, "threadId": background}));
-    let approval = opened
-        .into_iter()
-        .find_map(|frame| match frame.event {
-            AgentEvent::ThreadSnapshot(s) => {
-                s.snapshot.pending_approvals.first().map(|a| a.approval_id.clone())
-            }
-            _ => None,
-        })
-        .expect("the card in the opened thread");
+    let approval = open_card(&mut world, &background);
     respond(&mut world, &approval, json!({"type": "accept"}));
     world.settle();
     assert_eq!(
@@ -84,18 +92,7 @@ fn a_long_turn_that_ends_while_no_view_follows_its_thread_says_so() {
     world.settle();
     // The user comes back two minutes later and answers from the thread, then looks away.
     world.clock.advance(120_000);
-    let id = world.submission();
-    let opened =
-        world.send(json!({"type": "thread.subscribe", "submissionId": id, "threadId": background}));
-    let approval = opened
-        .into_iter()
-        .find_map(|frame| match frame.event {
-            AgentEvent::ThreadSnapshot(s) => {
-                s.snapshot.pending_approvals.first().map(|a| a.approval_id.clone())
-            }
-            _ => None,
-        })
-        .expect("the card");
+    let approval = open_card(&mut world, &background);
     let id = world.submission();
     world.send(json!({"type": "thread.subscribe", "submissionId": id, "threadId": shown}));
     respond(&mut world, &approval, json!({"type": "accept"}));
