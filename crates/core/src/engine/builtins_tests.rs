@@ -61,7 +61,7 @@ fn load_names_the_tools_of_a_group() {
         "Loaded memory: memory_read, memory_write. They are offered from your next step on in \
          this chat."
     );
-    assert_eq!(text(&load("files")), "Error: there is no tool group named `files`");
+    assert_eq!(text(&load("opens")), "Error: there is no tool group named `opens`");
 }
 
 fn call(call_id: &str, group: &str) -> NodeRecord {

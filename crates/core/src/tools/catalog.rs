@@ -136,6 +136,8 @@ pub enum Route {
 pub enum WebTool {
     /// `fetch_url`.
     Fetch,
+    /// `download`.
+    Download,
 }
 
 /// The tab tools (L0).
@@ -247,10 +249,12 @@ pub struct CatalogTool {
 pub use super::descriptor::ToolGroup;
 
 /// Every group.
-pub const ALL_GROUPS: [ToolGroup; 2] = [ToolGroup::Memory, ToolGroup::Opens];
+pub const ALL_GROUPS: [ToolGroup; 4] =
+    [ToolGroup::Memory, ToolGroup::Opens, ToolGroup::Files, ToolGroup::Wait];
 
 /// The groups `load_tools` loads, by the names it takes.
-pub const GROUP_NAMES: &[(ToolGroup, &str)] = &[(ToolGroup::Memory, "memory")];
+pub const GROUP_NAMES: &[(ToolGroup, &str)] =
+    &[(ToolGroup::Memory, "memory"), (ToolGroup::Files, "files"), (ToolGroup::Wait, "wait")];
 
 /// The tool that opens a page beside the thread's view.
 pub const SIDEBAR_OPEN: &str = "sidebar_open";
@@ -661,7 +665,7 @@ pub static CATALOG: &[CatalogTool] = &[
         info(Write, FILL, Page),
         Offer {
             route: Route::Page(PageTool::BatchActions),
-            description: "Up to 6 actions in order, each {kind, params} as that tool takes (e.g. fill a form, submit); stops if the page changes.",
+            description: "Up to 6 actions in order (e.g. fill a form, submit), each {kind, params} of that tool; stops if the page changes.",
             properties: || {
                 json!({
                     "actions": {
@@ -778,7 +782,7 @@ pub static CATALOG: &[CatalogTool] = &[
         info(AlwaysAllowed, None, Originless),
         Offer {
             route: Route::Engine,
-            description: "Ask the user to do a step you must not (sign in, one-time code, payment, captcha); say what and where.",
+            description: "Hand the user a step you must not do (sign-in, one-time code, payment, captcha); say what and where.",
             properties: || json!({"instruction": {"type": "string", "minLength": 1, "maxLength": 1000}}),
             required: &["instruction"],
             tab: TabParam::Optional,
@@ -808,8 +812,9 @@ pub static CATALOG: &[CatalogTool] = &[
         info(AlwaysAllowed, None, Originless),
         Offer {
             route: Route::Engine,
-            description: "Add tools for this chat: memory (notes kept across chats).",
-            properties: || json!({"group": {"type": "string", "enum": ["memory"]}}),
+            description: "Add tools: memory (notes across chats), files (save documents, downloads), wait (for a page or a time).",
+            // The description names the groups; an enum would say it twice.
+            properties: || json!({"group": {"type": "string", "maxLength": 40}}),
             required: &["group"],
             tab: TabParam::None,
         },
@@ -866,10 +871,82 @@ pub static CATALOG: &[CatalogTool] = &[
         },
     )
     .in_group(ToolGroup::Opens),
-    known("download", ToolLevel::Builtin, info(Write, Some(ToolCategory::Download), Destination)),
-    known("artifact_create", ToolLevel::Builtin, info(Write, None, Originless)),
-    known("watch_page", ToolLevel::Builtin, info(Read, None, Page)),
-    known("schedule_resume", ToolLevel::Builtin, info(AlwaysAllowed, None, Originless)),
+    offered(
+        "artifact_create",
+        ToolLevel::Builtin,
+        info(Write, None, Originless),
+        Offer {
+            route: Route::Engine,
+            description: "Save a document in this chat (Markdown, HTML, code, CSV, JSON); the user views and downloads it from its card.",
+            properties: || {
+                json!({
+                    "filename": {"type": "string", "minLength": 1, "maxLength": 160},
+                    "mime": {"type": "string", "maxLength": 120},
+                    "content": {"type": "string", "maxLength": 200_000}
+                })
+            },
+            required: &["filename", "content"],
+            tab: TabParam::None,
+        },
+    )
+    .in_group(ToolGroup::Files),
+    // Judged by where the file comes from; an artifact comes from this chat.
+    offered(
+        "download",
+        ToolLevel::Builtin,
+        info(Write, Some(ToolCategory::Download), Destination),
+        Offer {
+            route: Route::Web(WebTool::Download),
+            description: "Save an http(s) url, or an artifact of this chat by its filename, to the user's downloads; filename (no folders) names the file.",
+            properties: || {
+                json!({
+                    "url": {"type": "string", "minLength": 1, "maxLength": 4096},
+                    "artifact": {"type": "string", "minLength": 1, "maxLength": 160},
+                    "filename": {"type": "string", "minLength": 1, "maxLength": 160}
+                })
+            },
+            required: &[],
+            tab: TabParam::None,
+        },
+    )
+    .in_group(ToolGroup::Files),
+    offered(
+        "watch_page",
+        ToolLevel::Builtin,
+        info(Read, None, Page),
+        Offer {
+            route: Route::Engine,
+            description: "Wait until the page shows value (text), stops showing it (text_gone) or its URL contains it (url), for up to timeoutSeconds (default 300).",
+            properties: || {
+                json!({
+                    "condition": {"type": "string", "enum": ["text", "text_gone", "url"]},
+                    "value": {"type": "string", "minLength": 1, "maxLength": 1000},
+                    "timeoutSeconds": {"type": "integer", "minimum": 10, "maximum": 86_400}
+                })
+            },
+            required: &["condition", "value"],
+            tab: TabParam::Optional,
+        },
+    )
+    .in_group(ToolGroup::Wait),
+    offered(
+        "schedule_resume",
+        ToolLevel::Builtin,
+        info(AlwaysAllowed, None, Originless),
+        Offer {
+            route: Route::Engine,
+            description: "Pause this run and continue it after delaySeconds (10 s to 7 days); reason tells the user why.",
+            properties: || {
+                json!({
+                    "delaySeconds": {"type": "integer", "minimum": 10, "maximum": 604_800},
+                    "reason": {"type": "string", "minLength": 1, "maxLength": 500}
+                })
+            },
+            required: &["delaySeconds", "reason"],
+            tab: TabParam::None,
+        },
+    )
+    .in_group(ToolGroup::Wait),
 ];
 
 /// The registry of every catalog tool a host can run: `runs(route)` says whether the host

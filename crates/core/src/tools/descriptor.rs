@@ -19,6 +19,10 @@ pub enum ToolGroup {
     /// `sidebar_open`: offered while the user lets the agent open pages (`agentOpenTools`),
     /// never loaded by the model.
     Opens,
+    /// `artifact_create`, `download`: documents kept with the chat, files saved to disk.
+    Files,
+    /// `watch_page`, `schedule_resume`: the run waits for a page or a time.
+    Wait,
 }
 
 /// Whether a tool changes anything outside the engine.

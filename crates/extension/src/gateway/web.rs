@@ -50,6 +50,7 @@ struct FetchParams {
 pub(crate) async fn run(call: &ToolInvocation, tool: WebTool, abort: &AbortSignal) -> ToolOutcome {
     match tool {
         WebTool::Fetch => fetch_url(call, abort).await,
+        WebTool::Download => failure("download is not built yet"),
     }
 }
 
