@@ -51,6 +51,7 @@ use panelot_protocol::engine::ConnectionVerifiedEvent;
 use panelot_protocol::engine::ConnectionVerifyParams;
 use panelot_protocol::engine::ErrorCode;
 use panelot_protocol::engine::InitializeParams;
+use panelot_protocol::engine::InteractionResponse;
 use panelot_protocol::engine::PongEvent;
 use panelot_protocol::engine::RunState;
 use panelot_protocol::engine::SettingsStateEvent;
@@ -66,6 +67,8 @@ pub use approvals::APPROVAL_TIMEOUT_MS;
 pub use delivery::COALESCE_MS;
 pub use interactions::ASK_USER;
 pub use interactions::REQUEST_USER_ACTION;
+pub use interactions::SCHEDULE_RESUME;
+pub use interactions::WATCH_PAGE;
 pub use machine::result::FAILURE_BREAKER_AT;
 pub use machine::result::FAILURE_REMINDER_AT;
 pub use machine::title::TITLE_PROMPT;
@@ -266,6 +269,7 @@ impl<S: Store> Engine<S> {
         let mut out = Outbox::default();
         self.delivery.flush_due(self.env.now_ms(), &mut out);
         self.expire_approvals(&mut out).await;
+        self.end_due_waits(&mut out).await;
         self.drain(&mut out).await;
         out
     }
@@ -328,7 +332,13 @@ impl<S: Store> Engine<S> {
                     self.title_answered(&thread, &fallback, &response, &mut out).await;
                 }
             }
-            Some(InFlight::Tool(..) | InFlight::Target(..) | InFlight::Verify { .. }) | None => {}
+            Some(
+                InFlight::Tool(..)
+                | InFlight::Watch(..)
+                | InFlight::Target(..)
+                | InFlight::Verify { .. },
+            )
+            | None => {}
         }
         self.drain(&mut out).await;
         out
@@ -375,9 +385,13 @@ impl<S: Store> Engine<S> {
     /// The outcome of a tool call.
     pub async fn on_tool_done(&mut self, id: EffectId, outcome: ToolOutcome) -> Outbox {
         let mut out = Outbox::default();
-        if let Some(InFlight::Tool(run, index)) = self.in_flight.finish(id) {
-            let body = decision::ResultBody::Outcome(outcome);
-            self.follow_ups.push_back(FollowUp::WriteResult { run, index, body });
+        match self.in_flight.finish(id) {
+            Some(InFlight::Tool(run, index)) => {
+                let body = decision::ResultBody::Outcome(outcome);
+                self.follow_ups.push_back(FollowUp::WriteResult { run, index, body });
+            }
+            Some(InFlight::Watch(run, index)) => self.watched(&run, index, outcome, &mut out).await,
+            _ => {}
         }
         self.drain(&mut out).await;
         out
@@ -642,6 +656,10 @@ impl<S: Store> Engine<S> {
                 let id = self.in_flight.start(InFlight::Tool(run, index));
                 Effect::RunTool { id, call }
             }
+            EffectRequest::Watch { run, index, call } => {
+                let id = self.in_flight.start(InFlight::Watch(run, index));
+                Effect::RunTool { id, call }
+            }
             EffectRequest::Plain(effect) => effect,
         };
         out.effects.push(effect);
@@ -653,10 +671,14 @@ impl<S: Store> Engine<S> {
             self.follow_up(follow_up, out).await;
         }
         self.publish_activity(out).await;
-        out.wake_at_ms = match (self.delivery.deadline(), self.runs.next_approval_deadline()) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
+        out.wake_at_ms = [
+            self.delivery.deadline(),
+            self.runs.next_approval_deadline(),
+            self.runs.next_wait_due(),
+        ]
+        .into_iter()
+        .flatten()
+        .min();
     }
 
     /// Tells every UI what the threads are doing when that changed: badges in thread lists
@@ -1059,6 +1081,48 @@ impl<S: Store> Engine<S> {
             declined: None,
         };
         self.end_run(run, how, out).await;
+    }
+
+    /// A watch ended: it saw what it waited for, or cannot watch (the tab closed). The run's
+    /// wait ends with what it saw, unless the wait already ended otherwise.
+    async fn watched(&mut self, run_id: &RunId, index: usize, seen: ToolOutcome, out: &mut Outbox) {
+        let Some(run) = self.runs.get(run_id).cloned() else { return };
+        let Some(request) =
+            run.interaction.as_ref().filter(|i| i.tool_index == index).map(|i| i.request.clone())
+        else {
+            return;
+        };
+        let outcome = interactions::watch_outcome(&request, seen);
+        let response = InteractionResponse::Submit { value: serde_json::Value::Null };
+        self.end_wait(run, &response, outcome, out).await;
+    }
+
+    /// Ends every wait whose time came: a schedule resumes, a watch gives up.
+    async fn end_due_waits(&mut self, out: &mut Outbox) {
+        for run in self.runs.due_waits(self.env.now_ms()) {
+            let Some(request) = run.interaction.as_ref().map(|i| i.request.clone()) else {
+                continue;
+            };
+            if let Some((response, outcome)) = interactions::due_outcome(&request) {
+                self.end_wait(run, &response, outcome, out).await;
+            }
+        }
+    }
+
+    async fn end_wait(
+        &mut self,
+        run: RunRecord,
+        response: &InteractionResponse,
+        outcome: ToolOutcome,
+        out: &mut Outbox,
+    ) {
+        let run_id = run.id.clone();
+        let reads = self.reads();
+        let step = match reads.thread_state(&run.thread_id).await {
+            Ok(state) => interactions::settle(reads.cx(), state, run, response, outcome),
+            Err(err) => Err(err),
+        };
+        self.apply(&run_id, step, out).await;
     }
 
     /// Declines every approval whose deadline has passed.

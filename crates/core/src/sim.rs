@@ -30,3 +30,6 @@ mod opens_tests;
 
 #[cfg(test)]
 mod cost_tests;
+
+#[cfg(test)]
+mod wait_tests;

@@ -19,6 +19,7 @@ mod format;
 mod page;
 mod resolve;
 mod tabs;
+mod watch;
 mod web;
 
 use panelot_core::engine::Notice;
@@ -55,9 +56,12 @@ const HIGHLIGHT_LABEL: &str = "Panelot asks before acting here";
 /// The tools of this build: every catalog tool with a route (the extension runs them all).
 pub(crate) fn tool_registry() -> ToolRegistry {
     panelot_core::tools::registry(|route| match route {
-        Route::Tabs(_) | Route::Page(_) | Route::Debugger(_) | Route::Web(_) | Route::Engine => {
-            true
-        }
+        Route::Tabs(_)
+        | Route::Page(_)
+        | Route::Debugger(_)
+        | Route::Web(_)
+        | Route::Engine
+        | Route::Watch => true,
     })
 }
 
@@ -68,6 +72,7 @@ pub(crate) async fn run_tool(call: &ToolInvocation, abort: AbortSignal) -> ToolO
         Some(Route::Page(tool)) => run_page_tool(call, tool, &abort).await,
         Some(Route::Debugger(tool)) => debugger::run(call, tool, &abort).await,
         Some(Route::Web(tool)) => web::run(call, tool, &abort).await,
+        Some(Route::Watch) => watch::run(call, &abort).await,
         Some(Route::Engine) | None => {
             failure(format!("the tool `{}` is not available in this build", call.tool))
         }

@@ -312,6 +312,24 @@ catalog! {
     Done => "Done", "已完成";
     /// Interaction card: do not answer.
     Skip => "Don't answer", "不回答";
+    /// Wait card: the run waits for a page.
+    WatchTitle => "Waiting for the page", "正在等待页面";
+    /// Wait card: until some text shows.
+    WatchText => "Until the page shows “{value}”", "直到页面出现“{value}”";
+    /// Wait card: until some text is gone.
+    WatchTextGone => "Until “{value}” is gone from the page", "直到页面上不再有“{value}”";
+    /// Wait card: until the tab's URL contains something.
+    WatchUrl => "Until the tab's address contains “{value}”", "直到标签页地址包含“{value}”";
+    /// Wait card: when a watch gives up.
+    WatchGivesUp => "Gives up at {time}", "{time} 停止等待";
+    /// Wait card: end the wait now.
+    StopWaiting => "Stop waiting", "停止等待";
+    /// Wait card: the run continues later.
+    ScheduleTitle => "Continuing later", "稍后继续";
+    /// Wait card: when the run continues.
+    ScheduleAt => "Continues at {time}", "将于 {time} 继续";
+    /// Wait card: continue the run at once.
+    ContinueNow => "Continue now", "立即继续";
     /// Cancel.
     Cancel => "Cancel", "取消";
     /// Validation: text longer than allowed.

@@ -111,6 +111,8 @@ pub(crate) enum EffectRequest {
     Target { run: RunId, index: usize, request: TargetRequest },
     /// Run the run's call at this index.
     Tool { run: RunId, index: usize, call: super::outbox::ToolInvocation },
+    /// Watch the page of the run's `watch_page` call at this index while the run waits.
+    Watch { run: RunId, index: usize, call: super::outbox::ToolInvocation },
     /// An effect nobody answers (a highlight).
     Plain(Effect),
 }

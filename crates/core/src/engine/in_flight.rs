@@ -20,6 +20,8 @@ pub(crate) enum InFlight {
     Target(RunId, usize),
     /// A tool call of a run (index into its tool calls).
     Tool(RunId, usize),
+    /// The watch of a run waiting on `watch_page` (index into its tool calls).
+    Watch(RunId, usize),
     /// The title of a thread, generated beside its first turn.
     Title { thread: ThreadId, fallback: String },
     /// A connection check asked for by a port.
@@ -29,7 +31,10 @@ pub(crate) enum InFlight {
 impl InFlight {
     fn run(&self) -> Option<&RunId> {
         match self {
-            InFlight::Model(run) | InFlight::Target(run, _) | InFlight::Tool(run, _) => Some(run),
+            InFlight::Model(run)
+            | InFlight::Target(run, _)
+            | InFlight::Tool(run, _)
+            | InFlight::Watch(run, _) => Some(run),
             InFlight::Title { .. } | InFlight::Verify { .. } => None,
         }
     }
@@ -80,9 +85,10 @@ impl InFlightTable {
     ) -> Vec<EffectId> {
         self.take_where(|owner| match owner {
             InFlight::Title { thread: it, .. } => it == thread,
-            InFlight::Model(run) | InFlight::Target(run, _) | InFlight::Tool(run, _) => {
-                of_thread(run)
-            }
+            InFlight::Model(run)
+            | InFlight::Target(run, _)
+            | InFlight::Tool(run, _)
+            | InFlight::Watch(run, _) => of_thread(run),
             InFlight::Verify { .. } => false,
         })
     }

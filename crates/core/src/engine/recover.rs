@@ -37,7 +37,13 @@ pub(crate) fn recover(open: Vec<RunRecord>, tools: &ToolRegistry, now: u64) -> R
             threads.push(run.thread_id.clone());
         }
         match action {
-            RecoveryAction::Keep => {}
+            // A watch lived in the host that stopped: it starts again.
+            RecoveryAction::Keep => {
+                if let Some(watch) = super::interactions::watch_effect(&run) {
+                    let step = Step { effects: vec![watch], ..Step::default() };
+                    recovery.steps.push((run.id.clone(), Ok(step)));
+                }
+            }
             RecoveryAction::Resume => recovery.then.push(FollowUp::Continue(run.id.clone())),
             RecoveryAction::Dispatch(_) => recovery.then.push(FollowUp::Dispatch(run.id.clone())),
             RecoveryAction::Replay(index) => {

@@ -17,6 +17,7 @@ use panelot_protocol::engine::StreamingItem;
 use panelot_protocol::engine::ThreadActivity;
 use panelot_protocol::engine::TurnKind;
 
+use super::interactions;
 use super::machine::stream::LiveRun;
 use crate::store::RunRecord;
 use crate::store::ToolCallStatus;
@@ -130,6 +131,28 @@ impl RunTable {
         self.runs.values().find(|r| r.interaction.as_ref().is_some_and(|i| &i.id == id))
     }
 
+    /// Runs whose wait for a page or a time is due by `now`.
+    pub(crate) fn due_waits(&self, now: u64) -> Vec<RunRecord> {
+        self.runs
+            .values()
+            .filter(|r| {
+                r.interaction
+                    .as_ref()
+                    .and_then(|i| interactions::due_at(&i.request))
+                    .is_some_and(|due| due <= now)
+            })
+            .cloned()
+            .collect()
+    }
+
+    /// When the next wait for a page or a time is due.
+    pub(crate) fn next_wait_due(&self) -> Option<u64> {
+        self.runs
+            .values()
+            .filter_map(|r| r.interaction.as_ref().and_then(|i| interactions::due_at(&i.request)))
+            .min()
+    }
+
     /// Runs whose approval is due by `now`.
     pub(crate) fn expired_approvals(&self, now: u64) -> Vec<RunRecord> {
         self.runs
@@ -210,7 +233,8 @@ impl RunTable {
         let mut by_thread: BTreeMap<&ThreadId, ThreadActivity> = BTreeMap::new();
         for run in self.runs.values() {
             let waits_approval = run.approval.is_some();
-            let waits_answer = run.interaction.is_some();
+            let waits_answer =
+                run.interaction.as_ref().is_some_and(|i| interactions::asks_user(&i.request));
             // A turn waiting for the user is still running: its thread shows both.
             let running = run.is_active();
             if !(running || waits_approval || waits_answer) {

@@ -211,7 +211,9 @@ pub(crate) fn tools() -> ToolRegistry {
         "additionalProperties": false,
         "properties": {"ref": {"type": "string", "minLength": 1}, "tabId": {"type": "integer"}}
     });
-    let mut tools = crate::tools::registry(|route| matches!(route, Route::Engine | Route::Web(_)));
+    let mut tools = crate::tools::registry(|route| {
+        matches!(route, Route::Engine | Route::Web(_) | Route::Watch)
+    });
     for (name, schema, effect) in
         [("read_page", read, ToolEffect::Read), ("click", schema, ToolEffect::Write)]
     {
@@ -245,6 +247,8 @@ pub(crate) struct SimTab {
     pub(crate) url: String,
     /// Bumped by every navigation: refs and judgements belong to one document.
     pub(crate) document: u32,
+    /// What the page says (what `watch_page` looks for).
+    pub(crate) text: String,
 }
 
 impl SimTab {
@@ -265,7 +269,8 @@ pub(crate) struct SimBrowser {
 
 impl Default for SimBrowser {
     fn default() -> Self {
-        let tab = SimTab { url: "https://shop.example/cart".into(), document: 1 };
+        let tab =
+            SimTab { url: "https://shop.example/cart".into(), document: 1, text: String::new() };
         SimBrowser {
             tabs: BTreeMap::from([(7, tab)]),
             viewed: 7,
@@ -281,13 +286,26 @@ impl SimBrowser {
         if let Some(tab) = self.tabs.get_mut(&tab) {
             tab.url = url.to_owned();
             tab.document += 1;
+            tab.text.clear();
         }
+    }
+
+    /// Whether what a `watch_page` call waits for holds on its tab: `None` when the tab is gone.
+    fn watch_holds(&self, call: &ToolInvocation) -> Option<bool> {
+        let tab = self.tabs.get(&call.target.as_ref()?.tab)?;
+        let value = call.params["value"].as_str().unwrap_or_default();
+        Some(match call.params["condition"].as_str() {
+            Some("url") => tab.url.contains(value),
+            Some("text_gone") => !tab.text.contains(value),
+            _ => tab.text.contains(value),
+        })
     }
 
     /// A new tab at `url`; returns its id.
     pub(crate) fn open(&mut self, url: &str) -> u32 {
         self.next_tab += 1;
-        self.tabs.insert(self.next_tab, SimTab { url: url.to_owned(), document: 1 });
+        let tab = SimTab { url: url.to_owned(), document: 1, text: String::new() };
+        self.tabs.insert(self.next_tab, tab);
         self.next_tab
     }
 
@@ -377,6 +395,8 @@ pub(crate) struct SimIo {
     highlights: Rc<RefCell<Vec<Effect>>>,
     notices: Rc<RefCell<Vec<Effect>>>,
     wakes: Rc<RefCell<Vec<u64>>>,
+    /// Watches of pages, live until what they wait for holds or the engine stops them.
+    watches: Rc<RefCell<Vec<(Effect, AbortSignal)>>>,
 }
 
 impl HostIo for SimIo {
@@ -388,6 +408,9 @@ impl HostIo for SimIo {
         match effect {
             Effect::Highlight { .. } => self.highlights.borrow_mut().push(effect),
             Effect::Notify { .. } => self.notices.borrow_mut().push(effect),
+            Effect::RunTool { ref call, .. } if call.tool == crate::engine::WATCH_PAGE => {
+                self.watches.borrow_mut().push((effect, signal));
+            }
             other => self.effects.borrow_mut().push((other, signal)),
         }
     }
@@ -541,6 +564,7 @@ impl World {
         self.crash.crashed.set(false);
         self.crash.commits_left.set(None);
         self.io.effects.borrow_mut().clear();
+        self.io.watches.borrow_mut().clear();
         self.driver = Driver::new(self.engine(), self.io.clone());
         #[allow(clippy::unwrap_used)]
         block_on(self.driver.start()).unwrap();
@@ -559,6 +583,34 @@ impl World {
     fn collect(&mut self) {
         self.frames.append(&mut self.io.frames.borrow_mut());
         self.io.effects.borrow_mut().retain(|(_, signal)| !signal.is_aborted());
+        self.io.watches.borrow_mut().retain(|(_, signal)| !signal.is_aborted());
+    }
+
+    /// The page watches running, as the calls they watch for.
+    pub(crate) fn watches(&self) -> Vec<ToolInvocation> {
+        let watches = self.io.watches.borrow();
+        watches
+            .iter()
+            .filter_map(|(effect, _)| match effect {
+                Effect::RunTool { call, .. } => Some(call.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Ends each watch whose condition holds now (or whose tab went away), as a host's
+    /// listeners would.
+    pub(crate) fn poll_watches(&mut self) {
+        self.collect();
+        let watches = std::mem::take(&mut *self.io.watches.borrow_mut());
+        for (effect, signal) in watches {
+            let Effect::RunTool { id, call } = &effect else { continue };
+            match self.browser.watch_holds(call) {
+                Some(true) => self.input(Input::ToolDone(*id, ToolOutcome::done("seen"))),
+                Some(false) => self.io.watches.borrow_mut().push((effect, signal)),
+                None => self.input(Input::ToolDone(*id, ToolOutcome::failed("the tab was closed"))),
+            }
+        }
     }
 
     /// The effects started and not finished, in start order.

@@ -129,6 +129,9 @@ pub enum Route {
     Web(WebTool),
     /// By the engine itself: it asks the user.
     Engine,
+    /// By the host, watching a tab until a condition holds, for as long as the engine lets
+    /// it: the run meanwhile waits as an interaction the user can end.
+    Watch,
 }
 
 /// The network tools, run by the host outside any tab.
@@ -915,7 +918,7 @@ pub static CATALOG: &[CatalogTool] = &[
         ToolLevel::Builtin,
         info(Read, None, Page),
         Offer {
-            route: Route::Engine,
+            route: Route::Watch,
             description: "Wait until the page shows value (text), stops showing it (text_gone) or its URL contains it (url), for up to timeoutSeconds (default 300).",
             properties: || {
                 json!({

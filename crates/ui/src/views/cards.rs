@@ -1,5 +1,5 @@
-//! The cards the engine asks for besides approvals (`approval_card`): questions and user
-//! actions, and recovery of stopped runs.
+//! The cards the engine asks for besides approvals (`approval_card`): questions, user actions
+//! and waits (for a page, for a time), and recovery of stopped runs.
 
 use leptos::prelude::*;
 use panelot_protocol::Op;
@@ -13,6 +13,7 @@ use panelot_protocol::engine::RunResolveUncertainParams;
 use panelot_protocol::engine::RunResumeParams;
 use panelot_protocol::engine::RunState;
 use panelot_protocol::engine::UncertainResolution;
+use panelot_protocol::engine::WatchCondition;
 
 use crate::contexts::Engine;
 use crate::contexts::OpenThread;
@@ -21,6 +22,13 @@ use crate::contexts::use_open_thread;
 use crate::contexts::use_page;
 use crate::i18n;
 use crate::i18n::Msg;
+use crate::state::memory_notes::local_time;
+use crate::views::memory_section::utc_offset_min;
+
+/// A time the engine gave, as the user's local date and time.
+fn at(ms: u64) -> String {
+    local_time(ms, utc_offset_min())
+}
 
 fn answer(engine: Engine, interaction: &PendingInteraction, response: InteractionResponse) {
     let interaction_id = interaction.interaction_id.clone();
@@ -102,10 +110,48 @@ pub(crate) fn InteractionCard() -> impl IntoView {
                         </section>
                     }.into_any()
                 }
-                // The engine does not ask these yet; offer the one answer that always works.
-                InteractionRequestPayload::WatchPage { .. }
-                | InteractionRequestPayload::ScheduleResume { .. }
-                | InteractionRequestPayload::McpElicitation { .. } => view! {
+                InteractionRequestPayload::WatchPage { condition, value, deadline_at_ms, .. } => {
+                    let until = match condition {
+                        WatchCondition::Text => Msg::WatchText,
+                        WatchCondition::TextGone => Msg::WatchTextGone,
+                        WatchCondition::Url => Msg::WatchUrl,
+                    };
+                    let until = i18n::format(lang, until, &[("value", &value)]);
+                    let ends = i18n::format(lang, Msg::WatchGivesUp, &[("time", &at(deadline_at_ms))]);
+                    view! {
+                        <section class="interaction-card wait-card" role="status" aria-label=t(Msg::WatchTitle)>
+                            <header>{t(Msg::WatchTitle)}</header>
+                            <p>{until}</p>
+                            <p class="reason">{ends}</p>
+                            <div class="actions">
+                                <button on:click=skip>{t(Msg::StopWaiting)}</button>
+                            </div>
+                        </section>
+                    }.into_any()
+                }
+                InteractionRequestPayload::ScheduleResume { resume_at_ms, reason } => {
+                    let now = {
+                        let interaction = interaction.clone();
+                        move |_| {
+                            let value = serde_json::Value::Null;
+                            answer(engine, &interaction, InteractionResponse::Submit { value });
+                        }
+                    };
+                    let when = i18n::format(lang, Msg::ScheduleAt, &[("time", &at(resume_at_ms))]);
+                    view! {
+                        <section class="interaction-card wait-card" role="status" aria-label=t(Msg::ScheduleTitle)>
+                            <header>{t(Msg::ScheduleTitle)}</header>
+                            <p>{reason}</p>
+                            <p class="reason">{when}</p>
+                            <div class="actions">
+                                <button class="answer" on:click=now>{t(Msg::ContinueNow)}</button>
+                                <button on:click=skip>{t(Msg::Cancel)}</button>
+                            </div>
+                        </section>
+                    }.into_any()
+                }
+                // The engine does not ask this yet; offer the one answer that always works.
+                InteractionRequestPayload::McpElicitation { .. } => view! {
                     <section class="interaction-card"><button on:click=skip>{t(Msg::Skip)}</button></section>
                 }.into_any(),
             }

@@ -23,7 +23,7 @@ use crate::state::memory_notes::memory_add_html;
 use crate::state::memory_notes::memory_list_html;
 
 /// Minutes east of UTC here (`getTimezoneOffset` is UTC minus local time).
-fn utc_offset_min() -> i32 {
+pub(crate) fn utc_offset_min() -> i32 {
     -(js_sys::Date::new_0().get_timezone_offset() as i32)
 }
 

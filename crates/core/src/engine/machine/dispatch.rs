@@ -67,16 +67,15 @@ pub(crate) fn next(
     if let Some(message) = refusal(cx, &run, &call) {
         return Ok(refuse(&run, index, message, Refused::Check));
     }
-    // A question to the user is the only call of its answer, and waits for the answer.
-    if let Some(request) = interactions::request_of(&call.tool_name, &call.params) {
-        return match only_call(&run, &call, request) {
-            Ok(request) => interactions::ask(cx, run, index, request),
-            Err(message) => Ok(refuse(&run, index, message, Refused::Check)),
-        };
-    }
+    // A wait (a question to the user, a time) is the only call of its answer. A watch is
+    // judged first, on the page it would watch.
     let kind = catalog::classify(&call.tool_name).target;
-    let acts_on_tab = matches!(kind, TargetKind::Page | TargetKind::TabDestination)
-        && catalog::route(&call.tool_name) != Some(Route::Engine);
+    if kind == TargetKind::Originless
+        && let Some(request) = interactions::request_of(&call, cx.env.now_ms())
+    {
+        return wait(cx, run, index, &call, request);
+    }
+    let acts_on_tab = matches!(kind, TargetKind::Page | TargetKind::TabDestination);
     if acts_on_tab && call.target.is_none() {
         let message_tab = run
             .input
@@ -121,7 +120,24 @@ pub(crate) fn next(
             return Ok(refuse(&run, index, message, Refused::Denied));
         }
     }
+    if let Some(request) = interactions::request_of(&call, cx.env.now_ms()) {
+        return wait(cx, run, index, &call, request);
+    }
     dispatch(cx, run, index)
+}
+
+/// Parks the run on a wait, or refuses the call that would start it.
+fn wait(
+    cx: Cx<'_>,
+    run: RunRecord,
+    index: usize,
+    call: &ToolCallRecord,
+    request: Result<InteractionRequestPayload, String>,
+) -> Result<Step, StoreError> {
+    match only_call(&run, call, request) {
+        Ok(request) => interactions::ask(cx, run, index, request),
+        Err(message) => Ok(refuse(&run, index, message, Refused::Check)),
+    }
 }
 
 /// Why a call cannot run at all, for the model.
