@@ -16,6 +16,8 @@ pub enum Method {
     Get,
     /// `POST` (model calls).
     Post,
+    /// `DELETE` (ending an MCP session).
+    Delete,
 }
 
 impl Method {
@@ -24,6 +26,7 @@ impl Method {
         match self {
             Method::Get => "GET",
             Method::Post => "POST",
+            Method::Delete => "DELETE",
         }
     }
 }

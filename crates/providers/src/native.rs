@@ -51,6 +51,7 @@ impl NativeHttp {
         let method = match request.method {
             Method::Get => reqwest::Method::GET,
             Method::Post => reqwest::Method::POST,
+            Method::Delete => reqwest::Method::DELETE,
         };
         let mut headers = reqwest::header::HeaderMap::new();
         for (name, value) in &request.headers {

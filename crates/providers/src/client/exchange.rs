@@ -129,7 +129,7 @@ impl Opened {
             headers.push((name.clone(), value.clone()));
         }
         let body = match method {
-            Method::Get => Vec::new(),
+            Method::Get | Method::Delete => Vec::new(),
             // Serializing a `Value` cannot fail: its keys are strings.
             Method::Post => serde_json::to_vec(&request.body).unwrap_or_default(),
         };
