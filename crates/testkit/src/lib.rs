@@ -12,6 +12,8 @@
 //!   with its own pages, recording every request so a test can tell what reached which server.
 //! * [`mock_provider`]: a model-provider server on loopback speaking the OpenAI-compatible and
 //!   Anthropic streaming formats, driven by a script of replies and recording every request.
+//! * [`mock_mcp`]: an MCP server on loopback speaking Streamable HTTP (JSON or SSE answers,
+//!   sessions, elicitation, `list_changed`, cut streams, 401 challenges, spoiled answers).
 //!
 //! A small hand-written CDP client keeps the test build light on two cores; chromiumoxide would
 //! compile its generated protocol crate for the same few calls.
@@ -21,6 +23,7 @@ mod extension;
 pub mod cdp;
 pub mod chromium;
 pub mod fixture_site;
+pub mod mock_mcp;
 pub mod mock_provider;
 pub mod sites;
 

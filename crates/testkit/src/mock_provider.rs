@@ -49,7 +49,8 @@
 
 mod anthropic;
 mod gate;
-mod http;
+// The MCP mock serves its exchanges with the same small HTTP/1.1 reader.
+pub(crate) mod http;
 mod invariants;
 mod openai;
 mod reply;

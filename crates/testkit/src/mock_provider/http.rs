@@ -12,18 +12,18 @@ const MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
 
 /// One parsed request.
 #[derive(Debug)]
-pub(super) struct Request {
-    pub(super) method: String,
+pub(crate) struct Request {
+    pub(crate) method: String,
     /// Path and query as sent.
-    pub(super) target: String,
+    pub(crate) target: String,
     /// Names lowercased, in the order received.
-    pub(super) headers: Vec<(String, String)>,
-    pub(super) body: Vec<u8>,
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) body: Vec<u8>,
 }
 
 /// Why a request could not be read.
 #[derive(Debug)]
-pub(super) enum ReadError {
+pub(crate) enum ReadError {
     /// The socket failed or closed early; there is nobody to answer.
     Closed,
     /// The bytes are not an acceptable HTTP/1.1 request; answer 400 with this reason.
@@ -38,19 +38,19 @@ impl From<io::Error> for ReadError {
 
 impl Request {
     /// The first value of header `name` (lowercase).
-    pub(super) fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers.iter().find(|(key, _)| key == name).map(|(_, value)| value.as_str())
     }
 
     /// The path without the query.
-    pub(super) fn path(&self) -> &str {
+    pub(crate) fn path(&self) -> &str {
         self.target.split('?').next().unwrap_or_default()
     }
 }
 
 /// Reads one request. `send_continue` is called before the body is read when the client sent
 /// `Expect: 100-continue` (curl does for large bodies and would otherwise wait a second).
-pub(super) fn read_request(
+pub(crate) fn read_request(
     reader: &mut impl BufRead,
     send_continue: impl FnOnce() -> io::Result<()>,
 ) -> Result<Request, ReadError> {
@@ -166,7 +166,7 @@ const ALLOWED_HEADERS: &str = "authorization, x-api-key, anthropic-version, anth
 
 /// A response head: status line, the standard headers (CORS, `Connection: close`), an optional
 /// content type and length, then `extra`.
-pub(super) fn response_head(
+pub(crate) fn response_head(
     status: u16,
     content_type: Option<&str>,
     content_length: Option<usize>,
@@ -191,7 +191,7 @@ pub(super) fn response_head(
 }
 
 /// The extra headers answering a CORS preflight.
-pub(super) fn preflight_headers(request: &Request) -> Vec<(String, String)> {
+pub(crate) fn preflight_headers(request: &Request) -> Vec<(String, String)> {
     let mut allowed = ALLOWED_HEADERS.to_owned();
     if let Some(requested) = request.header("access-control-request-headers") {
         allowed.push_str(", ");
@@ -210,7 +210,7 @@ pub(super) fn preflight_headers(request: &Request) -> Vec<(String, String)> {
 }
 
 /// The reason phrase for a status; clients ignore it, people reading a transcript do not.
-pub(super) fn reason_phrase(status: u16) -> &'static str {
+pub(crate) fn reason_phrase(status: u16) -> &'static str {
     match status {
         200 => "OK",
         204 => "No Content",

@@ -1,0 +1,6 @@
+//! The integration suite's modules.
+
+mod failures;
+mod harness;
+mod session;
+mod tools;
