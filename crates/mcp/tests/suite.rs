@@ -2,5 +2,6 @@
 
 mod failures;
 mod harness;
+mod interop;
 mod session;
 mod tools;
