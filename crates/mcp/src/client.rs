@@ -104,6 +104,8 @@ pub struct McpClient<H, T> {
 struct State {
     session: Option<Rc<Session>>,
     next_id: i64,
+    /// Elicitations waiting for the user; timeouts wait while there are any.
+    eliciting: u32,
 }
 
 /// A negotiated session.
@@ -114,6 +116,15 @@ struct Session {
     /// The negotiated version (sent as `MCP-Protocol-Version`).
     version: String,
     info: InitializeResult,
+}
+
+/// How [`McpClient::listen`] ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Listened {
+    /// The server offers no standalone stream (405); it can only notify during calls.
+    NotOffered,
+    /// The server closed the stream.
+    Ended,
 }
 
 /// A page of a listing.
@@ -200,6 +211,29 @@ impl<H: Http, T: Timer> McpClient<H, T> {
     ) -> Result<Vec<ResourceContents>, McpError> {
         let result = self.request("resources/read", Some(json!({"uri": uri})), abort).await?;
         validate::read_result(result, &self.config.budgets)
+    }
+
+    /// Listens on the server's standalone stream (`GET`), handing notifications and requests
+    /// that arrive outside any call (a `tools/list_changed` after an admin edit) to the
+    /// [`ServerHandler`], until the stream ends or `abort` fires. The host runs this in the
+    /// background and opens it again with backoff after it ends; the spec lets a server close
+    /// it at any time.
+    pub async fn listen(&self, abort: &AbortSignal) -> Result<Listened, McpError> {
+        let session = self.session(abort).await?;
+        let listened = async {
+            let Some(body) = self.open_stream(&session, abort).await? else {
+                return Ok(Listened::NotOffered);
+            };
+            self.read_stream(Some(&session), None, body, abort).await.map(|_| Listened::Ended)
+        };
+        let outcome = match race(listened, abort.aborted()).await {
+            Either::Left(outcome) => outcome,
+            Either::Right(()) => Err(McpError::Aborted),
+        };
+        if outcome == Err(McpError::SessionExpired) {
+            self.forget(&session);
+        }
+        outcome
     }
 
     /// Checks the server is alive.
@@ -308,7 +342,7 @@ impl<H: Http, T: Timer> McpClient<H, T> {
         let id = self.next_id();
         let body = jsonrpc::request(&id, method, params);
         let exchange = self.exchange(Some(session), &id, &body, abort);
-        let timeout = self.timer.sleep(Wait::Budget { ms: self.config.timeout_ms });
+        let timeout = self.deadline();
         let (outcome, reason) = match race(race(exchange, abort.aborted()), timeout).await {
             Either::Left(Either::Left(Err(McpError::Aborted)))
             | Either::Left(Either::Right(())) => (Err(McpError::Aborted), "cancelled by the user"),
@@ -319,6 +353,18 @@ impl<H: Http, T: Timer> McpClient<H, T> {
         };
         self.cancel(session, &id, reason).await;
         outcome
+    }
+
+    /// Completes once `timeout_ms` passed with no elicitation waiting for the user at its end:
+    /// the time a person takes to answer a form is not the server's. (Per client, not per
+    /// request: an elicitation of one call also holds the timeouts of calls beside it.)
+    async fn deadline(&self) {
+        loop {
+            self.timer.sleep(Wait::Budget { ms: self.config.timeout_ms }).await;
+            if self.state.borrow().eliciting == 0 {
+                return;
+            }
+        }
     }
 
     /// `notifications/cancelled` for request `id`, best effort: the server may have finished

@@ -7,7 +7,8 @@
 //!   `Mcp-Session-Id`, renewal after a 404, `DELETE` on [`close`](McpClient::close)), tools,
 //!   prompts, resources and ping; server requests (ping, form-mode elicitation through the
 //!   host's [`ServerHandler`]) and notifications read from SSE answers; a timeout and an abort
-//!   that send `notifications/cancelled`; cut SSE answers resumed with `Last-Event-ID`.
+//!   that send `notifications/cancelled`; cut SSE answers resumed with `Last-Event-ID`; the
+//!   standalone `GET` stream ([`McpClient::listen`]) for notifications outside calls.
 //! * [`Budgets`] and [`ToolCatalog`]: nothing from a server reaches the caller unchecked.
 //!   Messages are capped in bytes as they are read, catalogs in entries and pages, results in
 //!   text; a malformed tool is rejected on its own with a reason instead of failing the list.
@@ -57,6 +58,7 @@ mod validate;
 
 pub use challenge::BearerChallenge;
 pub use challenge::parse_bearer_challenge;
+pub use client::Listened;
 pub use client::McpClient;
 pub use client::ServerConfig;
 pub use client::ServerHandler;

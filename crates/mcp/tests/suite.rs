@@ -3,5 +3,6 @@
 mod failures;
 mod harness;
 mod interop;
+mod listen;
 mod session;
 mod tools;

@@ -9,7 +9,7 @@
 //! | tool           | what it does |
 //! |----------------|--------------|
 //! | `echo`         | answers `text` back |
-//! | `change_tools` | sends `notifications/tools/list_changed` (SSE mode) and adds `added_later` |
+//! | `change_tools` | sends `notifications/tools/list_changed` (SSE mode, and on standalone streams) and adds `added_later` |
 //! | `ask`          | sends `elicitation/create` (SSE mode), waits for the answer, returns it as JSON |
 //! | `slow`         | never answers; waits until `notifications/cancelled` names its request |
 //! | `cut`          | SSE with event ids: one notification, then the connection closes; a `GET` with `Last-Event-ID` replays the result |
@@ -64,6 +64,9 @@ pub struct MockMcpConfig {
     pub page_size: usize,
     /// Extra generated tools (`gen_0`, `gen_1`, …) after the fixed ones.
     pub generated_tools: usize,
+    /// Whether a `GET` opens the standalone stream (else 405), on which `change_tools` also
+    /// sends its `list_changed`.
+    pub standalone_stream: bool,
 }
 
 impl Default for MockMcpConfig {
@@ -75,6 +78,7 @@ impl Default for MockMcpConfig {
             require_token: None,
             page_size: 100,
             generated_tools: 0,
+            standalone_stream: false,
         }
     }
 }
@@ -149,6 +153,10 @@ struct State {
     /// Results of cut streams, by the last event id sent before the cut.
     replays: HashMap<String, Value>,
     resumed: u32,
+    /// Open standalone streams.
+    listeners: Vec<TcpStream>,
+    /// Set by [`MockMcp::close_listeners`]; the standalone streams' threads then end them.
+    listeners_closed: bool,
 }
 
 impl MockMcp {
@@ -192,6 +200,17 @@ impl MockMcp {
     /// How many times a cut stream was resumed.
     pub fn resumed(&self) -> u32 {
         self.shared.lock().resumed
+    }
+
+    /// How many standalone streams are open.
+    pub fn listeners(&self) -> usize {
+        self.shared.lock().listeners.len()
+    }
+
+    /// Ends every standalone stream (the server may close them at any time).
+    pub fn close_listeners(&self) {
+        self.shared.lock().listeners_closed = true;
+        self.shared.changed.notify_all();
     }
 
     /// Forgets every session: the next request in one gets 404.

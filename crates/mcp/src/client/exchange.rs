@@ -62,7 +62,11 @@ impl<H: Http, T: Timer> McpClient<H, T> {
         let session_id = header(&response, "mcp-session-id").map(str::to_owned);
         let answer = match content_type(&response).as_str() {
             "application/json" => self.read_json(session, id, response.body, abort).await,
-            "text/event-stream" => self.read_stream(session, id, response.body, abort).await,
+            "text/event-stream" => {
+                // With an id to wait for, the stream only ends with the answer or an error.
+                let answer = self.read_stream(session, Some(id), response.body, abort).await;
+                answer.and_then(|answer| answer.ok_or_else(|| unanswered("ended")))
+            }
             "" if response.status == 202 => Err(McpError::Protocol(
                 "the server accepted a request without answering it (202)".to_owned(),
             )),
@@ -153,21 +157,22 @@ impl<H: Http, T: Timer> McpClient<H, T> {
         };
         for message in messages {
             let message = jsonrpc::classify(message).map_err(McpError::Protocol)?;
-            if let Some(answer) = self.dispatch(session, id, message, abort).await? {
+            if let Some(answer) = self.dispatch(session, Some(id), message, abort).await? {
                 return answer;
             }
         }
         Err(McpError::Protocol("the JSON answer does not answer the request".to_owned()))
     }
 
-    /// An SSE body: messages until ours, resuming a cut stream where possible.
-    async fn read_stream(
+    /// An SSE body: messages until the answer to `id`, resuming a cut stream where possible.
+    /// Without an `id` (the standalone stream) a clean end is `Ok(None)`.
+    pub(super) async fn read_stream(
         &self,
         session: Option<&Session>,
-        id: &RequestId,
+        id: Option<&RequestId>,
         mut body: Box<dyn HttpBody>,
         abort: &AbortSignal,
-    ) -> Result<Value, McpError> {
+    ) -> Result<Option<Value>, McpError> {
         let limit = self.config.budgets.max_message_bytes;
         let mut parser = SseParser::with_max_event_bytes(limit);
         let mut last_event_id: Option<String> = None;
@@ -196,14 +201,16 @@ impl<H: Http, T: Timer> McpClient<H, T> {
                 let message =
                     jsonrpc::classify(parse(event.data.as_bytes())?).map_err(McpError::Protocol)?;
                 if let Some(answer) = self.dispatch(session, id, message, abort).await? {
-                    return answer;
+                    return answer.map(Some);
                 }
             }
             let Some(how) = cut_off else { continue };
             let Some(event_id) = last_event_id.as_deref() else {
-                return Err(McpError::Protocol(format!(
-                    "the event stream {how} before the answer (and cannot be resumed: no event ids)"
-                )));
+                return match id {
+                    Some(_) => Err(unanswered(how)),
+                    None if how == "ended" => Ok(None),
+                    None => Err(McpError::Protocol(format!("the event stream {how}"))),
+                };
             };
             if resumes == MAX_RESUMES {
                 return Err(McpError::Protocol(format!(
@@ -218,6 +225,25 @@ impl<H: Http, T: Timer> McpClient<H, T> {
             body = self.resume(session, event_id, abort).await?;
             parser = SseParser::with_max_event_bytes(limit);
         }
+    }
+
+    /// `GET` without `Last-Event-ID`: the standalone stream, or `None` when the server offers
+    /// none (405).
+    pub(super) async fn open_stream(
+        &self,
+        session: &Session,
+        abort: &AbortSignal,
+    ) -> Result<Option<Box<dyn HttpBody>>, McpError> {
+        let extra = [("accept", "text/event-stream")];
+        let response = self.send(Method::Get, Some(session), &Value::Null, &extra, abort).await?;
+        if response.status == 405 {
+            return Ok(None);
+        }
+        let response = self.check_status(response, Some(session)).await?;
+        if content_type(&response) != "text/event-stream" {
+            return Err(McpError::Protocol("the standalone stream is not an event stream".into()));
+        }
+        Ok(Some(response.body))
     }
 
     /// `GET` with `Last-Event-ID`: the server replays what followed that event.
@@ -245,14 +271,16 @@ impl<H: Http, T: Timer> McpClient<H, T> {
     async fn dispatch(
         &self,
         session: Option<&Session>,
-        id: &RequestId,
+        id: Option<&RequestId>,
         message: Incoming,
         abort: &AbortSignal,
     ) -> Result<Option<Result<Value, McpError>>, McpError> {
         match message {
-            Incoming::Response { id: answered, result } if answered == *id => Ok(Some(Ok(result))),
+            Incoming::Response { id: answered, result } if Some(&answered) == id => {
+                Ok(Some(Ok(result)))
+            }
             Incoming::Error { id: answered, error }
-                if answered.as_ref().is_none_or(|a| a == id) =>
+                if id.is_some_and(|id| answered.as_ref().is_none_or(|a| a == id)) =>
             {
                 let mut message = error.message;
                 cut(&mut message, MAX_ERROR_MESSAGE_BYTES);
@@ -298,6 +326,7 @@ impl<H: Http, T: Timer> McpClient<H, T> {
                 })?;
                 self.check_elicitation(&request)
                     .map_err(|message| refuse(jsonrpc::INVALID_PARAMS, message))?;
+                let _waiting = Eliciting::start(&self.state);
                 encode(self.handler.elicit(request).await)
             }
             _ => Err(refuse(jsonrpc::METHOD_NOT_FOUND, "Panelot does not offer this method")),
@@ -328,12 +357,36 @@ impl<H: Http, T: Timer> McpClient<H, T> {
     }
 }
 
+/// Counts an elicitation as waiting for the user until dropped (also when the call is dropped
+/// midway by an abort).
+struct Eliciting<'s>(&'s std::cell::RefCell<super::State>);
+
+impl<'s> Eliciting<'s> {
+    fn start(state: &'s std::cell::RefCell<super::State>) -> Self {
+        state.borrow_mut().eliciting += 1;
+        Eliciting(state)
+    }
+}
+
+impl Drop for Eliciting<'_> {
+    fn drop(&mut self) {
+        let mut state = self.0.borrow_mut();
+        state.eliciting = state.eliciting.saturating_sub(1);
+    }
+}
+
 fn encode(result: ElicitResult) -> Result<Value, JsonRpcError> {
     serde_json::to_value(result).map_err(|err| JsonRpcError {
         code: -32603,
         message: format!("cannot encode the answer: {err}"),
         data: None,
     })
+}
+
+fn unanswered(how: &str) -> McpError {
+    McpError::Protocol(format!(
+        "the event stream {how} before the answer (and cannot be resumed: no event ids)"
+    ))
 }
 
 fn parse(bytes: &[u8]) -> Result<Value, McpError> {

@@ -24,6 +24,8 @@ use serde_json::json;
 pub(crate) struct Recorder {
     pub(crate) notifications: RefCell<Vec<ServerNotification>>,
     pub(crate) elicitations: RefCell<Vec<ElicitRequest>>,
+    /// How long "the user" takes to answer an elicitation.
+    pub(crate) elicit_delay_ms: std::cell::Cell<u64>,
 }
 
 impl ServerHandler for Recorder {
@@ -33,7 +35,9 @@ impl ServerHandler for Recorder {
 
     fn elicit(&self, request: ElicitRequest) -> LocalFuture<'_, ElicitResult> {
         self.elicitations.borrow_mut().push(request);
-        Box::pin(async {
+        let delay = std::time::Duration::from_millis(self.elicit_delay_ms.get());
+        Box::pin(async move {
+            tokio::time::sleep(delay).await;
             let content = json!({"name": "Ada"}).as_object().cloned();
             ElicitResult { action: ElicitAction::Accept, content }
         })

@@ -146,6 +146,17 @@ async fn an_elicitation_is_answered_through_the_handler_in_the_same_session() {
 }
 
 #[tokio::test(flavor = "current_thread")]
+async fn the_timeout_waits_while_the_user_answers_an_elicitation() {
+    let config = MockMcpConfig { mode: ResponseMode::Sse, ..MockMcpConfig::default() };
+    let s = setup_with(config, |server| server.timeout_ms = 300);
+    s.recorder.elicit_delay_ms.set(800);
+    let (_handle, abort) = AbortSignal::new();
+    let result = s.client.call_tool("ask", Map::new(), &abort).await.expect("not timed out");
+    assert!(text(&result).contains("Ada"), "{result:?}");
+    assert!(s.mock.cancelled().is_empty());
+}
+
+#[tokio::test(flavor = "current_thread")]
 async fn a_cut_stream_is_resumed_with_last_event_id() {
     let s = setup(MockMcpConfig::default());
     let (_handle, abort) = AbortSignal::new();

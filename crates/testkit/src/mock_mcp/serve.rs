@@ -106,7 +106,7 @@ fn route(
         }
         "GET" => {
             let Some(last) = request.header("last-event-id") else {
-                return out.text(405, &[], "no standalone stream");
+                return standalone(shared, known(shared), out);
             };
             let replay = shared.lock().replays.remove(last);
             let Some(response) = replay else { return out.text(400, &[], "unknown event id") };
@@ -292,7 +292,15 @@ fn call_tool(
             answer(shared, out, &[], id, Ok(text(&body)))
         }
         "change_tools" => {
-            shared.lock().tools_changed = true;
+            let changed = json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"});
+            let mut state = shared.lock();
+            state.tools_changed = true;
+            for mut listener in &state.listeners {
+                // A listener that left is the client's business.
+                let _ = listener.write_all(format!("data: {changed}\n\n").as_bytes());
+                let _ = listener.flush();
+            }
+            drop(state);
             if sse {
                 out.sse_head()?;
                 out.event(
@@ -345,6 +353,22 @@ fn call_tool(
             Err(json!({"code": -32602, "message": format!("Unknown tool: {name}")})),
         ),
     }
+}
+
+/// A `GET` without `Last-Event-ID`: the standalone stream, held open until the test closes it.
+fn standalone(shared: &Shared, known: bool, out: &mut Out<'_>) -> std::io::Result<()> {
+    if !shared.config.standalone_stream {
+        return out.text(405, &[], "no standalone stream");
+    }
+    if shared.config.sessions && !known {
+        return out.text(404, &[], "session not found");
+    }
+    out.sse_head()?;
+    shared.lock().listeners.push(out.stream.try_clone()?);
+    shared.changed.notify_all();
+    shared.wait_until(Duration::from_secs(60), |state| state.listeners_closed);
+    shared.lock().listeners.clear();
+    Ok(())
 }
 
 fn tools_page(shared: &Shared, params: &Value) -> Value {
