@@ -106,6 +106,57 @@ struct State {
     next_id: i64,
     /// Elicitations waiting for the user; timeouts wait while there are any.
     eliciting: u32,
+    /// An `initialize` is under way; others wait for it (see `McpClient::session`).
+    initializing: bool,
+    /// Operations waiting for it.
+    waiting: Vec<std::task::Waker>,
+}
+
+/// Marks an `initialize` under way until dropped (finished, failed or abandoned), then wakes
+/// the operations waiting for it.
+struct Initializing<'s>(&'s RefCell<State>);
+
+impl<'s> Initializing<'s> {
+    fn start(state: &'s RefCell<State>) -> Self {
+        state.borrow_mut().initializing = true;
+        Initializing(state)
+    }
+}
+
+impl Drop for Initializing<'_> {
+    fn drop(&mut self) {
+        let waiting = {
+            let mut state = self.0.borrow_mut();
+            state.initializing = false;
+            std::mem::take(&mut state.waiting)
+        };
+        for waker in waiting {
+            waker.wake();
+        }
+    }
+}
+
+/// Completes when no `initialize` is under way.
+struct InitializeDone<'s> {
+    state: &'s RefCell<State>,
+}
+
+impl std::future::Future for InitializeDone<'_> {
+    type Output = ();
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<()> {
+        let mut state = self.state.borrow_mut();
+        if !state.initializing {
+            return std::task::Poll::Ready(());
+        }
+        if !state.waiting.iter().any(|waker| waker.will_wake(cx.waker())) {
+            state.waiting.push(cx.waker().clone());
+        }
+        std::task::Poll::Pending
+    }
 }
 
 /// A negotiated session.
@@ -379,13 +430,31 @@ impl<H: Http, T: Timer> McpClient<H, T> {
     }
 
     /// The open session, or a new one.
+    ///
+    /// Single-flight: operations that start while `initialize` is under way wait for it (a
+    /// call and [`listen`](Self::listen) at startup share one session). If it fails, each
+    /// waiter tries once itself, so every caller gets an error of its own.
     async fn session(&self, abort: &AbortSignal) -> Result<Rc<Session>, McpError> {
-        if let Some(session) = &self.state.borrow().session {
-            return Ok(Rc::clone(session));
+        loop {
+            {
+                let state = self.state.borrow();
+                if let Some(session) = &state.session {
+                    return Ok(Rc::clone(session));
+                }
+                if !state.initializing {
+                    break;
+                }
+            }
+            let waiting = InitializeDone { state: &self.state };
+            if let Either::Right(()) = race(waiting, abort.aborted()).await {
+                return Err(McpError::Aborted);
+            }
+            if self.state.borrow().session.is_none() {
+                break;
+            }
         }
+        let _initializing = Initializing::start(&self.state);
         let session = Rc::new(self.initialize(abort).await?);
-        // Two operations may have initialized at once; the first to finish wins and the other
-        // session is simply not used (the server times it out).
         let mut state = self.state.borrow_mut();
         Ok(Rc::clone(state.session.get_or_insert(session)))
     }

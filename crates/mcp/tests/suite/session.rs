@@ -131,3 +131,24 @@ async fn close_deletes_the_session_and_the_next_call_opens_another() {
         Some("session-2")
     );
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn operations_started_together_share_one_initialize() {
+    let s = setup(MockMcpConfig { mode: ResponseMode::Sse, ..MockMcpConfig::default() });
+    let (_handle, abort) = AbortSignal::new();
+    let (ping, tools, again) =
+        tokio::join!(s.client.ping(&abort), s.client.list_tools(&abort), s.client.ping(&abort));
+    assert_eq!((ping, again), (Ok(()), Ok(())));
+    assert!(tools.is_ok(), "{tools:?}");
+    let initializes =
+        s.mock.requests().iter().filter(|r| r.rpc_method() == Some("initialize")).count();
+    assert_eq!(initializes, 1);
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_wrong_endpoint_is_a_status_error_with_the_body_excerpt() {
+    let s = super::harness::setup_with(MockMcpConfig::default(), |server| server.url.push('x'));
+    let (_handle, abort) = AbortSignal::new();
+    let err = s.client.connect(&abort).await.expect_err("no such endpoint");
+    assert_eq!(err, McpError::Status { status: 404, excerpt: "no such endpoint".to_owned() });
+}
