@@ -487,10 +487,14 @@ impl<H: Http, T: Timer> McpClient<H, T> {
             Either::Right(()) => return Err(McpError::Timeout { ms: self.config.timeout_ms }),
         };
         let info: InitializeResult = validate::shape(reply.result, "initialize")?;
+        // The specification allows visible ASCII only; the length cap is ours.
         if let Some(session_id) = &reply.session_id
-            && !(1..=256).contains(&session_id.len())
+            && (!(1..=256).contains(&session_id.len())
+                || !session_id.bytes().all(|b| (0x21..=0x7e).contains(&b)))
         {
-            return Err(McpError::Protocol("the Mcp-Session-Id is empty or too long".to_owned()));
+            return Err(McpError::Protocol(
+                "the Mcp-Session-Id is empty, too long or not visible ASCII".to_owned(),
+            ));
         }
         let session =
             Session { id: reply.session_id, version: info.protocol_version.clone(), info };

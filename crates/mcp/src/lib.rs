@@ -38,14 +38,21 @@
 //! `fetch`-backed `Http`. So this crate types only the messages Panelot uses ([`model`],
 //! [`jsonrpc`]), against the MCP schema of 2025-06-18.
 //!
-//! **How it plugs in (next steps).** The engine keeps one `McpClient` per enabled server in the
-//! extension host; a model's call of an `mcp__…` tool (gatekeeper category MCP, see
-//! `panelot_core::tools::catalog::MCP_PREFIX`) becomes an effect the host runs with
-//! [`McpClient::call_tool`] under the run's abort signal, after
-//! [`ToolCatalog::get`] maps the exposed name back to the server's. A
-//! [`ServerNotification::ToolsListChanged`] from the [`ServerHandler`] triggers
-//! [`McpClient::list_tools`], keeping the last good catalog when that fails. Elicitations become
-//! durable interaction cards answered through [`ServerHandler::elicit`].
+//! **How it plugs in (next steps).** The extension host keeps one `McpClient` per enabled
+//! server (over its `fetch` `Http` and `setTimeout` `Timer`) and runs [`McpClient::listen`] in
+//! the background for each, reopening it with backoff. The catalog's tools are offered as
+//! [`CatalogTool::exposed_name`]s; a model's call of an `mcp__…` tool (gatekeeper category MCP,
+//! `panelot_core::tools::catalog::MCP_PREFIX`, judged as a write) becomes an engine effect the
+//! host runs with [`McpClient::call_tool`] under the run's abort signal, after
+//! [`ToolCatalog::get`] maps the exposed name back to the server's; the result is fenced with
+//! MCP provenance and tainted. A [`ServerNotification::ToolsListChanged`] reaching the
+//! [`ServerHandler`] triggers [`McpClient::list_tools`], keeping the last good catalog when that
+//! fails. [`ServerHandler::elicit`] becomes a durable interaction card. An
+//! [`McpError::Unauthorized`] starts OAuth from its [`BearerChallenge`] (not built yet); the
+//! token then goes into [`ServerConfig::headers`] as a secret `Authorization` header.
+//!
+//! Not here: connecting at startup or lazily, reconnect backoff and the per-server status are
+//! the host's; URLs are checked by the settings (HTTPS, or HTTP on loopback).
 
 pub mod jsonrpc;
 pub mod model;
