@@ -32,6 +32,7 @@ mod setup;
 mod threads;
 mod turns;
 mod vault;
+mod waits;
 
 use std::collections::BTreeMap;
 use std::collections::BTreeSet;

@@ -20,3 +20,4 @@ mod ui_memory;
 mod ui_options;
 mod ui_pages;
 mod ui_turns;
+mod waits;

@@ -127,29 +127,6 @@ fn watch_of(call: &ToolCallRecord, now_ms: u64) -> Result<InteractionRequestPayl
     })
 }
 
-/// Whether the request waits for the user (a question, a step), not for a page or a time: only
-/// those make a thread "wait for you" and send notifications.
-pub(crate) fn asks_user(request: &InteractionRequestPayload) -> bool {
-    match request {
-        InteractionRequestPayload::AskUser { .. }
-        | InteractionRequestPayload::RequestUserAction { .. }
-        | InteractionRequestPayload::McpElicitation { .. } => true,
-        InteractionRequestPayload::WatchPage { .. }
-        | InteractionRequestPayload::ScheduleResume { .. } => false,
-    }
-}
-
-/// When the wait ends by itself: a watch's deadline, a schedule's time.
-pub(crate) fn due_at(request: &InteractionRequestPayload) -> Option<u64> {
-    match request {
-        InteractionRequestPayload::WatchPage { deadline_at_ms, .. } => Some(*deadline_at_ms),
-        InteractionRequestPayload::ScheduleResume { resume_at_ms, .. } => Some(*resume_at_ms),
-        InteractionRequestPayload::AskUser { .. }
-        | InteractionRequestPayload::RequestUserAction { .. }
-        | InteractionRequestPayload::McpElicitation { .. } => None,
-    }
-}
-
 /// The host effect that watches the page of a run waiting on `watch_page`; `None` for any
 /// other wait. Started when the run parks, and again after a restart.
 pub(crate) fn watch_effect(run: &RunRecord) -> Option<EffectRequest> {

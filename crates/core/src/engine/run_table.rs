@@ -17,8 +17,8 @@ use panelot_protocol::engine::StreamingItem;
 use panelot_protocol::engine::ThreadActivity;
 use panelot_protocol::engine::TurnKind;
 
-use super::interactions;
 use super::machine::stream::LiveRun;
+use super::waits;
 use crate::store::RunRecord;
 use crate::store::ToolCallStatus;
 use crate::store::WriteOp;
@@ -138,7 +138,7 @@ impl RunTable {
             .filter(|r| {
                 r.interaction
                     .as_ref()
-                    .and_then(|i| interactions::due_at(&i.request))
+                    .and_then(|i| waits::due_at(&i.request))
                     .is_some_and(|due| due <= now)
             })
             .cloned()
@@ -149,7 +149,7 @@ impl RunTable {
     pub(crate) fn next_wait_due(&self) -> Option<u64> {
         self.runs
             .values()
-            .filter_map(|r| r.interaction.as_ref().and_then(|i| interactions::due_at(&i.request)))
+            .filter_map(|r| r.interaction.as_ref().and_then(|i| waits::due_at(&i.request)))
             .min()
     }
 
@@ -234,7 +234,7 @@ impl RunTable {
         for run in self.runs.values() {
             let waits_approval = run.approval.is_some();
             let waits_answer =
-                run.interaction.as_ref().is_some_and(|i| interactions::asks_user(&i.request));
+                run.interaction.as_ref().is_some_and(|i| waits::asks_user(&i.request));
             // A turn waiting for the user is still running: its thread shows both.
             let running = run.is_active();
             if !(running || waits_approval || waits_answer) {

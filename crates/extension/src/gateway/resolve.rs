@@ -34,8 +34,17 @@ pub(crate) async fn resolve(
 ) -> Result<ResolvedTarget, TargetFailure> {
     let tab = choose_tab(request.tab).await?;
     let tab_id = tab.id.unwrap_or_default();
-    let scripts_page =
-        matches!(catalog::route(&request.tool), Some(Route::Page(_) | Route::Debugger(_)));
+    let route = catalog::route(&request.tool);
+    let scripts_page = matches!(route, Some(Route::Page(_) | Route::Debugger(_)));
+    // A watch of the page's text reads the page, so it needs the site as a read does; a watch
+    // of the URL reads only the tab.
+    if route == Some(Route::Watch)
+        && request.params["condition"].as_str() != Some("url")
+        && let Some(origin) = format::web_origin(tab.shown_url())
+        && !has_access(&origin).await
+    {
+        return Err(TargetFailure::NoHostAccess { origin });
+    }
     if !scripts_page {
         return Ok(ResolvedTarget {
             tab: tab_id,

@@ -63,9 +63,8 @@ pub(crate) async fn run(call: &ToolInvocation, abort: &AbortSignal) -> ToolOutco
         if abort.is_aborted() {
             return failure("the watch was stopped");
         }
-        let info = match tabs::get(tab).await {
-            Ok(info) => info,
-            Err(_) => return failure(format!("tab {tab} was closed")),
+        let Ok(info) = tabs::get(tab).await else {
+            return failure(format!("tab {tab} was closed"));
         };
         let seen = match condition {
             Condition::Url => Ok(info.url.as_deref().is_some_and(|url| url.contains(&value))),

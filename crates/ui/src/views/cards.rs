@@ -25,9 +25,15 @@ use crate::i18n::Msg;
 use crate::state::memory_notes::local_time;
 use crate::views::memory_section::utc_offset_min;
 
-/// A time the engine gave, as the user's local date and time.
+/// A time the engine gave, in the user's local time: the hour alone today, else with the date.
 fn at(ms: u64) -> String {
-    local_time(ms, utc_offset_min())
+    let offset = utc_offset_min();
+    let when = local_time(ms, offset);
+    let today = local_time(js_sys::Date::now() as u64, offset);
+    match (when.split_once(' '), today.split_once(' ')) {
+        (Some((day, time)), Some((now, _))) if day == now => time.to_owned(),
+        _ => when,
+    }
 }
 
 fn answer(engine: Engine, interaction: &PendingInteraction, response: InteractionResponse) {
@@ -130,12 +136,9 @@ pub(crate) fn InteractionCard() -> impl IntoView {
                     }.into_any()
                 }
                 InteractionRequestPayload::ScheduleResume { resume_at_ms, reason } => {
-                    let now = {
-                        let interaction = interaction.clone();
-                        move |_| {
-                            let value = serde_json::Value::Null;
-                            answer(engine, &interaction, InteractionResponse::Submit { value });
-                        }
+                    let now = move |_| {
+                        let value = serde_json::Value::Null;
+                        answer(engine, &interaction, InteractionResponse::Submit { value });
                     };
                     let when = i18n::format(lang, Msg::ScheduleAt, &[("time", &at(resume_at_ms))]);
                     view! {
