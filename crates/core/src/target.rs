@@ -180,6 +180,26 @@ pub struct RunRoute {
     /// The document of the latest snapshot of each tab: refs belong to it.
     #[serde(default)]
     pub documents: Vec<TabDocument>,
+    /// Every tab the run's calls acted on, first touched first (what `tabs.updated` tells).
+    /// Left out when empty, so a run that touched no tab is stored as before the field came.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub touched: Vec<TabTouch>,
+}
+
+/// A tab a run's calls acted on, as last seen.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TabTouch {
+    /// The tab.
+    pub tab: u32,
+    /// Its URL when last seen.
+    pub url: String,
+    /// Its title when last seen (empty when unknown).
+    #[serde(default)]
+    pub title: String,
+    /// Whether a write acted on it.
+    #[serde(default)]
+    pub wrote: bool,
 }
 
 /// The document whose refs a tab's calls use.
@@ -223,6 +243,27 @@ impl RunRoute {
     /// Whether the run may act on `tab`.
     pub fn is_blocked(&self, tab: u32) -> bool {
         self.blocked.contains(&tab)
+    }
+
+    /// A call acted on `tab` (a write when `wrote`), which was at `url` titled `title` (empty:
+    /// unknown, the last known one stays).
+    pub fn touch(&mut self, tab: u32, url: &str, title: &str, wrote: bool) {
+        match self.touched.iter_mut().find(|t| t.tab == tab) {
+            Some(seen) => {
+                seen.url = url.to_owned();
+                if !title.is_empty() {
+                    seen.title = title.to_owned();
+                }
+                seen.wrote |= wrote;
+            }
+            None => {
+                if self.touched.len() >= MAX_ROUTE_TABS {
+                    self.touched.remove(0);
+                }
+                let (url, title) = (url.to_owned(), title.to_owned());
+                self.touched.push(TabTouch { tab, url, title, wrote });
+            }
+        }
     }
 
     /// The document of the latest snapshot of `tab`.

@@ -3,6 +3,7 @@
 //! was judged; the approval card names that page and element; grants bind the judged origin and
 //! end with the browser session; taint follows the thread across turns and restarts.
 
+use panelot_protocol::AgentEvent;
 use panelot_protocol::ThreadId;
 use panelot_protocol::engine::ApprovalFlag;
 use panelot_protocol::engine::ErrorCode;
@@ -247,4 +248,27 @@ fn a_write_that_sends_its_tab_somewhere_sensitive_ends_the_runs_actions_there() 
     assert!(said[1].contains("stopped acting on tab 7"), "{said:?}");
     let reads = world.executions.iter().filter(|e| e.call.tool == "read_page").count();
     assert_eq!(reads, 0, "the blocked tab was not read either");
+}
+
+#[test]
+fn tabs_updated_tells_the_views_which_tabs_the_run_read_drove_and_opened() {
+    use panelot_protocol::engine::TabRole;
+    let mut world = World::new();
+    let other = world.browser.open("https://docs.example/guide");
+    let thread = world.create_thread();
+    world.script.push_back(Reply::tool("read_page", json!({"tabId": other})));
+    world.script.push_back(Reply::tool("click", json!({"ref": "e1", "tabId": 7})));
+    world.script.push_back(Reply::text("done"));
+    submit(&mut world, &thread, "read the guide, then add to cart");
+    world.settle();
+    let updates: Vec<Vec<(u32, String, TabRole)>> = world.events(|e| match e {
+        AgentEvent::TabsUpdated(update) => {
+            assert_eq!(update.thread_id, thread);
+            Some(update.tabs.iter().map(|t| (t.tab_id, t.url.clone(), t.role)).collect())
+        }
+        _ => None,
+    });
+    let guide = (other, "https://docs.example/guide".to_owned(), TabRole::Read);
+    let cart = (7, "https://shop.example/cart".to_owned(), TabRole::Driven);
+    assert_eq!(updates, [vec![guide.clone()], vec![guide, cart]], "one update per change");
 }

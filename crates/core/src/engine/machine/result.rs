@@ -7,7 +7,11 @@
 use panelot_protocol::engine::ApprovalFlag;
 use panelot_protocol::engine::CallOutcome;
 use panelot_protocol::engine::Provenance;
+use panelot_protocol::AgentEvent;
 use panelot_protocol::engine::RunState;
+use panelot_protocol::engine::TabRole;
+use panelot_protocol::engine::TabsUpdatedEvent;
+use panelot_protocol::engine::TouchedTab;
 
 use super::Cx;
 use super::chain::Chain;
@@ -99,6 +103,7 @@ pub(crate) fn write(
     let now = cx.env.now_ms();
     let call = run.tools[index].clone();
     let tool = cx.tools.get(&call.tool_name);
+    let touched_before = run.route.touched.clone();
     let mut details = None;
     let mut source = None;
     let said = match body {
@@ -107,14 +112,19 @@ pub(crate) fn write(
             let content = outcome.text();
             let mut notes = Vec::new();
             source = outcome.page.as_ref().map(|page| page.url.clone()).or(outcome.source);
+            let wrote = tool.is_some_and(|t| t.effect == ToolEffect::Write);
+            if let Some(target) = &call.target {
+                run.route.touch(target.tab, &target.url, &target.title, wrote);
+            }
             if let Some(tab) = outcome.opened_tab {
                 run.route.opened(tab);
+                run.route.touch(tab, "", "", false);
             }
             if let Some(page) = &outcome.page {
+                run.route.touch(page.tab, &page.url, "", false);
                 if let Some(document) = &page.document_id {
                     run.route.snapshot_taken(page.tab, document);
                 }
-                let wrote = tool.is_some_and(|t| t.effect == ToolEffect::Write);
                 if wrote && let Some(reason) = off_limits(&page.url, sensitive) {
                     run.route.block(page.tab);
                     notes.push(format!(
@@ -208,10 +218,40 @@ pub(crate) fn write(
     move_run(&mut run, RunState::ExecutingTool, now)?;
     let mut step = Step::default();
     step.events.push(complete(&run.thread_id, call.item_id, Some(call.node_id), result));
+    if run.route.touched != touched_before {
+        step.events.push(tabs_updated(&run));
+    }
     step.then.push(FollowUp::Dispatch(run.id.clone()));
     chain.write_with(state.meta, &mut step.unit);
     step.unit.push(WriteOp::PutRun(Box::new(run)));
     Ok(step)
+}
+
+/// `tabs.updated`: the tabs the run acted on, for the thread's views (an audit, never a
+/// permission).
+fn tabs_updated(run: &RunRecord) -> AgentEvent {
+    let tabs = run
+        .route
+        .touched
+        .iter()
+        .map(|seen| TouchedTab {
+            tab_id: seen.tab,
+            url: seen.url.clone(),
+            title: seen.title.clone(),
+            role: if run.route.opened.contains(&seen.tab) {
+                TabRole::Created
+            } else if seen.wrote {
+                TabRole::Driven
+            } else {
+                TabRole::Read
+            },
+        })
+        .collect();
+    AgentEvent::TabsUpdated(TabsUpdatedEvent {
+        thread_id: run.thread_id.clone(),
+        tabs,
+        default_tab_id: run.route.tab,
+    })
 }
 
 /// Why a page at `url` is off limits for a run's actions, in words; `None` when it is not.
