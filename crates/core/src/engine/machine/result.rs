@@ -4,10 +4,10 @@
 //! remembered as taint, by the URL it came from; a write that carried its tab somewhere denied
 //! blocks that tab for the rest of the run.
 
+use panelot_protocol::AgentEvent;
 use panelot_protocol::engine::ApprovalFlag;
 use panelot_protocol::engine::CallOutcome;
 use panelot_protocol::engine::Provenance;
-use panelot_protocol::AgentEvent;
 use panelot_protocol::engine::RunState;
 use panelot_protocol::engine::TabRole;
 use panelot_protocol::engine::TabsUpdatedEvent;
