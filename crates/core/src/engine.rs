@@ -16,6 +16,7 @@
 //! until none is left, so every entry point ends in one drain loop.
 
 mod approvals;
+mod artifacts;
 mod builtins;
 mod decision;
 mod delivery;
@@ -630,6 +631,10 @@ impl<S: Store> Engine<S> {
 
     /// Numbers and records an effect, then hands it to the host.
     async fn start_effect(&mut self, request: EffectRequest, out: &mut Outbox) {
+        let request = match artifacts::with_artifact(&self.store, request).await {
+            Ok(request) => request,
+            Err(ended) => return self.follow_ups.push_front(ended),
+        };
         let effect = match request {
             EffectRequest::Model { run, model, request } => {
                 let connection = setup::connection(&self.store, model.connection_id.as_str()).await;
@@ -864,10 +869,12 @@ impl<S: Store> Engine<S> {
         self.follow_ups.push_back(FollowUp::WriteResult { run, index, body });
     }
 
-    /// `sidebar_open`: the page goes to one view of the calling thread now, or waits in the
-    /// queue for one (`delivered` says which, honestly). It is sent once its dispatch is
-    /// durable; the queue write is committed before the result, and recovery does not run the
-    /// call again (it is a write), so a page is handed over at most once.
+    /// `sidebar_open`: the page (or artifact) goes to one view of the calling thread now, or
+    /// waits in the queue for one (`delivered` says which, honestly). It is sent once its
+    /// dispatch is durable; the queue write is committed before the result, and recovery does
+    /// not run the call again (it is a write), so a page is handed over at most once. Both kinds
+    /// follow the one setting that lets the agent open things (`agentOpenTools`): off, the tool
+    /// is not offered and a call is refused with the reason.
     async fn sidebar_open(
         &mut self,
         call: &ToolInvocation,
@@ -882,11 +889,20 @@ impl<S: Store> Engine<S> {
             Ok(open) => open,
             Err(message) => return Ok(builtins::Ran::said(ToolOutcome::failed(message))),
         };
+        if open.kind == panelot_protocol::engine::OpenKind::Artifact
+            && let Err(message) = artifacts::artifact_of(&self.store, call, &open.target).await?
+        {
+            return Ok(builtins::Ran::said(ToolOutcome::failed(message)));
+        }
         let mut unit = UnitOfWork::new();
         let delivered = match self.delivery.viewer(&call.thread_id) {
             Some(port) => {
-                let event =
-                    builtins::view_open(&call.thread_id, open.url.clone(), open.title.clone());
+                let event = builtins::view_open(
+                    &call.thread_id,
+                    open.kind,
+                    open.target.clone(),
+                    open.title.clone(),
+                );
                 Delivery::reply(port, EventFrame::new(event), out);
                 true
             }
@@ -894,9 +910,10 @@ impl<S: Store> Engine<S> {
                 let mut pending = settings::PENDING_OPENS.read(&self.store).await?;
                 pending.push(settings::PendingOpen {
                     thread_id: call.thread_id.to_string(),
-                    target: open.url.clone(),
+                    target: open.target.clone(),
                     title: open.title.clone(),
                     queued_at_ms: self.env.now_ms(),
+                    artifact: open.kind == panelot_protocol::engine::OpenKind::Artifact,
                 });
                 unit.push(settings::PENDING_OPENS.write(&pending)?);
                 false
@@ -1209,7 +1226,9 @@ impl<S: Store> Engine<S> {
         match replay.await {
             Ok(opens) => {
                 for open in opens {
-                    let event = builtins::view_open(thread, open.target, open.title);
+                    use panelot_protocol::engine::OpenKind;
+                    let kind = if open.artifact { OpenKind::Artifact } else { OpenKind::Url };
+                    let event = builtins::view_open(thread, kind, open.target, open.title);
                     Delivery::reply(port, EventFrame::new(event), out);
                 }
             }

@@ -53,6 +53,7 @@ pub use secrets::is_secret_shaped;
 pub use sensitive::BUILTIN_SENSITIVE_ORIGINS;
 pub use sensitive::SensitiveOrigins;
 
+use crate::tools::catalog;
 use crate::tools::catalog::Access;
 use crate::tools::catalog::TargetKind;
 use crate::tools::catalog::ToolCategory;
@@ -125,7 +126,7 @@ pub fn grant_key(tool: &str, origin: Option<&Origin>) -> String {
 
 /// Parameters whose taint matters for tools judged by their destination: `url`, or the
 /// `target` of `sidebar_open`.
-const DESTINATION_PARAMS: &[&str] = &["url", "target"];
+pub(crate) const DESTINATION_PARAMS: &[&str] = &["url", "target"];
 
 /// Parameters that carry typed text for fill tools; a path ending in one of these counts, so
 /// `actions/0/params/text` inside `batch_actions` is covered.
@@ -289,6 +290,12 @@ fn resolve_target(input: &GateInput<'_>, kind: TargetKind) -> Result<Option<Orig
             Some(url) => Origin::parse(url).map(Some),
             None => Err(OriginError::Empty),
         },
+        // An artifact of the thread goes to no site: judged as originless, deliberately.
+        TargetKind::Destination | TargetKind::TabDestination
+            if catalog::names_artifact(input.tool, input.params) =>
+        {
+            Ok(None)
+        }
         TargetKind::Destination | TargetKind::TabDestination => {
             let url = DESTINATION_PARAMS
                 .iter()

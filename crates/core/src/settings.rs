@@ -203,12 +203,16 @@ pub const PENDING_OPENS: ListSetting<PendingOpen> = ListSetting::new("pendingOpe
 pub struct PendingOpen {
     /// The thread whose agent asked.
     pub thread_id: String,
-    /// The URL.
+    /// The URL, or the artifact's filename.
     pub target: String,
     /// The title to show.
     pub title: String,
     /// When it was asked for.
     pub queued_at_ms: u64,
+    /// Whether `target` is an artifact of the thread rather than a URL (absent in opens queued
+    /// before artifacts could be opened).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub artifact: bool,
 }
 
 /// The agent's memory: notes kept across chats (`memory_read`, `memory_write`).

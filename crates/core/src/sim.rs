@@ -29,6 +29,9 @@ mod notice_tests;
 mod opens_tests;
 
 #[cfg(test)]
+mod files_tests;
+
+#[cfg(test)]
 mod cost_tests;
 
 #[cfg(test)]

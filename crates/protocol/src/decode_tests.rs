@@ -195,6 +195,8 @@ fn sample_events() -> Vec<Value> {
             "pendingApprovals": 1, "pendingInteractions": 0}]}),
         json!({"type": "view.open", "threadId": "t1", "kind": "url",
             "target": "https://docs.example/guide", "title": "Guide"}),
+        json!({"type": "view.open", "threadId": "t1", "kind": "artifact",
+            "target": "report.md", "title": "Report"}),
         json!({"type": "settings.state", "submissionId": "s", "settings": {"agentOpenTools": true,
             "connections": [
             {"id": "k", "name": "Local", "kind": "anthropic", "baseUrl": "https://a.example",

@@ -7,6 +7,8 @@
 //!   (homographs of sensitive hosts included).
 //! * [`content`]: `panelot/content-v1`, requests to the TypeScript page executor and its results;
 //!   exported to TypeScript with ts-rs.
+//! * [`artifact`]: documents the agent saves in a thread, as the engine and the UI both read
+//!   them (their kind, download type, which names can name a file); no wire type.
 //!
 //! Untrusted input is decoded in two phases: a [`Budget`] walk over the JSON tree, then strict
 //! field validation that names the first bad field ([`decode_op`], [`decode_event`],
@@ -26,6 +28,7 @@
 #![deny(missing_docs)]
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod artifact;
 mod budget;
 mod canonical;
 mod catalog;

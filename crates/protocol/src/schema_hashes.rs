@@ -2,7 +2,7 @@
 
 /// Hash of the engine protocol (`panelot/engine-v1`) schema.
 pub const ENGINE_SCHEMA_HASH: &str =
-    "749e8bd951251ebabacbc17cf616b874d5f299f7e83c52231ee920ef712701ff";
+    "ef654350e188daedf959641ed35aca890e3488ae0171b6af0614d8dbbb7d2569";
 /// Hash of the page-executor protocol (`panelot/content-v1`) schema.
 pub const CONTENT_SCHEMA_HASH: &str =
     "0def8842280f6022d009b9d9196b6f9e2a323c83b97ddda2f0699d6829813e4c";

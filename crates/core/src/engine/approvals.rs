@@ -58,8 +58,15 @@ pub(crate) const MAX_RULES: usize = 500;
 pub(crate) fn judged_origin(call: &ToolCallRecord) -> Option<Origin> {
     match catalog::classify(&call.tool_name).target {
         TargetKind::Page => call.target.as_ref().and_then(|target| target.origin()),
+        // Where the gatekeeper looked: `url`, or `sidebar_open`'s `target`; an artifact of the
+        // thread has no origin.
         TargetKind::Destination | TargetKind::TabDestination => {
-            let url = call.params.get("url").and_then(serde_json::Value::as_str)?;
+            if catalog::names_artifact(&call.tool_name, &call.params) {
+                return None;
+            }
+            let url = crate::gatekeeper::DESTINATION_PARAMS
+                .iter()
+                .find_map(|name| call.params.get(*name).and_then(serde_json::Value::as_str))?;
             Origin::parse(url).ok()
         }
         TargetKind::Originless => None,

@@ -1,7 +1,8 @@
 //! The tools the engine runs itself, over its own store: `load_tools` (adds a group of tools to
 //! what the thread's model calls offer), the agent's memory (`memory_read`, `memory_write`:
-//! keyed notes kept across chats in the `memory` list setting), and what `sidebar_open` opens
-//! and answers (the router hands the page to a view, which only it knows).
+//! keyed notes kept across chats in the `memory` list setting), `artifact_create` (see
+//! `artifacts`), and what `sidebar_open` opens and answers (the router hands the page or
+//! artifact to a view, which only it knows).
 //!
 //! A call reaches here once judged, like any other; the router commits the write this returns,
 //! then the result. A memory write is a keyed put, so recovery may run it again.
@@ -12,8 +13,10 @@ use panelot_protocol::engine::OpenKind;
 use panelot_protocol::engine::ViewOpenEvent;
 use serde_json::Value;
 
+use super::artifacts;
 use super::outbox::ToolInvocation;
 use super::outbox::ToolOutcome;
+use super::reads;
 use crate::settings::MEMORY;
 use crate::settings::MEMORY_MAX_NOTES;
 use crate::settings::MemoryNote;
@@ -25,6 +28,7 @@ use crate::store::NodeRecord;
 use crate::store::Store;
 use crate::store::StoreError;
 use crate::store::UnitOfWork;
+use crate::tools::catalog;
 use crate::tools::catalog::LOAD_TOOLS;
 use crate::tools::catalog::ToolGroup;
 
@@ -68,6 +72,13 @@ pub(crate) async fn run<S: Store>(
                 unit.push(MEMORY.write(&notes)?);
             }
             Ok(Ran { outcome, unit })
+        }
+        catalog::ARTIFACT_CREATE => {
+            let path = match reads::thread_state(store, &call.thread_id).await? {
+                Some(state) => reads::path_to(store, &state, state.meta.leaf_id.as_ref()).await?,
+                None => Vec::new(),
+            };
+            Ok(Ran::said(artifacts::create(&path, &call.params)))
         }
         other => {
             Ok(Ran::said(ToolOutcome::failed(format!("the engine has no tool named `{other}`"))))
@@ -132,30 +143,47 @@ fn write(notes: &mut Vec<MemoryNote>, key: &str, value: &str, now_ms: u64) -> To
     }
 }
 
-/// What `sidebar_open` opens: a web page, with its title.
+/// Why a call of one of the engine's tools (or of `download`, whose artifact the engine
+/// finds) cannot work, found from its parameters alone, before it is judged.
+pub(crate) fn check(tool: &str, params: &Value) -> Result<(), String> {
+    match tool {
+        catalog::SIDEBAR_OPEN => open_target(params).map(|_| ()),
+        _ => artifacts::check(tool, params),
+    }
+}
+
+/// What `sidebar_open` opens: a web page or an artifact of the thread, with its title.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct OpenTarget {
-    pub(crate) url: String,
+    pub(crate) kind: OpenKind,
+    /// The URL, or the artifact's filename.
+    pub(crate) target: String,
     pub(crate) title: String,
 }
 
-/// The page `sidebar_open`'s parameters name, or why it cannot be opened (for the model). An
-/// `http://` or `https://` URL in any case is a page; a Windows drive path (`C:\…`, `C:/…`) or
-/// any other path is a local file or folder, which needs the native host; any other scheme is
-/// refused.
+/// What `sidebar_open`'s parameters name, or why it cannot be opened (for the model). An
+/// `http://` or `https://` URL in any case is a page; `artifact:<filename>` (scheme in any
+/// case) is an artifact of the thread, shown in the chat page's viewer (whether the thread has
+/// it is checked when the call runs); a Windows drive path (`C:\…`, `C:/…`) or any other path
+/// is a local file or folder, which needs the native host; any other scheme is refused.
 pub(crate) fn open_target(params: &Value) -> Result<OpenTarget, String> {
     let target = params.get("target").and_then(Value::as_str).map(str::trim).unwrap_or_default();
+    let title =
+        params.get("title").and_then(Value::as_str).map(str::trim).filter(|t| !t.is_empty());
     let lower = target.to_ascii_lowercase();
     if lower.starts_with("http://") || lower.starts_with("https://") {
         let origin = panelot_protocol::Origin::parse(target)
             .map_err(|err| format!("`{target}` is not a URL that can be opened: {err}"))?;
-        let title = params
-            .get("title")
-            .and_then(Value::as_str)
-            .map(str::trim)
-            .filter(|title| !title.is_empty())
-            .map_or_else(|| origin.host.clone(), str::to_owned);
-        return Ok(OpenTarget { url: target.to_owned(), title });
+        let title = title.map_or_else(|| origin.host.clone(), str::to_owned);
+        return Ok(OpenTarget { kind: OpenKind::Url, target: target.to_owned(), title });
+    }
+    if lower.starts_with(catalog::ARTIFACT_SCHEME) {
+        let name = target[catalog::ARTIFACT_SCHEME.len()..].trim();
+        if let Some(problem) = panelot_protocol::artifact::filename_problem(name) {
+            return Err(format!("`{target}` names no artifact: {problem}"));
+        }
+        let title = title.unwrap_or(name).to_owned();
+        return Ok(OpenTarget { kind: OpenKind::Artifact, target: name.to_owned(), title });
     }
     let bytes = target.as_bytes();
     let drive = bytes.len() >= 3
@@ -169,30 +197,36 @@ pub(crate) fn open_target(params: &Value) -> Result<OpenTarget, String> {
     });
     match scheme {
         Some(scheme) if !drive => Err(format!(
-            "`{scheme}:` targets are not opened; sidebar_open opens http:// and https:// URLs"
+            "`{scheme}:` targets are not opened; sidebar_open opens http:// and https:// URLs \
+             and artifact:<filename>"
         )),
         _ => Err(format!(
             "`{target}` is a local file or folder; opening those needs Panelot's native host, \
-             which is not installed. Open an http(s) URL instead"
+             which is not installed. Open an http(s) URL instead, or an artifact of this chat \
+             as artifact:<filename>"
         )),
     }
 }
 
-/// The event that opens `url` beside a view of `thread`.
-pub(crate) fn view_open(thread: &ThreadId, url: String, title: String) -> AgentEvent {
-    AgentEvent::ViewOpen(ViewOpenEvent {
-        thread_id: thread.clone(),
-        kind: OpenKind::Url,
-        target: url,
-        title,
-    })
+/// The event that opens `target` (a URL or an artifact's filename) beside a view of `thread`.
+pub(crate) fn view_open(
+    thread: &ThreadId,
+    kind: OpenKind,
+    target: String,
+    title: String,
+) -> AgentEvent {
+    AgentEvent::ViewOpen(ViewOpenEvent { thread_id: thread.clone(), kind, target, title })
 }
 
 /// `sidebar_open`'s result: `{kind, target, title, delivered}`.
 pub(crate) fn opened(open: &OpenTarget, delivered: bool) -> ToolOutcome {
+    let kind = match open.kind {
+        OpenKind::Url => "url",
+        OpenKind::Artifact => "artifact",
+    };
     let result = serde_json::json!({
-        "kind": "url",
-        "target": open.url,
+        "kind": kind,
+        "target": open.target,
         "title": open.title,
         "delivered": delivered,
     });

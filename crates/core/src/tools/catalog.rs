@@ -262,6 +262,34 @@ pub const GROUP_NAMES: &[(ToolGroup, &str)] =
 /// The tool that opens a page beside the thread's view.
 pub const SIDEBAR_OPEN: &str = "sidebar_open";
 
+/// The tool that saves a document in the thread (an artifact).
+pub const ARTIFACT_CREATE: &str = "artifact_create";
+
+/// The tool that saves a URL or an artifact to the user's downloads.
+pub const DOWNLOAD: &str = "download";
+
+/// How `sidebar_open` names an artifact of its thread: `artifact:<filename>`.
+pub const ARTIFACT_SCHEME: &str = "artifact:";
+
+/// Whether a destination tool's call names an artifact of its own thread instead of a URL: a
+/// `download` with `artifact` and no `url`, or a `sidebar_open` of `artifact:<filename>`. Such a
+/// call goes to no site, so it is judged without an origin (only `*` rules match it and the
+/// policy decides), on purpose rather than as a target that failed to parse, which would ask
+/// under every policy.
+pub fn names_artifact(tool: &str, params: &Value) -> bool {
+    let text = |name: &str| params.get(name).and_then(Value::as_str);
+    match tool {
+        DOWNLOAD => text("url").is_none() && text("artifact").is_some(),
+        SIDEBAR_OPEN => text("target").is_some_and(|target| {
+            target
+                .trim_start()
+                .get(..ARTIFACT_SCHEME.len())
+                .is_some_and(|scheme| scheme.eq_ignore_ascii_case(ARTIFACT_SCHEME))
+        }),
+        _ => false,
+    }
+}
+
 impl ToolGroup {
     /// Parses a group name.
     pub fn parse(name: &str) -> Option<ToolGroup> {
@@ -862,7 +890,7 @@ pub static CATALOG: &[CatalogTool] = &[
         info(Write, NAVIGATE, Destination),
         Offer {
             route: Route::Engine,
-            description: "Open an http(s) URL for the user in a tab beside this chat (title optional).",
+            description: "Open an http(s) URL for the user in a tab beside this chat, or artifact:<filename> (an artifact of this chat) in its viewer; title optional.",
             properties: || {
                 json!({
                     "target": {"type": "string", "minLength": 1, "maxLength": 4096},
@@ -892,7 +920,10 @@ pub static CATALOG: &[CatalogTool] = &[
             tab: TabParam::None,
         },
     )
-    .in_group(ToolGroup::Files),
+    .in_group(ToolGroup::Files)
+    // Its only write is its result (the call is the artifact), so running it again after a
+    // restart cut it says the same thing.
+    .idempotent(),
     // Judged by where the file comes from; an artifact comes from this chat.
     offered(
         "download",

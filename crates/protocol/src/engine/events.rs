@@ -426,7 +426,7 @@ event_payloads! {
         thread_id: ThreadId,
         /// What is opened.
         kind: OpenKind,
-        /// The URL (for `url`).
+        /// The URL (for `url`), or the artifact's filename (for `artifact`).
         target: String,
         /// The title to show.
         title: String,
@@ -531,6 +531,9 @@ pub enum TabRole {
 pub enum OpenKind {
     /// A web page, in a browser tab beside the view.
     Url,
+    /// An artifact of the thread (by its filename: the newest of that name on the thread's
+    /// branch), in the chat page's viewer.
+    Artifact,
 }
 
 /// Activity of one thread.

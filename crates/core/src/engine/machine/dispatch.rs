@@ -157,12 +157,10 @@ fn refusal(cx: Cx<'_>, run: &RunRecord, call: &ToolCallRecord) -> Option<String>
         }
         Some(tool) => match validate_params(&tool.parameters, &call.params) {
             Err(e) => Some(format!("Invalid parameters: {e}. Fix them and call again.")),
-            // What it would open is classified before it is judged: a local path or another
-            // scheme is no destination the gatekeeper could weigh.
-            Ok(()) if call.tool_name == catalog::SIDEBAR_OPEN => {
-                crate::engine::builtins::open_target(&call.params).err()
-            }
-            Ok(()) => None,
+            // What it would open or save is checked before it is judged: a local path or
+            // another scheme is no destination the gatekeeper could weigh, and a filename with
+            // folders or a download of nothing cannot work, whatever the user would answer.
+            Ok(()) => crate::engine::builtins::check(&call.tool_name, &call.params).err(),
         },
     }
 }
