@@ -1,12 +1,14 @@
 //! The network tools, run from the service worker outside any tab: `fetch_url` asks a server
 //! for a URL without the user's cookies, reads at most [`reply::READ_MAX_BYTES`] of the answer
-//! and returns it as text (`reply`, `readable`: pure, tested natively).
+//! and returns it as text (`reply`, `readable`: pure, tested natively); `download` saves a URL
+//! or an artifact through the browser's downloads (`download`).
 //!
 //! The engine judged the URL before the call came here (a sensitive destination is denied, a
 //! tainted one asked about) and checks where the answer came from after redirects; the
 //! extension reads only origins the user gave it access to, and asks for access through the
 //! engine when it has none.
 
+mod download;
 mod readable;
 mod reply;
 
@@ -50,7 +52,7 @@ struct FetchParams {
 pub(crate) async fn run(call: &ToolInvocation, tool: WebTool, abort: &AbortSignal) -> ToolOutcome {
     match tool {
         WebTool::Fetch => fetch_url(call, abort).await,
-        WebTool::Download => failure("download is not built yet"),
+        WebTool::Download => download::run(call, abort).await,
     }
 }
 
