@@ -46,9 +46,19 @@ pub(crate) fn start(entry: &str, stored: &JsValue) -> Result<(), JsValue> {
         // Before the app is drawn: the engine prepares its answer (the open thread's snapshot)
         // meanwhile.
         host::start(outbox_key, thread_param, stored, move |effect| router.handle(effect));
+        // A chat page opened on an artifact (from the side panel) shows it at once.
+        if kind == PageKind::Chat {
+            router.open.artifact.set(query_artifact());
+        }
         view! { <App/> }
     });
     Ok(())
+}
+
+fn query_artifact() -> Option<crate::state::artifacts::Shown> {
+    let search = web_sys::window()?.location().search().ok()?;
+    let params = web_sys::UrlSearchParams::new_with_str(&search).ok()?;
+    crate::state::artifacts::from_query(params.get("artifact"), params.get("item"))
 }
 
 fn query_thread() -> Option<ThreadId> {

@@ -21,6 +21,7 @@ pub(crate) use port::subscribe;
 pub(crate) use tabs::current_window_id;
 pub(crate) use tabs::last_focused_normal_window;
 pub(crate) use tabs::open_beside;
+pub(crate) use tabs::open_chat_beside;
 pub(crate) use tabs::open_settings;
 pub(crate) use tabs::open_side_panel;
 pub(crate) use tabs::query_tabs;

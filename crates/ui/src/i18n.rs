@@ -490,6 +490,12 @@ catalog! {
     ActMemoryDelete => "Delete the note “{key}”", "删除笔记“{key}”";
     ActMemoryDeleteDone => "Deleted the note “{key}”", "删除了笔记“{key}”";
     GroupMemory => "memory", "记忆";
+    /// The tool group of documents and downloads.
+    GroupFiles => "file", "文件";
+    ActArtifact => "Save the file “{name}”", "保存文件“{name}”";
+    ActArtifactDone => "Saved the file “{name}”", "保存了文件“{name}”";
+    ActDownload => "Download {what}", "下载 {what}";
+    ActDownloadDone => "Downloaded {what}", "下载了 {what}";
     /// A step's state.
     CallRunning => "Running", "进行中";
     CallWaiting => "Waiting for you", "等待您的答复";
@@ -614,6 +620,26 @@ catalog! {
     PricesHint => "Optional. With prices set, each answer and the conversation show what they cost.", "可选。填写价格后，每条回答和整个对话都会显示花费。";
     /// Thread header: the tooltip of the conversation's running cost.
     ThreadCost => "Cost of this conversation so far", "此对话目前的花费";
+    /// Artifact card: open the document in the viewer.
+    ArtifactOpen => "Open", "打开";
+    /// Artifact card and viewer: save the document as a file.
+    ArtifactDownload => "Download", "下载";
+    /// Artifact viewer: the document is not among the messages loaded.
+    ArtifactMissing => "This file is not in the part of the chat shown here.", "此文件不在当前显示的对话内容中。";
+    /// Artifact viewer: how an HTML document is shown.
+    ArtifactSandboxed => "Shown in a sandbox: its scripts run, but cannot reach Panelot or the internet.", "在沙盒中显示：其中的脚本可以运行，但无法访问 Panelot 或互联网。";
+    /// Kind of an artifact.
+    ArtifactMarkdown => "Markdown", "Markdown";
+    /// Kind of an artifact.
+    ArtifactHtml => "HTML page", "HTML 网页";
+    /// Kind of an artifact.
+    ArtifactCsv => "CSV table", "CSV 表格";
+    /// Kind of an artifact.
+    ArtifactJson => "JSON", "JSON";
+    /// Kind of an artifact.
+    ArtifactCode => "Code", "代码";
+    /// Kind of an artifact.
+    ArtifactText => "Text", "文本";
     /// Connection form: the wire format.
     ApiFormat => "API format", "API 格式";
     /// Connection form: the compatibility options.

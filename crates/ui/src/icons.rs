@@ -53,6 +53,8 @@ icons! {
     Failed => "circle-x",
     /// Copy.
     Copy => "copy",
+    /// Download a file.
+    Download => "download",
     /// More choices (a menu).
     More => "ellipsis",
     /// Open in a tab.

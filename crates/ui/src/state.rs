@@ -9,6 +9,7 @@
 //!   and labels the composer and the options page share;
 //! * [`readiness`]: whether a message can run, on which model (checked before sending);
 //! * [`activity`]: tool calls as sentences, steps and their states, approval sentences;
+//! * [`artifacts`]: documents the agent saved in the thread (cards, the viewer);
 //! * [`attach`]: a page or a selection as a context block;
 //! * [`tab_choice`]: which tab a message is about (its browser context);
 //! * [`connection_form`] and [`preset_form`]: the options page's forms and their validation;
@@ -18,6 +19,7 @@
 //! * [`urls`]: the origin of a URL, and whether it is a web page.
 
 pub mod activity;
+pub mod artifacts;
 pub mod attach;
 pub mod choices;
 pub mod client;

@@ -9,6 +9,7 @@
 //! * `message_stream`: the stream's entries and the branch switcher;
 //! * `virtual_list`: the stream's rows drawn near the viewport only;
 //! * `activity`: rows of tool steps, a model call tried again, a turn's error card;
+//! * `artifact`: the card of a document the agent saved, and the viewer that shows it;
 //! * `approval_card`: the approval card (its sentence, Allow / Decline, the menu, keys);
 //! * `cards`: question and recovery cards;
 //! * `composer`, `queue_dock`, `turn_choices`: the composer, its queue, its model chip and
@@ -24,6 +25,8 @@
 mod activity;
 #[allow(unreachable_pub)]
 mod app;
+#[allow(unreachable_pub)]
+mod artifact;
 #[allow(unreachable_pub)]
 mod approval_card;
 #[allow(unreachable_pub)]

@@ -5,6 +5,9 @@ use panelot_protocol::ThreadId;
 use panelot_protocol::TurnId;
 
 use super::engine::Engine;
+use super::page::PageKind;
+use crate::state::artifacts;
+use crate::state::artifacts::Shown;
 use crate::state::keys::TurnActivity;
 use crate::state::thread_view::ThreadView;
 
@@ -13,12 +16,16 @@ use crate::state::thread_view::ThreadView;
 pub(crate) struct OpenThread {
     /// The thread's view model.
     pub(crate) view: RwSignal<Option<ThreadView>>,
+    /// The artifact of the thread the viewer shows, if any.
+    pub(crate) artifact: RwSignal<Option<Shown>>,
     engine: Engine,
 }
 
 impl OpenThread {
     /// Shows `thread_id`: its snapshot first, then live events.
     pub(crate) fn open(self, thread_id: ThreadId) {
+        // Another thread (or the same one anew, on another branch) has its own artifacts.
+        self.artifact.set(None);
         self.view.set(Some(ThreadView::new(thread_id.clone())));
         self.engine.subscribe(thread_id);
     }
@@ -36,6 +43,19 @@ impl OpenThread {
         });
         if let Some(thread_id) = wanted {
             self.engine.subscribe(thread_id);
+        }
+    }
+
+    /// Shows an artifact of the open thread: in the viewer of the chat page, or from the side
+    /// panel (too narrow to read a document in) in the chat page opened beside it.
+    pub(crate) fn show_artifact(self, kind: PageKind, shown: Shown) {
+        match kind {
+            PageKind::Chat => self.artifact.set(Some(shown)),
+            PageKind::SidePanel | PageKind::Options => {
+                if let Some(thread) = self.thread_id() {
+                    crate::host::open_chat_beside(artifacts::chat_url(thread.as_str(), &shown));
+                }
+            }
         }
     }
 
@@ -76,7 +96,11 @@ impl OpenThread {
 /// Provides the [`OpenThread`] context, showing `thread_id` if the page was opened on one (its
 /// subscription is made by the port at start).
 pub(crate) fn provide_open_thread(engine: Engine, thread_id: Option<ThreadId>) -> OpenThread {
-    let open = OpenThread { view: RwSignal::new(thread_id.map(ThreadView::new)), engine };
+    let open = OpenThread {
+        view: RwSignal::new(thread_id.map(ThreadView::new)),
+        artifact: RwSignal::new(None),
+        engine,
+    };
     provide_context(open);
     open
 }

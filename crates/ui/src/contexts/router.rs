@@ -5,6 +5,7 @@
 use leptos::prelude::*;
 use panelot_protocol::AgentEvent;
 use panelot_protocol::Op;
+use panelot_protocol::engine::OpenKind;
 use panelot_protocol::engine::SettingsGetParams;
 use panelot_protocol::engine::ThreadListParams;
 
@@ -20,6 +21,7 @@ use super::turns::Turns;
 use crate::host;
 use crate::i18n;
 use crate::i18n::Msg;
+use crate::state::artifacts::Shown;
 use crate::state::client::ClientEffect;
 use crate::state::client::EngineLink;
 
@@ -137,7 +139,13 @@ impl Router {
                 view.as_ref().is_some_and(|settings| !settings.agent_open_tools)
             });
             if !off {
-                host::open_beside(open.target.clone());
+                match open.kind {
+                    OpenKind::Url => host::open_beside(open.target.clone()),
+                    OpenKind::Artifact => {
+                        let shown = Shown { name: open.target.clone(), item_id: None };
+                        self.open.show_artifact(self.page.kind, shown);
+                    }
+                }
             }
         }
         if let AgentEvent::ThreadDeleted(deleted) = event

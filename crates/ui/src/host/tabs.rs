@@ -43,6 +43,23 @@ pub(crate) fn open_beside(url: String) {
         log_error(&format!("refused to open {url}: not an http(s) URL"));
         return;
     }
+    create_beside(url);
+}
+
+/// Opens the chat page at `path` (`chat.html?thread=…&artifact=…`) in a new tab beside this
+/// page, as [`open_beside`] places it: how the side panel shows an artifact in the chat page's
+/// viewer. Only the chat page.
+pub(crate) fn open_chat_beside(path: String) {
+    if !path.starts_with("chat.html?") {
+        log_error(&format!("refused to open {path}: not the chat page"));
+        return;
+    }
+    create_beside(path);
+}
+
+/// Opens `url` (a web page, or a page of the extension by its path) in a new tab beside this
+/// page.
+fn create_beside(url: String) {
     spawn_local(async move {
         let mut properties = serde_json::json!({"url": url, "active": true});
         let tab = match tabs_get_current() {

@@ -263,6 +263,7 @@ pub fn call_sentence(lang: Lang, call: &Call<'_>, done: bool) -> String {
         "load_tools" => {
             let group = match param("group").and_then(Value::as_str) {
                 Some("memory") => text(lang, Msg::GroupMemory),
+                Some("files") => text(lang, Msg::GroupFiles),
                 other => words(other.unwrap_or_default(), WORDS_CHARS),
             };
             let msg = pick(Msg::ActLoadTools, Msg::ActLoadToolsDone);
@@ -283,6 +284,18 @@ pub fn call_sentence(lang: Lang, call: &Call<'_>, done: bool) -> String {
                 false => pick(Msg::ActMemoryWrite, Msg::ActMemoryWriteDone),
             };
             (fill(lang, msg, &[("key", &key)]), true)
+        }
+        "artifact_create" => {
+            let name = text_param("filename").unwrap_or_default();
+            (fill(lang, pick(Msg::ActArtifact, Msg::ActArtifactDone), &[("name", &name)]), true)
+        }
+        "download" => {
+            let what = match (text_param("url"), text_param("artifact")) {
+                (Some(url), _) => short_url(&url),
+                (None, Some(name)) => format!("“{name}”"),
+                (None, None) => String::new(),
+            };
+            (fill(lang, pick(Msg::ActDownload, Msg::ActDownloadDone), &[("what", &what)]), true)
         }
         // A tool without a sentence of its own says its title.
         _ => (words(&i18n::tool_title(lang, call.tool), WORDS_CHARS), false),

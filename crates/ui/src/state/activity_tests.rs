@@ -92,6 +92,17 @@ fn a_call_says_what_it_does_and_where() {
         "Deleted the note “shoe size”"
     );
     assert_eq!(sentence(Lang::En, "memory_read", json!({}), None, true), "Listed the saved notes");
+    let files = json!({"group": "files"});
+    assert_eq!(sentence(Lang::En, "load_tools", files, None, true), "Added the file tools");
+    let save = json!({"filename": "notes.md", "content": "# Hi"});
+    assert_eq!(
+        sentence(Lang::En, "artifact_create", save, None, false),
+        "Save the file “notes.md”"
+    );
+    let url = json!({"url": "https://files.example/r.pdf"});
+    assert_eq!(sentence(Lang::En, "download", url, None, true), "Downloaded files.example/r.pdf");
+    let artifact = json!({"artifact": "notes.md"});
+    assert_eq!(sentence(Lang::ZhCn, "download", artifact, None, false), "下载 “notes.md”");
     // A click not resolved yet still reads as a sentence.
     assert_eq!(sentence(Lang::En, "click", json!({"ref": "e1"}), None, false), "Click an element");
     assert_eq!(

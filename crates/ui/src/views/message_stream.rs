@@ -109,6 +109,7 @@ fn EntryRow(entry_key: EntryKey) -> impl IntoView {
 fn render_entry(lang: Lang, turns: Turns, entry: Entry, idle: Memo<bool>) -> AnyView {
     let t = move |msg| i18n::text(lang, msg);
     let key = entry.key.clone();
+    let artifact = crate::state::artifacts::of_entry(&entry);
     let branch =
         entry.branch.filter(|b| b.count > 1).map(|b| view! { <BranchSwitcher position=b/> });
     match entry.body {
@@ -208,8 +209,12 @@ fn render_entry(lang: Lang, turns: Turns, entry: Entry, idle: Memo<bool>) -> Any
             </details>
         }
         .into_any(),
-        // A tool call is drawn in its row of steps (`Row::Steps`), never alone.
-        EntryBody::Tool { .. } => ().into_any(),
+        // A tool call is drawn in its row of steps (`Row::Steps`), never alone; one that saved
+        // an artifact is its card.
+        EntryBody::Tool { .. } => match artifact {
+            Some(artifact) => super::artifact::artifact_card(lang, artifact),
+            None => ().into_any(),
+        },
         EntryBody::Approval { label, decision } => view! {
             <p class="msg approval-record">{label}{decision.map(|d| format!(" — {d}"))}</p>
         }

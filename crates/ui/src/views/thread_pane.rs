@@ -3,6 +3,7 @@
 
 use leptos::prelude::*;
 
+use super::artifact::ArtifactViewer;
 use super::composer::Composer;
 use super::message_stream::MessageStream;
 use crate::contexts::use_open_thread;
@@ -36,6 +37,7 @@ pub(crate) fn ThreadPane() -> impl IntoView {
             <Show when=move || !awaiting_approval()>
                 <Composer/>
             </Show>
+            <ArtifactViewer/>
         </section>
     }
 }

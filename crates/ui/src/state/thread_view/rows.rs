@@ -13,11 +13,14 @@ use super::EntryKey;
 use super::ThreadView;
 use crate::state::activity::Step;
 use crate::state::activity::StepStatus;
+use crate::state::artifacts;
+use crate::state::artifacts::Artifact;
 
 /// One row of the stream.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Row {
-    /// An entry as it is (an answer carries its turn's usage when it ends the turn).
+    /// An entry as it is (an answer carries its turn's usage when it ends the turn; a call that
+    /// saved an artifact is its card).
     Entry(Box<Entry>),
     /// Consecutive tool calls of one turn.
     Steps(Vec<Step>),
@@ -35,10 +38,11 @@ impl ThreadView {
             if hidden(entry) {
                 continue;
             }
-            let continues = matches!(entry.body, EntryBody::Tool { .. })
-                && last.is_some_and(|l| {
-                    matches!(l.body, EntryBody::Tool { .. }) && l.turn_id == entry.turn_id
-                });
+            // A saved artifact is a card of its own, between rows of steps.
+            let step =
+                |e: &Entry| matches!(e.body, EntryBody::Tool { .. }) && !artifacts::is_artifact(e);
+            let continues =
+                step(entry) && last.is_some_and(|l| step(l) && l.turn_id == entry.turn_id);
             if !continues && named.insert(&entry.key) {
                 keys.push(entry.key.clone());
             }
@@ -52,6 +56,9 @@ impl ThreadView {
         let at = *self.index.get(key)?;
         let entry = &self.entries[at];
         match &entry.body {
+            EntryBody::Tool { .. } if artifacts::is_artifact(entry) => {
+                Some(Row::Entry(Box::new(entry.clone())))
+            }
             EntryBody::Tool { .. } => Some(Row::Steps(self.steps_from(at))),
             EntryBody::Assistant { .. } => Some(Row::Entry(Box::new(self.with_turn_usage(at)))),
             _ => Some(Row::Entry(Box::new(entry.clone()))),
@@ -64,7 +71,9 @@ impl ThreadView {
         let mut steps = Vec::new();
         for entry in &self.entries[at..] {
             match self.step(entry) {
-                Some(step) if &entry.turn_id == turn => steps.push(step),
+                Some(step) if &entry.turn_id == turn && !artifacts::is_artifact(entry) => {
+                    steps.push(step);
+                }
                 _ if hidden(entry) => {}
                 _ => break,
             }
@@ -106,6 +115,11 @@ impl ThreadView {
             status,
             excerpt: result.as_ref().and_then(|r| r.excerpt.clone()),
         })
+    }
+
+    /// The artifacts the thread's entries saved, oldest first.
+    pub fn artifacts(&self) -> Vec<Artifact> {
+        self.entries.iter().filter_map(artifacts::of_entry).collect()
     }
 
     /// The key of the first call of `turn` without a result.
