@@ -71,7 +71,7 @@ export const STRUCTURE_ROLES = new Set([
 
 /** The element's role, or "" for a generic element. */
 export function roleOf(el: Element, attrs = true, tag = el.tagName): string {
-  // `attrs` false: the element has neither a role nor a contenteditable attribute. `tag`: its
+  // `attrs` false: the element has no role, contenteditable or aria-valuenow attribute. `tag`: its
   // tagName, when the caller has read it already.
   if (attrs) {
     const explicit = el.getAttribute("role")?.trim().split(/\s+/)[0];
@@ -105,6 +105,9 @@ export function roleOf(el: Element, attrs = true, tag = el.tagName): string {
     case "SECTION":
       return el.hasAttribute("aria-label") || el.hasAttribute("aria-labelledby") ? "region" : "";
   }
+  // A focusable element that states a value and no role is a slider's handle (widget kits that
+  // leave the role out): without it, it would be a bare `focusable` with no value.
+  if (attrs && el.hasAttribute("aria-valuenow") && el.hasAttribute("tabindex") && Number(el.getAttribute("tabindex")) >= 0) return "slider";
   if (tag === "DIV" || tag === "SPAN") {
     if (attrs && isContentEditableRoot(el)) return "textbox";
     return "";

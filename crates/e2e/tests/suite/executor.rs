@@ -350,7 +350,10 @@ fn executor_coverage_shadow_dom_iframes_and_hidden_controls() {
 - group:
   - button "More options Help" [collapsed] [ref]:
     - link "Help" [ref]
+- group:
+  - button "Shipping" [collapsed] [ref]
 - slider "Volume" [value="40"] [ref]
+- slider "Zoom" [value="7"] [ref]
 - focusable [ref]
 - button "Shadow button" [ref]
 - textbox "Shadow field" [ref]

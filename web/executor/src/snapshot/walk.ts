@@ -198,10 +198,12 @@ function visitChildren(parent: Element, tag: string, shadow: ShadowRoot | null, 
   const text = !state.hidden && !state.textConsumed;
   const firstElement = shadow === null ? parent.firstElementChild : null;
   const light = shadow === null && tag !== "SLOT";
+  const closedDetails = tag === "DETAILS" && !(parent as HTMLDetailsElement).open;
   if (light && firstElement === null) {
     // Only text inside (the common leaf: a link, a code span, a cell): take it in one read
     // instead of a wrapper and three reads per text node, or not at all when it is consumed.
-    if (text) {
+    // A closed <details> shows none of it (only its summary, here the browser's own).
+    if (text && !closedDetails) {
       const data = parent.textContent;
       if (data) collector.add(data, view);
     }
@@ -214,7 +216,6 @@ function visitChildren(parent: Element, tag: string, shadow: ShadowRoot | null, 
     if (data) collector.add(data, view);
     return;
   }
-  const closedDetails = tag === "DETAILS" && !(parent as HTMLDetailsElement).open;
   const flow: FlowRun = { below: false, parent: link ? view.flow : null, vertical };
   if (tag === "SLOT") {
     const assigned = (parent as HTMLSlotElement).assignedNodes({ flatten: true });
@@ -246,7 +247,8 @@ function visitChildren(parent: Element, tag: string, shadow: ShadowRoot | null, 
   for (let child = (shadow ?? parent).firstChild; child; child = child.nextSibling) {
     const type = child.nodeType;
     if (type === 3) {
-      collector.add((child as Text).data, view);
+      // A closed <details> shows its summary only: text beside it is not on the page.
+      if (!closedDetails) collector.add((child as Text).data, view);
     } else if (type === 1) {
       if (closedDetails && (child as Element).tagName !== "SUMMARY") continue;
       visitElement(child as Element, parent, inner, collector, flow, cursor, flexOrGrid, view);
@@ -308,7 +310,7 @@ function visitElement(el: Element, parent: Element | null, state: WalkState, col
   const position0 = style.position;
   const hidden = state.hidden || (attrs && names.includes("aria-hidden") && el.getAttribute("aria-hidden") === "true");
   const editable = attrs && names.includes("contenteditable");
-  const role = roleOf(el, editable || (attrs && names.includes("role")), tag);
+  const role = roleOf(el, editable || (attrs && (names.includes("role") || names.includes("aria-valuenow"))), tag);
   const interactive = isInteractive(el, editable || (attrs && (names.includes("tabindex") || names.includes("onclick"))), role, cursor, parent, parentCursor);
   const inline = display.startsWith("inline") || display === "contents";
   const position = inline || display === "block" ? position0 : "static";
@@ -391,10 +393,17 @@ export function isInteractive(el: Element, actionAttrs: boolean, role: string, c
     // Inline clickable spans inside a button or link belong to it.
     const owner = parent?.closest("a[href], button, summary, [role=button], [role=link]");
     if (owner) return false;
-    if (el.namespaceURI === SVG_NS) return SVG_SHAPES.has(el.tagName.toLowerCase());
+    // A shape with no area (an empty path, a zero-size icon) cannot be clicked.
+    if (el.namespaceURI === SVG_NS) return SVG_SHAPES.has(el.tagName.toLowerCase()) && hasArea(el);
     return true;
   }
   return false;
+}
+
+/** Whether the element's box covers any of the page (a line has one side only). */
+function hasArea(el: Element): boolean {
+  const rect = el.getBoundingClientRect();
+  return rect.width > 0 || rect.height > 0;
 }
 
 function isFocusable(el: Element): boolean {
