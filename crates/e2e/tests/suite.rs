@@ -13,6 +13,7 @@ mod notifications;
 mod opens;
 mod turns;
 mod ui_activity;
+mod ui_artifacts;
 mod ui_attach;
 mod ui_design;
 mod ui_long_thread;
