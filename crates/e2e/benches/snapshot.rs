@@ -7,7 +7,7 @@
 //! counted in folded lines) against those the page has. Printed by `cargo xtask bench`.
 //!
 //! `PANELOT_CORPUS_DIR=<dir>` also writes the corpus pages there (to compare other tools on the
-//! same pages).
+//! same pages), and each page's last snapshot beside it (`<page>.snapshot.txt`).
 
 // A benchmark of a setup it controls: failing loudly is the point.
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::print_stdout)]
@@ -17,6 +17,7 @@ use std::path::PathBuf;
 use panelot_e2e::executor::ExecutorHarness;
 use panelot_e2e::executor::accounted_interactive;
 use panelot_e2e::executor::corpus;
+use panelot_e2e::executor::refs_in;
 use panelot_testkit::fixture_site::FixtureSite;
 use serde_json::json;
 
@@ -73,8 +74,19 @@ fn main() {
         // Same-site tabs share a renderer and its heap: a closed page's executor and nodes do
         // not weigh on the next page's collections.
         h.close_tab(tab).expect("close the page");
+        if let Some(dir) = std::env::var_os("PANELOT_CORPUS_DIR") {
+            let path = PathBuf::from(dir).join(format!("{}.snapshot.txt", page.name));
+            std::fs::write(path, &text).expect("write the snapshot");
+        }
         let tokens = bpe.encode_ordinary(&text).len();
         let accounted = accounted_interactive(&text);
+        // What the budget bought: lines that fold something away say only how much they hide.
+        let fold_tokens: usize = text
+            .lines()
+            .filter(|line| line.contains("[folded "))
+            .map(|line| bpe.encode_ordinary(&format!("{line}\n")).len())
+            .sum();
+        let listed = refs_in(&text).len();
         let (round_trip, in_page) = (median(round_trips), median(in_page));
         if page.small {
             small_tokens.push(tokens as f64);
@@ -82,8 +94,9 @@ fn main() {
             small_without_hop.push(round_trip - hop);
         }
         println!(
-            "executor: snapshot {:<12} {elements:>6} elements {tokens:>5} tokens (o200k, budget 3,000) {in_page:>6.1} ms in the page, {round_trip:>6.1} ms round trip ({hop:.1} ms message hop); interactive {accounted}/{} {}",
+            "executor: snapshot {:<12} {elements:>6} elements {tokens:>5} tokens (o200k, budget 3,000) {in_page:>6.1} ms in the page, {round_trip:>6.1} ms round trip ({hop:.1} ms message hop); {listed} refs listed, fold lines {:.0} % of the tokens; interactive {accounted}/{} {}",
             page.name,
+            fold_tokens as f64 * 100.0 / tokens.max(1) as f64,
             page.interactive,
             if accounted == page.interactive { "ok" } else { "MISMATCH" },
         );
