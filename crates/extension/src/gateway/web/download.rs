@@ -16,7 +16,8 @@ use panelot_core::engine::ToolInvocation;
 use panelot_core::engine::ToolOutcome;
 use panelot_core::env::AbortSignal;
 use panelot_protocol::Origin;
-use serde::Deserialize;
+use panelot_protocol::artifact::handed;
+use serde_json::Value;
 use serde_json::json;
 
 use super::super::chrome;
@@ -27,23 +28,6 @@ const WAIT_MS: u64 = 30_000;
 
 /// How often the download's state is read while waiting.
 const POLL_MS: u64 = 200;
-
-/// `download`'s parameters, with what the engine added for an artifact.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Params {
-    // `artifactContent` and `artifactMime` are `artifact::handed`'s names.
-    #[serde(default)]
-    url: Option<String>,
-    #[serde(default)]
-    artifact: Option<String>,
-    #[serde(default)]
-    filename: Option<String>,
-    #[serde(default)]
-    artifact_content: Option<String>,
-    #[serde(default)]
-    artifact_mime: Option<String>,
-}
 
 /// What to ask the browser for.
 #[derive(Debug, PartialEq, Eq)]
@@ -59,32 +43,42 @@ pub(crate) struct Plan {
 }
 
 /// The browser's record of a download (`chrome.downloads.DownloadItem`), the fields read.
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Default)]
 pub(crate) struct Item {
     /// `in_progress`, `interrupted` or `complete`.
-    #[serde(default)]
     pub(crate) state: String,
     /// The absolute path of the file (empty until the browser chose it).
-    #[serde(default)]
     pub(crate) filename: String,
     /// Why it was interrupted (`NETWORK_FAILED`, `SERVER_FORBIDDEN`, `USER_CANCELED`, …).
-    #[serde(default)]
     pub(crate) error: Option<String>,
     /// Bytes received so far.
-    #[serde(default)]
     pub(crate) bytes_received: f64,
     /// The size, when the server said (`-1` or 0 when unknown).
-    #[serde(default)]
     pub(crate) total_bytes: f64,
     /// Where the file really came from, after redirects.
-    #[serde(default)]
     pub(crate) final_url: String,
+}
+
+impl Item {
+    /// The fields read from the browser's JSON (read by hand: a derived decoder costs the
+    /// engine's wasm more than these lines).
+    fn from_json(item: &Value) -> Item {
+        let text = |name: &str| item.get(name).and_then(Value::as_str).unwrap_or_default();
+        let number = |name: &str| item.get(name).and_then(Value::as_f64).unwrap_or_default();
+        Item {
+            state: text("state").to_owned(),
+            filename: text("filename").to_owned(),
+            error: item.get("error").and_then(Value::as_str).map(str::to_owned),
+            bytes_received: number("bytesReceived"),
+            total_bytes: number("totalBytes"),
+            final_url: text("finalUrl").to_owned(),
+        }
+    }
 }
 
 /// Runs `download`.
 pub(crate) async fn run(call: &ToolInvocation, abort: &AbortSignal) -> ToolOutcome {
-    let plan = match plan_of(call.params.clone()) {
+    let plan = match plan_of(&call.params) {
         Ok(plan) => plan,
         Err(message) => return failure(message),
     };
@@ -136,37 +130,35 @@ pub(crate) async fn run(call: &ToolInvocation, abort: &AbortSignal) -> ToolOutco
 async fn find(id: f64) -> Result<Item, super::super::error::BrowserError> {
     let query = json!({ "id": id });
     let found = chrome::call("downloads", "search", &[chrome::to_js(&query)]).await?;
-    let items: Vec<Item> = chrome::decode(&found)?;
-    items.into_iter().next().ok_or_else(|| {
-        super::super::error::BrowserError::Refused("the download is gone from the list".to_owned())
-    })
+    match chrome::to_json(&found).get(0) {
+        Some(item) => Ok(Item::from_json(item)),
+        None => Err(super::super::error::BrowserError::Refused(
+            "the download is gone from the list".to_owned(),
+        )),
+    }
 }
 
 /// What to download, from the checked parameters (the engine refused a call with neither or
-/// both of `url` and `artifact`, or a filename with folders, before it was judged).
-pub(crate) fn plan_of(value: serde_json::Value) -> Result<Plan, String> {
-    let params: Params =
-        panelot_protocol::from_value(value).map_err(|err| format!("invalid parameters: {err}"))?;
-    plan(params)
-}
-
-fn plan(params: Params) -> Result<Plan, String> {
-    match (params.url, params.artifact) {
+/// both of `url` and `artifact`, or a filename with folders, before it was judged; it added an
+/// artifact's content under `artifact::handed`'s names).
+pub(crate) fn plan_of(params: &Value) -> Result<Plan, String> {
+    let text = |name: &str| params.get(name).and_then(Value::as_str).map(str::to_owned);
+    match (text("url"), text("artifact")) {
         (Some(url), None) => {
             let origin = match Origin::parse(&url) {
                 Ok(origin) if origin.is_web() => origin.to_string(),
                 _ => return Err("download saves http:// and https:// URLs only".to_owned()),
             };
-            Ok(Plan { what: url.clone(), url, filename: params.filename, origin: Some(origin) })
+            Ok(Plan { what: url.clone(), url, filename: text("filename"), origin: Some(origin) })
         }
         (None, Some(name)) => {
-            let Some(content) = params.artifact_content else {
+            let Some(content) = text(handed::CONTENT) else {
                 return Err(format!("the artifact \"{name}\" was not handed over to download"));
             };
-            let mime = params.artifact_mime.unwrap_or_else(|| "text/plain;charset=utf-8".into());
+            let mime = text(handed::MIME).unwrap_or_else(|| "text/plain;charset=utf-8".into());
             Ok(Plan {
                 url: data_url(&mime, &content),
-                filename: Some(params.filename.unwrap_or_else(|| name.clone())),
+                filename: Some(text("filename").unwrap_or_else(|| name.clone())),
                 what: format!("the artifact \"{name}\""),
                 origin: None,
             })

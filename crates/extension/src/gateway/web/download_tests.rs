@@ -1,7 +1,6 @@
 //! What `download` asks the browser for and what it tells the model, over plain data.
 
 use panelot_core::engine::ToolStatus;
-use panelot_protocol::artifact::handed;
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
@@ -16,23 +15,23 @@ fn said(outcome: &ToolOutcome) -> String {
 
 #[test]
 fn a_url_needs_its_site_and_an_artifact_becomes_a_data_url() {
-    let url = plan_of(json!({"url": "https://files.example/r.pdf?x=1"})).unwrap();
+    let url = plan_of(&json!({"url": "https://files.example/r.pdf?x=1"})).unwrap();
     assert_eq!(url.origin.as_deref(), Some("https://files.example"));
     assert_eq!(url.filename, None);
-    let artifact = plan_of(json!({"artifact": "a b.md", handed::CONTENT: "# Hi, ü&%",
+    let artifact = plan_of(&json!({"artifact": "a b.md", handed::CONTENT: "# Hi, ü&%",
         handed::MIME: "text/markdown;charset=utf-8"}))
     .unwrap();
     assert_eq!(artifact.url, "data:text/markdown;charset=utf-8,%23%20Hi%2C%20%C3%BC%26%25");
     assert_eq!(artifact.filename.as_deref(), Some("a b.md"));
     assert_eq!(artifact.origin, None);
     assert_eq!(artifact.what, "the artifact \"a b.md\"");
-    let renamed = plan_of(json!({"artifact": "a.md", "filename": "b.md", handed::CONTENT: ""}));
+    let renamed = plan_of(&json!({"artifact": "a.md", "filename": "b.md", handed::CONTENT: ""}));
     assert_eq!(renamed.unwrap().filename.as_deref(), Some("b.md"));
     assert_eq!(
-        plan_of(json!({"artifact": "a.md"})).unwrap_err(),
+        plan_of(&json!({"artifact": "a.md"})).unwrap_err(),
         "the artifact \"a.md\" was not handed over to download"
     );
-    assert!(plan_of(json!({"url": "file:///etc/passwd"})).is_err());
+    assert!(plan_of(&json!({"url": "file:///etc/passwd"})).is_err());
 }
 
 #[test]
