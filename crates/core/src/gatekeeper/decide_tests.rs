@@ -765,3 +765,28 @@ fn typing_into_a_password_field_is_a_credential() {
         "ask [SensitivePayload]: credential in the password field",
     );
 }
+
+#[test]
+fn an_artifact_of_the_thread_is_judged_without_an_origin_not_as_an_unreadable_target() {
+    let download = json!({"artifact": "report.md"});
+    let open = json!({"target": "ARTIFACT:report.md"});
+    // The policy decides, as for any originless write; nothing asks because a URL was missing.
+    check(
+        case("download").params(download.clone()),
+        "ask []: policy \"untrusted\" asks before download",
+    );
+    check(case("download").policy(Auto).params(download.clone()), "allow");
+    check(case("sidebar_open").policy(Auto).params(open.clone()), "allow");
+    // Only `*` rules and grants speak for it.
+    check(case("download").params(download.clone()).rule("download", "*", Allow, User), "allow");
+    check(case("download").params(download).grant("download *"), "allow");
+    check(
+        case("sidebar_open").policy(Auto).params(open).rule("sidebar_open", "*", Deny, User),
+        "deny Some(\"r0\"): denied by rule r0",
+    );
+    // A URL beside it is a URL download, judged by where it goes.
+    check(
+        case("download").params(json!({"artifact": "a.md", "url": "https://www.paypal.com/x"})),
+        "deny None: https://www.paypal.com is a sensitive origin (*.paypal.com)",
+    );
+}
