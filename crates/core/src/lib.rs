@@ -20,7 +20,8 @@
 //! * [`gatekeeper`]: the pure permission decision; [`taint`]: values seen in untrusted content.
 //! * [`context`]: the model's view of a thread, with untrusted content fenced.
 //! * [`model`]: provider-neutral model requests and streams, implemented by `panelot-providers`;
-//!   [`env`]: clock, ids and cancellation; [`combinators`]: race and join without a runtime.
+//!   [`env`]: clock, ids and cancellation; [`combinators`]: race and join without a runtime;
+//!   [`sort`]: stable sorting by an integer key, compiled once.
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
@@ -39,6 +40,7 @@ pub mod settings;
 #[cfg(test)]
 mod sim;
 pub mod snapshot;
+pub mod sort;
 pub mod store;
 pub mod taint;
 pub mod target;

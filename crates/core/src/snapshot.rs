@@ -14,6 +14,7 @@ use panelot_protocol::engine::SnapshotItem;
 use panelot_protocol::engine::ThreadMeta;
 use panelot_protocol::engine::ToolResultView;
 
+use crate::sort::sort_by_u64_key;
 use crate::store::NodeBody;
 use crate::store::NodeRecord;
 use crate::store::Store;
@@ -173,7 +174,7 @@ async fn path_records<S: Store>(
     tree: &ThreadTree,
     path: &[NodeId],
 ) -> Result<Vec<NodeRecord>, LoadError> {
-    let seqs: Vec<u64> = path.iter().filter_map(|id| tree.seq(id)).collect();
+    let mut seqs: Vec<u64> = path.iter().filter_map(|id| tree.seq(id)).collect();
     let (Some(from), Some(to)) = (seqs.iter().min(), seqs.iter().max()) else {
         return Ok(Vec::new());
     };
@@ -181,13 +182,16 @@ async fn path_records<S: Store>(
     if (path.len() as u64) * 2 < span {
         return Ok(store.nodes(thread, path).await?);
     }
-    let wanted: std::collections::BTreeSet<u64> = seqs.iter().copied().collect();
+    // The wanted seqs, sorted for binary search: a set would compile a B-tree and its sort for
+    // `u64` only for this.
+    let (from, to) = (*from, *to);
+    sort_by_u64_key(&mut seqs, |seq| *seq);
     // Range reads come back in seq order, and a path's seqs increase from root to leaf.
     Ok(store
-        .node_range(thread, *from, *to)
+        .node_range(thread, from, to)
         .await?
         .into_iter()
-        .filter(|r| wanted.contains(&r.seq))
+        .filter(|r| seqs.binary_search(&r.seq).is_ok())
         .collect())
 }
 

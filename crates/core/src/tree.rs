@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 use panelot_protocol::NodeId;
 use panelot_protocol::engine::BranchPosition;
 
+use crate::sort::sort_by_u64_key;
 use crate::store::NodeLink;
 
 /// What is wrong with a tree walk.
@@ -62,7 +63,7 @@ impl ThreadTree {
     /// Builds the tree from links in any order.
     pub fn from_links(links: impl IntoIterator<Item = NodeLink>) -> Self {
         let mut links: Vec<NodeLink> = links.into_iter().collect();
-        links.sort_by_key(|link| link.seq);
+        sort_by_u64_key(&mut links, |link| link.seq);
         let mut tree = ThreadTree::default();
         for link in links {
             tree.insert(link);
@@ -195,7 +196,8 @@ impl ThreadTree {
             .filter(|(id, _)| self.children(Some(id)).is_empty())
             .map(|(id, e)| (id, e.seq))
             .collect();
-        leaves.sort_by_key(|(_, seq)| std::cmp::Reverse(*seq));
+        // Highest seq first: `!seq` orders the seqs in reverse.
+        sort_by_u64_key(&mut leaves, |(_, seq)| !*seq);
         leaves.into_iter().map(|(id, _)| id).find(|id| self.path_to(id).is_ok()).cloned()
     }
 }

@@ -19,6 +19,7 @@ use panelot_protocol::engine::TurnKind;
 
 use super::machine::stream::LiveRun;
 use super::waits;
+use crate::sort::sort_by_u64_key;
 use crate::store::RunRecord;
 use crate::store::ToolCallStatus;
 use crate::store::WriteOp;
@@ -103,7 +104,7 @@ impl RunTable {
     /// Every open run, in admission order.
     pub(crate) fn open(&self) -> Vec<&RunRecord> {
         let mut runs: Vec<&RunRecord> = self.runs.values().collect();
-        runs.sort_by_key(|r| r.seq);
+        sort_by_u64_key(&mut runs, |r| r.seq);
         runs
     }
 
@@ -175,7 +176,7 @@ impl RunTable {
     pub(crate) fn queued(&self, thread: &ThreadId) -> Vec<QueuedRun> {
         let mut runs: Vec<&RunRecord> =
             self.of_thread(thread).filter(|r| r.state == RunState::Queued).collect();
-        runs.sort_by_key(|r| r.seq);
+        sort_by_u64_key(&mut runs, |r| r.seq);
         runs.into_iter().map(queued_run).collect()
     }
 

@@ -35,7 +35,12 @@ struct ThreadCache {
 
 impl ThreadCache {
     fn new(links: Vec<NodeLink>) -> ThreadCache {
-        let seq_of = links.iter().map(|l| (l.id.clone(), l.seq)).collect();
+        // Filled by `insert` (compiled anyway for appends) rather than `collect`, which would
+        // compile a stable sort of the pairs only for this.
+        let mut seq_of = BTreeMap::new();
+        for link in &links {
+            seq_of.insert(link.id.clone(), link.seq);
+        }
         ThreadCache { links, seq_of, records: BTreeMap::new() }
     }
 

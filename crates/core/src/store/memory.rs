@@ -19,6 +19,7 @@ use super::records::NodeRecord;
 use super::records::Receipt;
 use super::records::ReceiptKey;
 use super::runs::RunRecord;
+use crate::sort::sort_by_u64_key;
 
 /// The whole state; cloned per unit of work.
 #[derive(Debug, Clone, Default)]
@@ -123,7 +124,7 @@ impl Store for MemoryStore {
     async fn open_runs(&self) -> Result<Vec<RunRecord>, StoreError> {
         let mut runs: Vec<RunRecord> =
             self.state.borrow().runs.values().filter(|r| !r.is_terminal()).cloned().collect();
-        runs.sort_by_key(|r| r.seq);
+        sort_by_u64_key(&mut runs, |r| r.seq);
         Ok(runs)
     }
 

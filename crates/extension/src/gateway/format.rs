@@ -7,6 +7,7 @@
 use panelot_core::engine::FailureCause;
 use panelot_core::engine::ToolOutcome;
 use panelot_core::engine::ToolStatus;
+use panelot_core::sort::sort_by_u64_key;
 use panelot_protocol::content::ActionEvidence;
 use panelot_protocol::content::ActionFailure;
 use panelot_protocol::content::ActionFailureCode;
@@ -272,7 +273,8 @@ pub(crate) fn opened_by(before: &[u32], after: &[TabInfo], opener: u32) -> Vec<T
         .filter(|tab| tab.id.is_some_and(|id| !before.contains(&id)))
         .cloned()
         .collect();
-    opened.sort_by_key(|tab| tab.id);
+    // Tabs without an id first, as `Option`'s order puts `None` first.
+    sort_by_u64_key(&mut opened, |tab| tab.id.map_or(0, |id| u64::from(id) + 1));
     opened
 }
 

@@ -3,6 +3,7 @@
 //! by a prerendered one under the same id.
 
 use panelot_core::env::AbortSignal;
+use panelot_core::sort::sort_by_u64_key;
 use serde::Deserialize;
 use serde_json::json;
 use wasm_bindgen::JsValue;
@@ -69,7 +70,7 @@ pub(crate) async fn viewed() -> Result<Option<TabInfo>, BrowserError> {
 pub(crate) async fn list() -> Result<(Vec<TabInfo>, Option<u32>), BrowserError> {
     let raw = chrome::call("tabs", "query", &[chrome::to_js(&json!({}))]).await?;
     let mut tabs: Vec<TabInfo> = chrome::decode(&raw)?;
-    tabs.sort_by_key(|tab| tab.window_id);
+    sort_by_u64_key(&mut tabs, |tab| u64::from(tab.window_id));
     Ok((tabs, focused_window().await))
 }
 
