@@ -9,8 +9,6 @@
 //! of them by name gets its judgement from the same row. Unknown names are judged as page writes
 //! so a new tool is gated until someone classifies it.
 
-use panelot_protocol::content::SNAPSHOT_MAX_TOKENS;
-use panelot_protocol::content::WAIT_FOR_MAX_MS;
 use panelot_protocol::engine::Provenance;
 use panelot_protocol::engine::ToolLevel;
 use panelot_protocol::engine::Trust;
@@ -222,8 +220,10 @@ pub struct Offer {
     pub route: Route,
     /// What the model reads about it.
     pub description: &'static str,
-    /// Its parameters besides `tabId`, as JSON Schema properties.
-    pub properties: fn() -> Value,
+    /// Its parameters besides `tabId`, as JSON Schema properties: an object in JSON text, read
+    /// when the tool is registered. Text rather than a `json!` builder per tool, whose code took
+    /// more of the engine wasm than the text does.
+    pub properties: &'static str,
     /// The required ones.
     pub required: &'static [&'static str],
     /// Whether it takes `tabId`.
@@ -314,8 +314,9 @@ impl CatalogTool {
     /// The registry entry of an offered tool.
     pub fn descriptor(&self) -> Option<ToolDescriptor> {
         let offer = self.offer?;
-        let mut properties = match (offer.properties)() {
-            Value::Object(map) => map,
+        // The texts are constants, each parsed as an object by a test.
+        let mut properties = match serde_json::from_str(offer.properties) {
+            Ok(Value::Object(map)) => map,
             _ => serde_json::Map::new(),
         };
         let mut required: Vec<&str> = offer.required.to_vec();
@@ -353,21 +354,6 @@ impl CatalogTool {
         descriptor.group = self.group;
         Some(descriptor)
     }
-}
-
-/// A ref parameter. Its length and characters are checked by the protocol's `ElementRef` when
-/// the executor call is built, and the kernel prompt says where refs come from, so the schema
-/// spends no tokens on them.
-fn element_ref() -> Value {
-    json!({"type": "string"})
-}
-
-fn no_properties() -> Value {
-    json!({})
-}
-
-fn url_property() -> Value {
-    json!({"url": {"type": "string", "minLength": 1, "maxLength": 4096}})
 }
 
 const fn info(access: Access, category: Option<ToolCategory>, target: TargetKind) -> ToolInfo {
@@ -414,6 +400,12 @@ const FILL: Option<ToolCategory> = Some(ToolCategory::Fill);
 const INTERACT: Option<ToolCategory> = Some(ToolCategory::Interact);
 
 /// Every known tool. `scroll` is a read by design; `watch_page` only observes.
+///
+/// A ref parameter is `{"type": "string"}`: its length and characters are checked by the
+/// protocol's `ElementRef` when the executor call is built, and the kernel prompt says where refs
+/// come from, so the schema spends no tokens on them. The maxima of `read_page`'s `maxTokens` and
+/// `wait_for`'s `timeMs` are the protocol's `SNAPSHOT_MAX_TOKENS` and `WAIT_FOR_MAX_MS` (a test
+/// holds them equal).
 pub static CATALOG: &[CatalogTool] = &[
     // L0: tabs and browser data.
     offered(
@@ -423,7 +415,7 @@ pub static CATALOG: &[CatalogTool] = &[
         Offer {
             route: Route::Tabs(TabTool::List),
             description: "Open tabs (tabId, title, URL), marking the one the user views.",
-            properties: no_properties,
+            properties: r#"{}"#,
             required: &[],
             tab: TabParam::None,
         },
@@ -435,7 +427,7 @@ pub static CATALOG: &[CatalogTool] = &[
         Offer {
             route: Route::Tabs(TabTool::Open),
             description: "Open url in a background tab (or reuse one); page tools then use it.",
-            properties: url_property,
+            properties: r#"{"url": {"type": "string", "minLength": 1, "maxLength": 4096}}"#,
             required: &["url"],
             tab: TabParam::None,
         },
@@ -447,7 +439,7 @@ pub static CATALOG: &[CatalogTool] = &[
         Offer {
             route: Route::Tabs(TabTool::Focus),
             description: "Show a tab to the user (only this changes what they see).",
-            properties: no_properties,
+            properties: r#"{}"#,
             required: &[],
             tab: TabParam::Required,
         },
@@ -459,7 +451,7 @@ pub static CATALOG: &[CatalogTool] = &[
         Offer {
             route: Route::Tabs(TabTool::Close),
             description: "Close a tab.",
-            properties: no_properties,
+            properties: r#"{}"#,
             required: &[],
             tab: TabParam::Required,
         },
@@ -471,7 +463,7 @@ pub static CATALOG: &[CatalogTool] = &[
         Offer {
             route: Route::Tabs(TabTool::Navigate),
             description: "Load url in the tab; returns its snapshot.",
-            properties: url_property,
+            properties: r#"{"url": {"type": "string", "minLength": 1, "maxLength": 4096}}"#,
             required: &["url"],
             tab: TabParam::Optional,
         },
@@ -483,7 +475,7 @@ pub static CATALOG: &[CatalogTool] = &[
         Offer {
             route: Route::Tabs(TabTool::Back),
             description: "Back in the tab's history.",
-            properties: no_properties,
+            properties: r#"{}"#,
             required: &[],
             tab: TabParam::Optional,
         },
@@ -495,7 +487,7 @@ pub static CATALOG: &[CatalogTool] = &[
         Offer {
             route: Route::Tabs(TabTool::Forward),
             description: "Forward in the tab's history.",
-            properties: no_properties,
+            properties: r#"{}"#,
             required: &[],
             tab: TabParam::Optional,
         },
@@ -516,12 +508,10 @@ pub static CATALOG: &[CatalogTool] = &[
         Offer {
             route: Route::Page(PageTool::ReadPage),
             description: "Page snapshot, one element a line; scopeRef expands a folded line.",
-            properties: || {
-                json!({
-                    "maxTokens": {"type": "integer", "minimum": 200, "maximum": SNAPSHOT_MAX_TOKENS},
-                    "scopeRef": element_ref()
-                })
-            },
+            properties: r#"{
+                "maxTokens": {"type": "integer", "minimum": 200, "maximum": 6000},
+                "scopeRef": {"type": "string"}
+            }"#,
             required: &[],
             tab: TabParam::Optional,
         },
@@ -533,7 +523,7 @@ pub static CATALOG: &[CatalogTool] = &[
         Offer {
             route: Route::Page(PageTool::FindInPage),
             description: "Up to 20 snapshot lines matching query (any case, folded parts too), with refs.",
-            properties: || json!({"query": {"type": "string", "minLength": 1, "maxLength": 200}}),
+            properties: r#"{"query": {"type": "string", "minLength": 1, "maxLength": 200}}"#,
             required: &["query"],
             tab: TabParam::Optional,
         },
@@ -545,7 +535,7 @@ pub static CATALOG: &[CatalogTool] = &[
         Offer {
             route: Route::Page(PageTool::Extract),
             description: "The page or ref's subtree as Markdown, in windows; continue at fromChar.",
-            properties: || json!({"ref": element_ref(), "fromChar": {"type": "integer", "minimum": 0}}),
+            properties: r#"{"ref": {"type": "string"}, "fromChar": {"type": "integer", "minimum": 0}}"#,
             required: &[],
             tab: TabParam::Optional,
         },
@@ -557,7 +547,7 @@ pub static CATALOG: &[CatalogTool] = &[
         Offer {
             route: Route::Page(PageTool::GetSelection),
             description: "Text the user selected on the page.",
-            properties: no_properties,
+            properties: r#"{}"#,
             required: &[],
             tab: TabParam::Optional,
         },
@@ -569,13 +559,11 @@ pub static CATALOG: &[CatalogTool] = &[
         Offer {
             route: Route::Page(PageTool::Click),
             description: "Click an element; reports what changed.",
-            properties: || {
-                json!({
-                    "ref": element_ref(),
-                    "button": {"type": "string", "enum": ["left", "right"]},
-                    "doubleClick": {"type": "boolean"}
-                })
-            },
+            properties: r#"{
+                "ref": {"type": "string"},
+                "button": {"type": "string", "enum": ["left", "right"]},
+                "doubleClick": {"type": "boolean"}
+            }"#,
             required: &["ref"],
             tab: TabParam::Optional,
         },
@@ -587,15 +575,13 @@ pub static CATALOG: &[CatalogTool] = &[
         Offer {
             route: Route::Page(PageTool::Type),
             description: "Type into a field (replaces; mode append adds); submit presses Enter; slowly types per key.",
-            properties: || {
-                json!({
-                    "ref": element_ref(),
-                    "text": {"type": "string", "maxLength": 20000},
-                    "mode": {"type": "string", "enum": ["replace", "append"]},
-                    "submit": {"type": "boolean"},
-                    "slowly": {"type": "boolean"}
-                })
-            },
+            properties: r#"{
+                "ref": {"type": "string"},
+                "text": {"type": "string", "maxLength": 20000},
+                "mode": {"type": "string", "enum": ["replace", "append"]},
+                "submit": {"type": "boolean"},
+                "slowly": {"type": "boolean"}
+            }"#,
             required: &["ref", "text"],
             tab: TabParam::Optional,
         },
@@ -607,12 +593,10 @@ pub static CATALOG: &[CatalogTool] = &[
         Offer {
             route: Route::Page(PageTool::SelectOption),
             description: "Select options by value or label.",
-            properties: || {
-                json!({
-                    "ref": element_ref(),
-                    "values": {"type": "array", "items": {"type": "string", "maxLength": 500}, "maxItems": 50}
-                })
-            },
+            properties: r#"{
+                "ref": {"type": "string"},
+                "values": {"type": "array", "items": {"type": "string", "maxLength": 500}, "maxItems": 50}
+            }"#,
             required: &["ref", "values"],
             tab: TabParam::Optional,
         },
@@ -624,21 +608,19 @@ pub static CATALOG: &[CatalogTool] = &[
         Offer {
             route: Route::Page(PageTool::Scroll),
             description: "Scroll the page or ref's element a page (default), to the end, or px pixels.",
-            properties: || {
-                json!({
-                    "ref": element_ref(),
-                    "direction": {"type": "string", "enum": ["up", "down"]},
-                    "amount": {
-                        "type": "object",
-                        "properties": {
-                            "unit": {"type": "string", "enum": ["page", "end", "pixels"]},
-                            "px": {"type": "integer", "minimum": 1, "maximum": 100000}
-                        },
-                        "required": ["unit"],
-                        "additionalProperties": false
-                    }
-                })
-            },
+            properties: r#"{
+                "ref": {"type": "string"},
+                "direction": {"type": "string", "enum": ["up", "down"]},
+                "amount": {
+                    "type": "object",
+                    "properties": {
+                        "unit": {"type": "string", "enum": ["page", "end", "pixels"]},
+                        "px": {"type": "integer", "minimum": 1, "maximum": 100000}
+                    },
+                    "required": ["unit"],
+                    "additionalProperties": false
+                }
+            }"#,
             required: &["direction"],
             tab: TabParam::Optional,
         },
@@ -650,7 +632,7 @@ pub static CATALOG: &[CatalogTool] = &[
         Offer {
             route: Route::Page(PageTool::Hover),
             description: "Hover an element (menus, tooltips).",
-            properties: || json!({"ref": element_ref()}),
+            properties: r#"{"ref": {"type": "string"}}"#,
             required: &["ref"],
             tab: TabParam::Optional,
         },
@@ -662,13 +644,11 @@ pub static CATALOG: &[CatalogTool] = &[
         Offer {
             route: Route::Page(PageTool::WaitFor),
             description: "Wait for text to appear, textGone to vanish (up to 30 s) or timeMs to pass; give one.",
-            properties: || {
-                json!({
-                    "text": {"type": "string", "minLength": 1, "maxLength": 500},
-                    "textGone": {"type": "string", "minLength": 1, "maxLength": 500},
-                    "timeMs": {"type": "integer", "minimum": 0, "maximum": WAIT_FOR_MAX_MS}
-                })
-            },
+            properties: r#"{
+                "text": {"type": "string", "minLength": 1, "maxLength": 500},
+                "textGone": {"type": "string", "minLength": 1, "maxLength": 500},
+                "timeMs": {"type": "integer", "minimum": 0, "maximum": 30000}
+            }"#,
             required: &[],
             tab: TabParam::Optional,
         },
@@ -680,12 +660,10 @@ pub static CATALOG: &[CatalogTool] = &[
         Offer {
             route: Route::Page(PageTool::PressKey),
             description: "Press a key or chord (Enter, Control+a) on ref's element or the focused one.",
-            properties: || {
-                json!({
-                    "key": {"type": "string", "minLength": 1, "maxLength": 64},
-                    "ref": element_ref()
-                })
-            },
+            properties: r#"{
+                "key": {"type": "string", "minLength": 1, "maxLength": 64},
+                "ref": {"type": "string"}
+            }"#,
             required: &["key"],
             tab: TabParam::Optional,
         },
@@ -697,23 +675,21 @@ pub static CATALOG: &[CatalogTool] = &[
         Offer {
             route: Route::Page(PageTool::BatchActions),
             description: "Up to 6 actions in order (e.g. fill a form, submit), each {kind, params} of that tool; stops if the page changes.",
-            properties: || {
-                json!({
-                    "actions": {
-                        "type": "array",
-                        "maxItems": 6,
-                        "items": {
-                            "type": "object",
-                            "properties": {
-                                "kind": {"type": "string", "enum": ["click", "type", "select_option"]},
-                                "params": {"type": "object"}
-                            },
-                            "required": ["kind", "params"],
-                            "additionalProperties": false
-                        }
+            properties: r#"{
+                "actions": {
+                    "type": "array",
+                    "maxItems": 6,
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "kind": {"type": "string", "enum": ["click", "type", "select_option"]},
+                            "params": {"type": "object"}
+                        },
+                        "required": ["kind", "params"],
+                        "additionalProperties": false
                     }
-                })
-            },
+                }
+            }"#,
             required: &["actions"],
             tab: TabParam::Optional,
         },
@@ -726,7 +702,7 @@ pub static CATALOG: &[CatalogTool] = &[
         Offer {
             route: Route::Debugger(DebuggerTool::ClickTrusted),
             description: "Click ref's element with a real mouse (debugger): for popups and pages that ignore click. Dialogs are dismissed unless acceptDialogs.",
-            properties: || json!({"ref": element_ref(), "acceptDialogs": {"type": "boolean"}}),
+            properties: r#"{"ref": {"type": "string"}, "acceptDialogs": {"type": "boolean"}}"#,
             required: &["ref"],
             tab: TabParam::Optional,
         },
@@ -738,14 +714,12 @@ pub static CATALOG: &[CatalogTool] = &[
         Offer {
             route: Route::Debugger(DebuggerTool::TypeTrusted),
             description: "Type into ref's element with real key input (debugger), when type did not register; replaces unless mode append.",
-            properties: || {
-                json!({
-                    "ref": element_ref(),
-                    "text": {"type": "string", "maxLength": 20000},
-                    "mode": {"type": "string", "enum": ["replace", "append"]},
-                    "acceptDialogs": {"type": "boolean"}
-                })
-            },
+            properties: r#"{
+                "ref": {"type": "string"},
+                "text": {"type": "string", "maxLength": 20000},
+                "mode": {"type": "string", "enum": ["replace", "append"]},
+                "acceptDialogs": {"type": "boolean"}
+            }"#,
             required: &["ref", "text"],
             tab: TabParam::Optional,
         },
@@ -757,7 +731,7 @@ pub static CATALOG: &[CatalogTool] = &[
         Offer {
             route: Route::Debugger(DebuggerTool::Screenshot),
             description: "PNG of the tab's viewport, shown to the user; you get its size.",
-            properties: no_properties,
+            properties: r#"{}"#,
             required: &[],
             tab: TabParam::Optional,
         },
@@ -769,12 +743,10 @@ pub static CATALOG: &[CatalogTool] = &[
         Offer {
             route: Route::Debugger(DebuggerTool::RunJavascript),
             description: "Run code (an async function body; return a JSON value) in the page; returns the value or the exception.",
-            properties: || {
-                json!({
-                    "code": {"type": "string", "minLength": 1, "maxLength": 20000},
-                    "acceptDialogs": {"type": "boolean"}
-                })
-            },
+            properties: r#"{
+                "code": {"type": "string", "minLength": 1, "maxLength": 20000},
+                "acceptDialogs": {"type": "boolean"}
+            }"#,
             required: &["code"],
             tab: TabParam::Optional,
         },
@@ -791,18 +763,16 @@ pub static CATALOG: &[CatalogTool] = &[
         Offer {
             route: Route::Engine,
             description: "Ask the user 1-3 questions, each with 2-3 likely answers. Call it alone.",
-            properties: || {
-                json!({"questions": {"type": "array", "maxItems": 3, "items": {
-                    "type": "object",
-                    "additionalProperties": false,
-                    "required": ["question", "options"],
-                    "properties": {
-                        "question": {"type": "string", "minLength": 1, "maxLength": 500},
-                        "options": {"type": "array", "maxItems": 3, "items":
-                            {"type": "string", "minLength": 1, "maxLength": 200}}
-                    }
-                }}})
-            },
+            properties: r#"{"questions": {"type": "array", "maxItems": 3, "items": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["question", "options"],
+                "properties": {
+                    "question": {"type": "string", "minLength": 1, "maxLength": 500},
+                    "options": {"type": "array", "maxItems": 3, "items":
+                        {"type": "string", "minLength": 1, "maxLength": 200}}
+                }
+            }}}"#,
             required: &["questions"],
             tab: TabParam::None,
         },
@@ -814,7 +784,7 @@ pub static CATALOG: &[CatalogTool] = &[
         Offer {
             route: Route::Engine,
             description: "Hand the user a step you must not do (sign-in, one-time code, payment, captcha); say what and where.",
-            properties: || json!({"instruction": {"type": "string", "minLength": 1, "maxLength": 1000}}),
+            properties: r#"{"instruction": {"type": "string", "minLength": 1, "maxLength": 1000}}"#,
             required: &["instruction"],
             tab: TabParam::Optional,
         },
@@ -826,13 +796,11 @@ pub static CATALOG: &[CatalogTool] = &[
         Offer {
             route: Route::Web(WebTool::Fetch),
             description: "GET an http(s) URL (no cookies) as readable text, 16k chars from start; head: headers only.",
-            properties: || {
-                json!({
-                    "url": {"type": "string", "minLength": 1, "maxLength": 4096},
-                    "start": {"type": "integer", "minimum": 0, "maximum": 10_000_000},
-                    "head": {"type": "boolean"}
-                })
-            },
+            properties: r#"{
+                "url": {"type": "string", "minLength": 1, "maxLength": 4096},
+                "start": {"type": "integer", "minimum": 0, "maximum": 10000000},
+                "head": {"type": "boolean"}
+            }"#,
             required: &["url"],
             tab: TabParam::None,
         },
@@ -845,7 +813,7 @@ pub static CATALOG: &[CatalogTool] = &[
             route: Route::Engine,
             description: "Add tools: memory (notes across chats), files (save documents, downloads), wait (for a page or a time).",
             // The description names the groups; an enum would say it twice.
-            properties: || json!({"group": {"type": "string", "maxLength": 40}}),
+            properties: r#"{"group": {"type": "string", "maxLength": 40}}"#,
             required: &["group"],
             tab: TabParam::None,
         },
@@ -857,7 +825,7 @@ pub static CATALOG: &[CatalogTool] = &[
         Offer {
             route: Route::Engine,
             description: "Read the note saved under key, or list the notes without one.",
-            properties: || json!({"key": {"type": "string", "minLength": 1, "maxLength": 100}}),
+            properties: r#"{"key": {"type": "string", "minLength": 1, "maxLength": 100}}"#,
             required: &[],
             tab: TabParam::None,
         },
@@ -870,12 +838,10 @@ pub static CATALOG: &[CatalogTool] = &[
         Offer {
             route: Route::Engine,
             description: "Save a note under key for later chats (replaces it; an empty value deletes it). Never save secrets.",
-            properties: || {
-                json!({
-                    "key": {"type": "string", "minLength": 1, "maxLength": 100},
-                    "value": {"type": "string", "maxLength": 4000}
-                })
-            },
+            properties: r#"{
+                "key": {"type": "string", "minLength": 1, "maxLength": 100},
+                "value": {"type": "string", "maxLength": 4000}
+            }"#,
             required: &["key", "value"],
             tab: TabParam::None,
         },
@@ -891,12 +857,10 @@ pub static CATALOG: &[CatalogTool] = &[
         Offer {
             route: Route::Engine,
             description: "Open an http(s) URL for the user in a tab beside this chat, or artifact:<filename> (an artifact of this chat) in its viewer; title optional.",
-            properties: || {
-                json!({
-                    "target": {"type": "string", "minLength": 1, "maxLength": 4096},
-                    "title": {"type": "string", "maxLength": 200}
-                })
-            },
+            properties: r#"{
+                "target": {"type": "string", "minLength": 1, "maxLength": 4096},
+                "title": {"type": "string", "maxLength": 200}
+            }"#,
             required: &["target"],
             tab: TabParam::None,
         },
@@ -909,13 +873,11 @@ pub static CATALOG: &[CatalogTool] = &[
         Offer {
             route: Route::Engine,
             description: "Save a document in this chat (Markdown, HTML, code, CSV, JSON); the user views and downloads it from its card.",
-            properties: || {
-                json!({
-                    "filename": {"type": "string", "minLength": 1, "maxLength": 160},
-                    "mime": {"type": "string", "maxLength": 120},
-                    "content": {"type": "string", "maxLength": 200_000}
-                })
-            },
+            properties: r#"{
+                "filename": {"type": "string", "minLength": 1, "maxLength": 160},
+                "mime": {"type": "string", "maxLength": 120},
+                "content": {"type": "string", "maxLength": 200000}
+            }"#,
             required: &["filename", "content"],
             tab: TabParam::None,
         },
@@ -932,13 +894,11 @@ pub static CATALOG: &[CatalogTool] = &[
         Offer {
             route: Route::Web(WebTool::Download),
             description: "Save an http(s) url, or an artifact of this chat by its filename, to the user's downloads; filename (no folders) names the file.",
-            properties: || {
-                json!({
-                    "url": {"type": "string", "minLength": 1, "maxLength": 4096},
-                    "artifact": {"type": "string", "minLength": 1, "maxLength": 160},
-                    "filename": {"type": "string", "minLength": 1, "maxLength": 160}
-                })
-            },
+            properties: r#"{
+                "url": {"type": "string", "minLength": 1, "maxLength": 4096},
+                "artifact": {"type": "string", "minLength": 1, "maxLength": 160},
+                "filename": {"type": "string", "minLength": 1, "maxLength": 160}
+            }"#,
             required: &[],
             tab: TabParam::None,
         },
@@ -951,13 +911,11 @@ pub static CATALOG: &[CatalogTool] = &[
         Offer {
             route: Route::Watch,
             description: "Wait until the page shows value (text), stops showing it (text_gone) or its URL contains it (url), for up to timeoutSeconds (default 300).",
-            properties: || {
-                json!({
-                    "condition": {"type": "string", "enum": ["text", "text_gone", "url"]},
-                    "value": {"type": "string", "minLength": 1, "maxLength": 1000},
-                    "timeoutSeconds": {"type": "integer", "minimum": 10, "maximum": 86_400}
-                })
-            },
+            properties: r#"{
+                "condition": {"type": "string", "enum": ["text", "text_gone", "url"]},
+                "value": {"type": "string", "minLength": 1, "maxLength": 1000},
+                "timeoutSeconds": {"type": "integer", "minimum": 10, "maximum": 86400}
+            }"#,
             required: &["condition", "value"],
             tab: TabParam::Optional,
         },
@@ -970,12 +928,10 @@ pub static CATALOG: &[CatalogTool] = &[
         Offer {
             route: Route::Engine,
             description: "Pause this run and continue it after delaySeconds (10 s to 7 days); reason tells the user why.",
-            properties: || {
-                json!({
-                    "delaySeconds": {"type": "integer", "minimum": 10, "maximum": 604_800},
-                    "reason": {"type": "string", "minLength": 1, "maxLength": 500}
-                })
-            },
+            properties: r#"{
+                "delaySeconds": {"type": "integer", "minimum": 10, "maximum": 604800},
+                "reason": {"type": "string", "minLength": 1, "maxLength": 500}
+            }"#,
             required: &["delaySeconds", "reason"],
             tab: TabParam::None,
         },

@@ -129,3 +129,29 @@ fn every_offered_tool_registers_and_is_offered_at_every_level() {
     assert!(no_debugger.get("click_trusted").is_none());
     assert!(no_debugger.get("click").is_some());
 }
+
+#[test]
+fn every_offered_tools_properties_are_a_json_object() {
+    for row in CATALOG {
+        if let Some(offer) = row.offer {
+            let parsed: Result<Value, _> = serde_json::from_str(offer.properties);
+            assert!(matches!(parsed, Ok(Value::Object(_))), "{}: {parsed:?}", row.name);
+        }
+    }
+}
+
+#[test]
+fn schema_maxima_are_the_protocols_bounds() {
+    let maximum = |tool: &str, param: &str| {
+        let row = CATALOG.iter().find(|row| row.name == tool).and_then(|row| row.descriptor());
+        row.and_then(|d| d.parameters["properties"][param]["maximum"].as_u64())
+    };
+    assert_eq!(
+        maximum("read_page", "maxTokens"),
+        Some(u64::from(panelot_protocol::content::SNAPSHOT_MAX_TOKENS))
+    );
+    assert_eq!(
+        maximum("wait_for", "timeMs"),
+        Some(u64::from(panelot_protocol::content::WAIT_FOR_MAX_MS))
+    );
+}
