@@ -26,9 +26,9 @@ mod activity;
 #[allow(unreachable_pub)]
 mod app;
 #[allow(unreachable_pub)]
-mod artifact;
-#[allow(unreachable_pub)]
 mod approval_card;
+#[allow(unreachable_pub)]
+mod artifact;
 #[allow(unreachable_pub)]
 mod cards;
 #[allow(unreachable_pub)]
