@@ -14,7 +14,6 @@ mod op_queue;
 
 use std::cell::Cell;
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
@@ -36,6 +35,7 @@ use crate::env::AbortSignal;
 use crate::model::ModelEvent;
 use crate::model::ModelResponse;
 use crate::model::ProviderError;
+use crate::sorted_map::SortedMap;
 use crate::store::Store;
 use crate::store::StoreError;
 use crate::target::ResolvedTarget;
@@ -86,7 +86,7 @@ struct Inner<S: Store, H: HostIo> {
     queue: RefCell<VecDeque<(Input, Option<Ticket>)>>,
     draining: Cell<bool>,
     op_queue: RefCell<OpQueue>,
-    aborts: RefCell<BTreeMap<EffectId, AbortHandle>>,
+    aborts: RefCell<SortedMap<EffectId, AbortHandle>>,
     /// The time a wake-up is already armed for.
     tick_at: Cell<Option<u64>>,
 }
@@ -118,7 +118,7 @@ impl<S: Store, H: HostIo> Driver<S, H> {
                 queue: RefCell::new(VecDeque::new()),
                 draining: Cell::new(false),
                 op_queue: RefCell::new(OpQueue::new()),
-                aborts: RefCell::new(BTreeMap::new()),
+                aborts: RefCell::new(SortedMap::new()),
                 tick_at: Cell::new(None),
             }),
         }

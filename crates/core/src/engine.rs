@@ -35,8 +35,6 @@ mod turns;
 mod vault;
 mod waits;
 
-use std::collections::BTreeMap;
-use std::collections::BTreeSet;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
@@ -118,6 +116,7 @@ use crate::settings::PermissionState;
 use crate::snapshot::EarlierError;
 use crate::snapshot::LoadError;
 use crate::snapshot::load_thread_view;
+use crate::sorted_map::SortedMap;
 use crate::store::RunRecord;
 use crate::store::Store;
 use crate::store::StoreError;
@@ -144,9 +143,9 @@ pub struct Engine<S: Store> {
     /// The activity every UI was last told about (`activity.updated`).
     activity: Vec<ThreadActivity>,
     /// Threads a notification was shown for, until they stop waiting.
-    notified: BTreeSet<ThreadId>,
+    notified: SortedMap<ThreadId, ()>,
     /// When each thread's running turn started, for the notice of a long turn that ended.
-    running_since: BTreeMap<ThreadId, u64>,
+    running_since: SortedMap<ThreadId, u64>,
 }
 
 impl<S: Store> std::fmt::Debug for Engine<S> {
@@ -170,8 +169,8 @@ impl<S: Store> Engine<S> {
             in_flight: InFlightTable::default(),
             follow_ups: VecDeque::new(),
             activity: Vec::new(),
-            notified: BTreeSet::new(),
-            running_since: BTreeMap::new(),
+            notified: SortedMap::new(),
+            running_since: SortedMap::new(),
         }
     }
 
@@ -718,14 +717,14 @@ impl<S: Store> Engine<S> {
         let running = |list: &[ThreadActivity], thread: &ThreadId| {
             list.iter().any(|a| &a.thread_id == thread && a.running)
         };
-        for thread in self.notified.clone() {
+        for (thread, ()) in self.notified.clone() {
             if waiting(activity, &thread) == 0 {
                 self.notified.remove(&thread);
                 out.effects.push(Effect::Notify { thread_id: thread, notice: None });
             }
         }
         for started in activity.iter().filter(|a| a.running) {
-            self.running_since.entry(started.thread_id.clone()).or_insert(now_ms);
+            self.running_since.get_or_insert_with(started.thread_id.clone(), || now_ms);
         }
         // A turn that ran long (it waited for the user, or just worked a while) and ended while
         // nobody watched says so: the user may have gone elsewhere meanwhile.
@@ -773,7 +772,7 @@ impl<S: Store> Engine<S> {
                 (None, None) => notices::Waiting::Finished,
             };
             if !matches!(what, notices::Waiting::Finished) {
-                self.notified.insert(thread.clone());
+                self.notified.insert(thread.clone(), ());
             }
             let notice = notices::notice(language, &title, &what);
             out.effects.push(Effect::Notify { thread_id: thread, notice: Some(notice) });

@@ -21,7 +21,8 @@
 //! * [`context`]: the model's view of a thread, with untrusted content fenced.
 //! * [`model`]: provider-neutral model requests and streams, implemented by `panelot-providers`;
 //!   [`env`]: clock, ids and cancellation; [`combinators`]: race and join without a runtime;
-//!   [`sort`]: stable sorting by an integer key, compiled once.
+//!   [`sort`]: stable sorting by an integer key, compiled once; [`sorted_map`]: small maps
+//!   without a B-tree.
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
@@ -41,6 +42,7 @@ pub mod settings;
 mod sim;
 pub mod snapshot;
 pub mod sort;
+pub mod sorted_map;
 pub mod store;
 pub mod taint;
 pub mod target;

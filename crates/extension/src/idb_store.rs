@@ -17,6 +17,7 @@
 mod requests;
 
 use js_sys::Array;
+use panelot_core::sorted_map::SortedMap;
 use panelot_core::store::NodeLink;
 use panelot_core::store::NodeRecord;
 use panelot_core::store::Receipt;
@@ -414,7 +415,7 @@ impl PackedLinks {
 /// end, so a unit appending many nodes (a fork) stays linear.
 #[derive(Debug, Default)]
 struct TreeCache {
-    threads: std::collections::BTreeMap<ThreadId, PackedLinks>,
+    threads: SortedMap<ThreadId, PackedLinks>,
 }
 
 impl TreeCache {

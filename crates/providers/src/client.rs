@@ -27,7 +27,6 @@ mod verify;
 
 use std::cell::Cell;
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 
 use panelot_core::env::AbortSignal;
 use panelot_core::model::LocalFuture;
@@ -36,6 +35,7 @@ use panelot_core::model::ModelEvent;
 use panelot_core::model::ModelRequest;
 use panelot_core::model::ModelResponse;
 use panelot_core::model::ProviderError;
+use panelot_core::sorted_map::SortedMap;
 use panelot_protocol::engine::ProviderErrorKind;
 
 use crate::connection::Connection;
@@ -101,9 +101,9 @@ pub struct ProviderClient<H, T> {
     timer: T,
     vault: VaultKey,
     config: ClientConfig,
-    connections: RefCell<BTreeMap<String, Connection>>,
+    connections: RefCell<SortedMap<String, Connection>>,
     /// Index of the key to use first, per connection id.
-    sticky_keys: RefCell<BTreeMap<String, usize>>,
+    sticky_keys: RefCell<SortedMap<String, usize>>,
     /// xorshift state for jitter.
     jitter: Cell<u64>,
 }
@@ -118,8 +118,8 @@ impl<H: Http, T: Timer> ProviderClient<H, T> {
             timer,
             vault,
             config,
-            connections: RefCell::new(BTreeMap::new()),
-            sticky_keys: RefCell::new(BTreeMap::new()),
+            connections: RefCell::new(SortedMap::new()),
+            sticky_keys: RefCell::new(SortedMap::new()),
             jitter: Cell::new(seed),
         }
     }
@@ -127,8 +127,10 @@ impl<H: Http, T: Timer> ProviderClient<H, T> {
     /// Replaces the connections (after the setting changed). The sticky key of a connection is
     /// kept while its key list is unchanged.
     pub fn set_connections(&self, connections: impl IntoIterator<Item = Connection>) {
-        let new: BTreeMap<String, Connection> =
-            connections.into_iter().map(|conn| (conn.id.clone(), conn)).collect();
+        let mut new = SortedMap::new();
+        for conn in connections {
+            new.insert(conn.id.clone(), conn);
+        }
         let old = self.connections.replace(new);
         let current = self.connections.borrow();
         self.sticky_keys.borrow_mut().retain(|id, _| {

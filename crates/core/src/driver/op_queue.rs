@@ -3,8 +3,6 @@
 //! refused at once with `overloaded` (not receipted: a resend later is judged afresh), so a
 //! flooding client cannot grow the worker's memory without bound.
 
-use std::collections::BTreeMap;
-
 use panelot_protocol::AgentEvent;
 use panelot_protocol::EventFrame;
 use panelot_protocol::SubmissionId;
@@ -12,6 +10,8 @@ use panelot_protocol::ThreadId;
 use panelot_protocol::engine::CommandRejectedEvent;
 use panelot_protocol::engine::ErrorCode;
 use serde::Deserialize;
+
+use crate::sorted_map::SortedMap;
 
 /// Commands that may wait per thread.
 pub const OP_QUEUE_CAPACITY: usize = 32;
@@ -31,7 +31,7 @@ pub struct Ticket(Option<ThreadId>);
 /// Counts of waiting commands per thread.
 #[derive(Debug, Default)]
 pub struct OpQueue {
-    waiting: BTreeMap<ThreadId, usize>,
+    waiting: SortedMap<ThreadId, usize>,
 }
 
 impl OpQueue {
@@ -50,7 +50,7 @@ impl OpQueue {
         let Ok(thread) = ThreadId::new(thread) else {
             return Ok(Ticket(None));
         };
-        let waiting = self.waiting.entry(thread.clone()).or_insert(0);
+        let waiting = self.waiting.get_or_insert_with(thread.clone(), || 0);
         if *waiting >= OP_QUEUE_CAPACITY {
             let submission = submission_id.and_then(|s| SubmissionId::new(s).ok());
             let Some(submission_id) = submission else {

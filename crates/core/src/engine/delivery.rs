@@ -6,8 +6,6 @@
 
 mod deltas;
 
-use std::collections::BTreeMap;
-
 use panelot_protocol::AgentEvent;
 use panelot_protocol::EventFrame;
 use panelot_protocol::ThreadId;
@@ -21,6 +19,7 @@ use super::outbox::Outbox;
 use super::outbox::PortId;
 use crate::session::Session;
 use crate::session::SessionStep;
+use crate::sorted_map::SortedMap;
 
 /// The sender of events the loop causes (no port asked for them).
 const NO_SENDER: PortId = PortId::MAX;
@@ -35,8 +34,8 @@ struct PortState {
 #[derive(Debug)]
 pub(crate) struct Delivery {
     epoch: u64,
-    ports: BTreeMap<PortId, PortState>,
-    sequences: BTreeMap<ThreadId, u64>,
+    ports: SortedMap<PortId, PortState>,
+    sequences: SortedMap<ThreadId, u64>,
     deltas: DeltaBuffer,
 }
 
@@ -45,8 +44,8 @@ impl Delivery {
     pub(crate) fn new(epoch: u64) -> Delivery {
         Delivery {
             epoch,
-            ports: BTreeMap::new(),
-            sequences: BTreeMap::new(),
+            ports: SortedMap::new(),
+            sequences: SortedMap::new(),
             deltas: DeltaBuffer::default(),
         }
     }
@@ -156,7 +155,7 @@ impl Delivery {
     }
 
     fn next_cursor(&mut self, thread: &ThreadId) -> StreamCursor {
-        let sequence = self.sequences.entry(thread.clone()).or_insert(0);
+        let sequence = self.sequences.get_or_insert_with(thread.clone(), || 0);
         *sequence += 1;
         StreamCursor { thread_id: thread.clone(), epoch: self.epoch, sequence: *sequence }
     }

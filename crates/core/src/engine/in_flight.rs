@@ -1,8 +1,6 @@
 //! Effects the host is running for the engine, by id, with what each belongs to: a late result
 //! of an effect that was aborted or belongs to a run that ended finds no owner and is dropped.
 
-use std::collections::BTreeMap;
-
 use panelot_protocol::ConnectionId;
 use panelot_protocol::RunId;
 use panelot_protocol::SubmissionId;
@@ -10,6 +8,7 @@ use panelot_protocol::ThreadId;
 
 use super::outbox::EffectId;
 use super::outbox::PortId;
+use crate::sorted_map::SortedMap;
 
 /// What an effect in flight belongs to.
 #[derive(Debug, Clone)]
@@ -43,13 +42,13 @@ impl InFlight {
 /// The effects in flight.
 #[derive(Debug)]
 pub(crate) struct InFlightTable {
-    owners: BTreeMap<EffectId, InFlight>,
+    owners: SortedMap<EffectId, InFlight>,
     next: EffectId,
 }
 
 impl Default for InFlightTable {
     fn default() -> Self {
-        InFlightTable { owners: BTreeMap::new(), next: 1 }
+        InFlightTable { owners: SortedMap::new(), next: 1 }
     }
 }
 

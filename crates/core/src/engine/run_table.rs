@@ -1,9 +1,6 @@
 //! The open runs, mirroring the store (changed only after a commit, from the unit that was
 //! committed), with the streaming state of their model calls and what snapshots show of them.
 
-use std::collections::BTreeMap;
-use std::collections::BTreeSet;
-
 use panelot_protocol::RunId;
 use panelot_protocol::ThreadId;
 use panelot_protocol::engine::ActiveTurn;
@@ -20,6 +17,7 @@ use panelot_protocol::engine::TurnKind;
 use super::machine::stream::LiveRun;
 use super::waits;
 use crate::sort::sort_by_u64_key;
+use crate::sorted_map::SortedMap;
 use crate::store::RunRecord;
 use crate::store::ToolCallStatus;
 use crate::store::WriteOp;
@@ -27,21 +25,21 @@ use crate::store::WriteOp;
 /// Open runs and their live streams.
 #[derive(Debug)]
 pub(crate) struct RunTable {
-    runs: BTreeMap<RunId, RunRecord>,
-    live: BTreeMap<RunId, LiveRun>,
+    runs: SortedMap<RunId, RunRecord>,
+    live: SortedMap<RunId, LiveRun>,
     next_seq: u64,
     /// First turns whose thread gets a generated title once their first model call ended (so
     /// the title call never competes with the turn's own first call).
-    titles_pending: BTreeSet<RunId>,
+    titles_pending: SortedMap<RunId, ()>,
 }
 
 impl Default for RunTable {
     fn default() -> Self {
         RunTable {
-            runs: BTreeMap::new(),
-            live: BTreeMap::new(),
+            runs: SortedMap::new(),
+            live: SortedMap::new(),
             next_seq: 1,
-            titles_pending: BTreeSet::new(),
+            titles_pending: SortedMap::new(),
         }
     }
 }
@@ -231,7 +229,7 @@ impl RunTable {
     /// What every thread with some activity is doing (running, waiting for the user), by
     /// thread id: what thread lists badge.
     pub(crate) fn activity(&self) -> Vec<ThreadActivity> {
-        let mut by_thread: BTreeMap<&ThreadId, ThreadActivity> = BTreeMap::new();
+        let mut by_thread: SortedMap<&ThreadId, ThreadActivity> = SortedMap::new();
         for run in self.runs.values() {
             let waits_approval = run.approval.is_some();
             let waits_answer =
@@ -241,7 +239,7 @@ impl RunTable {
             if !(running || waits_approval || waits_answer) {
                 continue;
             }
-            let entry = by_thread.entry(&run.thread_id).or_insert_with(|| ThreadActivity {
+            let entry = by_thread.get_or_insert_with(&run.thread_id, || ThreadActivity {
                 thread_id: run.thread_id.clone(),
                 running: false,
                 pending_approvals: 0,
@@ -289,12 +287,12 @@ impl RunTable {
 
     /// The thread of `run` gets a title once its first model call has ended.
     pub(crate) fn title_after_first_answer(&mut self, run: &RunId) {
-        self.titles_pending.insert(run.clone());
+        self.titles_pending.insert(run.clone(), ());
     }
 
     /// Whether the run's thread was waiting for a title (it no longer is).
     pub(crate) fn take_title(&mut self, run: &RunId) -> bool {
-        self.titles_pending.remove(run)
+        self.titles_pending.remove(run).is_some()
     }
 }
 

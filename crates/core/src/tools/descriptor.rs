@@ -1,13 +1,12 @@
 //! What the loop knows about each tool ([`ToolDescriptor`]) and the registry of the tools an
 //! engine offers ([`ToolRegistry`]).
 
-use std::collections::BTreeMap;
-
 use panelot_protocol::engine::Provenance;
 use panelot_protocol::engine::ToolLevel;
 use panelot_protocol::engine::Trust;
 
 use crate::model::ToolSpec;
+use crate::sorted_map::SortedMap;
 
 /// Tools offered only once a thread asks for them with `load_tools` (or the user's settings
 /// switch them on), so their specs are not paid on every model call of every turn that never
@@ -168,7 +167,7 @@ pub enum RegistryError {
 /// The tools of an engine, by name.
 #[derive(Debug, Clone, Default)]
 pub struct ToolRegistry {
-    tools: BTreeMap<String, ToolDescriptor>,
+    tools: SortedMap<String, ToolDescriptor>,
 }
 
 impl ToolRegistry {

@@ -118,7 +118,7 @@ pub(crate) fn answered(
             .ok()
             .filter(serde_json::Value::is_object)
             .unwrap_or(serde_json::Value::Null);
-        let streamed = live.calls.get(&(index as u32)).cloned();
+        let streamed = live.call_item(index as u32).cloned();
         let item = streamed.clone().unwrap_or_else(|| new_item_id(cx.env));
         let tool = cx.tools.get(&call.name);
         let node = chain.push_new(

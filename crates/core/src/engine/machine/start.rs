@@ -1,8 +1,6 @@
 //! A queued run starts: its message and turn context join the thread, its taint ledger is
 //! rebuilt from the page content already on the thread's path, and the first model call follows.
 
-use std::collections::BTreeMap;
-
 use panelot_protocol::AgentEvent;
 use panelot_protocol::NodeId;
 use panelot_protocol::engine::Provenance;
@@ -98,16 +96,22 @@ pub(crate) fn start_run(
 /// and turns.
 pub(crate) fn ledger_of_path(path: &[NodeRecord], tools: &ToolRegistry) -> TaintLedger {
     let mut ledger = TaintLedger::new();
-    let mut names: BTreeMap<&str, &str> = BTreeMap::new();
+    // Call ids and their tool names, in path order. A list rather than a map (a map of these
+    // types compiled its own B-tree into the engine wasm): a result follows its call within the
+    // same answer's few calls, so the search from the end is short, and it finds the latest call
+    // with the id, as a map's last insert would.
+    let mut names: Vec<(&str, &str)> = Vec::new();
     let mut results = Vec::new();
     for node in path {
         match &node.body {
             NodeBody::UserMessage { input, .. } => ledger.record_user(&input.text),
             NodeBody::ToolCall { call_id, tool_name, .. } => {
-                names.insert(call_id, tool_name);
+                names.push((call_id, tool_name));
             }
             NodeBody::ToolResult { call_id, content_for_model, source, .. } => {
-                let Some(name) = names.get(call_id.as_str()) else { continue };
+                let Some((_, name)) = names.iter().rev().find(|(id, _)| id == call_id) else {
+                    continue;
+                };
                 let provenance = tools.get(name).map_or(Provenance::Page, |t| t.result_provenance);
                 if matches!(provenance, Provenance::Page | Provenance::Mcp) {
                     let source = match provenance {

@@ -2,8 +2,6 @@
 //! (`item.start`, `item.delta`), kept in a [`LiveRun`] that is never stored: a restart cuts the
 //! stream, and recovery parks the run as interrupted.
 
-use std::collections::BTreeMap;
-
 use panelot_protocol::AgentEvent;
 use panelot_protocol::ItemId;
 use panelot_protocol::NodeId;
@@ -31,10 +29,26 @@ use crate::tools::ToolRegistry;
 pub(crate) struct LiveRun {
     pub(crate) text: Option<(ItemId, String)>,
     pub(crate) reasoning: Option<(ItemId, String)>,
-    pub(crate) calls: BTreeMap<u32, ItemId>,
+    /// The item of each streamed tool call, by the call's index in the answer. A list rather
+    /// than a map: an answer has a few calls, and a map of these types compiled its own B-tree
+    /// into the engine wasm.
+    calls: Vec<(u32, ItemId)>,
 }
 
 impl LiveRun {
+    /// The item of the streamed tool call at `index`.
+    pub(crate) fn call_item(&self, index: u32) -> Option<&ItemId> {
+        self.calls.iter().find(|(at, _)| *at == index).map(|(_, item)| item)
+    }
+
+    /// Records the item of the tool call at `index`, replacing one recorded before.
+    fn set_call_item(&mut self, index: u32, item: ItemId) {
+        match self.calls.iter_mut().find(|(at, _)| *at == index) {
+            Some((_, slot)) => *slot = item,
+            None => self.calls.push((index, item)),
+        }
+    }
+
     /// The answer streamed so far, as the node that keeps it when the stream is cut (no usage:
     /// the provider never reported any).
     pub(crate) fn partial_answer(&self, model: &str) -> Option<NodeBody> {
@@ -83,7 +97,7 @@ impl LiveRun {
                 ItemDelta { reasoning: Some(text), ..ItemDelta::default() },
             ),
             ModelEvent::ToolCallStarted { index, name } => {
-                self.calls.insert(index, new_item.clone());
+                self.set_call_item(index, new_item.clone());
                 let meta = tool_meta(tools, &name, None);
                 return vec![start(run, new_item, ItemKind::ToolCall, meta)];
             }
