@@ -25,7 +25,6 @@ use super::decision::ResultBody;
 use super::outbox::ToolInvocation;
 use super::outbox::ToolOutcome;
 use super::reads;
-use crate::store::NodeBody;
 use crate::store::NodeRecord;
 use crate::store::Store;
 use crate::store::StoreError;
@@ -42,20 +41,9 @@ pub(crate) struct Artifact {
 /// The artifacts saved on `path` (calls whose result worked), oldest first.
 pub(crate) fn saved(path: &[NodeRecord]) -> Vec<Artifact> {
     let mut found = Vec::new();
-    for (at, record) in path.iter().enumerate() {
-        let NodeBody::ToolCall { tool_name, call_id, params: args, .. } = &record.body else {
-            continue;
-        };
-        if tool_name != catalog::ARTIFACT_CREATE {
-            continue;
-        }
-        let worked = path[at..].iter().any(|later| {
-            matches!(&later.body, NodeBody::ToolResult { call_id: id, ok: true, .. } if id == call_id)
-        });
+    for args in reads::worked_calls(path, catalog::ARTIFACT_CREATE) {
         let text = |name: &str| args.get(name).and_then(Value::as_str);
-        if let (true, Some(filename), Some(content)) =
-            (worked, text(params::FILENAME), text(params::CONTENT))
-        {
+        if let (Some(filename), Some(content)) = (text(params::FILENAME), text(params::CONTENT)) {
             found.push(Artifact {
                 filename: filename.to_owned(),
                 mime: text(params::MIME).map(str::to_owned),

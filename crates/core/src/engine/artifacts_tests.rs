@@ -9,6 +9,7 @@ use serde_json::json;
 
 use super::*;
 use crate::engine::outbox::ToolStatus;
+use crate::store::NodeBody;
 use crate::store::conformance::text_node;
 
 fn said(outcome: &ToolOutcome) -> String {

@@ -23,7 +23,6 @@ use crate::settings::MemoryNote;
 use crate::settings::NotePut;
 use crate::settings::put_note;
 use crate::settings::remove_note;
-use crate::store::NodeBody;
 use crate::store::NodeRecord;
 use crate::store::Store;
 use crate::store::StoreError;
@@ -236,16 +235,9 @@ pub(crate) fn opened(open: &OpenTarget, delivered: bool) -> ToolOutcome {
 /// The groups a thread loaded: each `load_tools` call on `path` whose result says it worked.
 pub(crate) fn loaded_groups(path: &[NodeRecord]) -> Vec<ToolGroup> {
     let mut groups = Vec::new();
-    for (at, record) in path.iter().enumerate() {
-        let NodeBody::ToolCall { tool_name, call_id, params, .. } = &record.body else { continue };
-        if tool_name != LOAD_TOOLS {
-            continue;
-        }
-        let worked = path[at..].iter().any(|later| {
-            matches!(&later.body, NodeBody::ToolResult { call_id: id, ok: true, .. } if id == call_id)
-        });
+    for params in reads::worked_calls(path, LOAD_TOOLS) {
         let group = params.get("group").and_then(Value::as_str).and_then(ToolGroup::parse);
-        if let (true, Some(group)) = (worked, group)
+        if let Some(group) = group
             && !groups.contains(&group)
         {
             groups.push(group);

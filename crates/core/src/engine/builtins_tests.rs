@@ -8,6 +8,7 @@ use serde_json::json;
 
 use super::*;
 use crate::engine::outbox::ToolStatus;
+use crate::store::NodeBody;
 use crate::store::conformance::text_node;
 
 fn text(outcome: &ToolOutcome) -> String {

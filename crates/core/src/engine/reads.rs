@@ -12,6 +12,7 @@ use super::machine::chain::ThreadState;
 use super::run_table::RunTable;
 use super::vault::ConnectionVault;
 use crate::env::Env;
+use crate::store::NodeBody;
 use crate::store::NodeRecord;
 use crate::store::Store;
 use crate::store::StoreError;
@@ -67,4 +68,22 @@ pub(crate) async fn path_to(
     };
     let ids = state.tree.path_to(leaf).map_err(|err| StoreError::Corrupt(err.to_string()))?;
     store.nodes(&state.meta.id, &ids).await
+}
+
+/// The parameters of each call to `tool` on `path` whose result worked, in order: what a
+/// thread's `load_tools` loaded, the artifacts it saved.
+pub(crate) fn worked_calls<'p>(
+    path: &'p [NodeRecord],
+    tool: &'p str,
+) -> impl Iterator<Item = &'p serde_json::Value> + 'p {
+    path.iter().enumerate().filter_map(move |(at, record)| {
+        let NodeBody::ToolCall { tool_name, call_id, params, .. } = &record.body else {
+            return None;
+        };
+        let worked = tool_name == tool
+            && path[at..].iter().any(|later| {
+                matches!(&later.body, NodeBody::ToolResult { call_id: id, ok: true, .. } if id == call_id)
+            });
+        worked.then_some(params)
+    })
 }
