@@ -26,8 +26,13 @@ fn write_canonical(value: &Value, out: &mut String) {
             out.push(']');
         }
         Value::Object(fields) => {
-            let mut keys: Vec<&String> = fields.keys().collect();
-            keys.sort();
+            // Sorted by inserting each key at its place (a map's keys are distinct): `sort` would
+            // compile a stable sort of its own into the engine wasm only for this.
+            let mut keys: Vec<&String> = Vec::with_capacity(fields.len());
+            for key in fields.keys() {
+                let at = keys.binary_search(&key).unwrap_or_else(|at| at);
+                keys.insert(at, key);
+            }
             out.push('{');
             for (idx, key) in keys.into_iter().enumerate() {
                 if idx > 0 {

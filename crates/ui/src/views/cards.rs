@@ -94,7 +94,7 @@ pub(crate) fn InteractionCard() -> impl IntoView {
                             <header>{t(Msg::QuestionTitle)}</header>
                             {rows}
                             <div class="actions">
-                                <button class="answer" on:click=submit>{t(Msg::Answer)}</button>
+                                <button class="answer btn-primary" on:click=submit>{t(Msg::Answer)}</button>
                                 <button on:click=skip>{t(Msg::Skip)}</button>
                             </div>
                         </section>
@@ -110,7 +110,7 @@ pub(crate) fn InteractionCard() -> impl IntoView {
                             <header>{t(Msg::UserActionTitle)}</header>
                             <p>{instruction}</p>
                             <div class="actions">
-                                <button class="answer" on:click=done>{t(Msg::Done)}</button>
+                                <button class="answer btn-primary" on:click=done>{t(Msg::Done)}</button>
                                 <button on:click=skip>{t(Msg::Skip)}</button>
                             </div>
                         </section>
@@ -147,7 +147,7 @@ pub(crate) fn InteractionCard() -> impl IntoView {
                             <p>{reason}</p>
                             <p class="reason">{when}</p>
                             <div class="actions">
-                                <button class="answer" on:click=now>{t(Msg::ContinueNow)}</button>
+                                <button class="answer btn-primary" on:click=now>{t(Msg::ContinueNow)}</button>
                                 <button on:click=skip>{t(Msg::Cancel)}</button>
                             </div>
                         </section>
