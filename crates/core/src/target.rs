@@ -245,12 +245,14 @@ impl RunRoute {
         self.blocked.contains(&tab)
     }
 
-    /// A call acted on `tab` (a write when `wrote`), which was at `url` titled `title` (empty:
-    /// unknown, the last known one stays).
+    /// A call acted on `tab` (a write when `wrote`), which was at `url` titled `title` (either
+    /// empty: unknown, the last known one stays).
     pub fn touch(&mut self, tab: u32, url: &str, title: &str, wrote: bool) {
         match self.touched.iter_mut().find(|t| t.tab == tab) {
             Some(seen) => {
-                seen.url = url.to_owned();
+                if !url.is_empty() {
+                    seen.url = url.to_owned();
+                }
                 if !title.is_empty() {
                     seen.title = title.to_owned();
                 }
@@ -292,6 +294,21 @@ fn push_bounded(list: &mut Vec<u32>, tab: u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_touch_keeps_what_it_does_not_know() {
+        let mut route = RunRoute::default();
+        route.touch(4, "https://a.example/", "A", false);
+        route.touch(4, "", "", true);
+        route.touch(4, "https://a.example/next", "", false);
+        let seen = TabTouch {
+            tab: 4,
+            url: "https://a.example/next".into(),
+            title: "A".into(),
+            wrote: true,
+        };
+        assert_eq!(route.touched, [seen]);
+    }
 
     #[test]
     fn the_named_tab_wins_then_the_runs_then_the_messages() {
