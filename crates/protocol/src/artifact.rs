@@ -1,7 +1,8 @@
 //! Artifacts (documents the agent saves in a thread with `artifact_create`), as the engine and
 //! the UI both read them from the call's parameters: what kind of document a filename and
-//! optional MIME type make (how a viewer shows it), the type a download is saved with, and
-//! which names can name a file. Not a wire type: nothing here changes a schema hash.
+//! optional MIME type make (how a viewer shows it), the type a download is saved with, which
+//! names can name a file, and how a name or a document travels in a URL. Not a wire type:
+//! nothing here changes a schema hash.
 
 /// The parameters of an `artifact_create` call (and of nothing else).
 pub mod params {
@@ -145,6 +146,20 @@ pub fn filename_problem(name: &str) -> Option<String> {
         return Some(format!("\"{name}\" is not a file name"));
     }
     None
+}
+
+/// `text` percent-encoded as `encodeURIComponent` does: for a `data:` URL of a document, or an
+/// artifact's name in a query.
+pub fn percent_encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-_.!~*'()".contains(&byte) {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
 }
 
 #[cfg(test)]

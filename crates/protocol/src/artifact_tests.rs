@@ -38,3 +38,10 @@ fn names_with_folders_controls_or_reserved_characters_are_refused() {
     assert!(filename_problem(&"a".repeat(161)).is_some());
     assert_eq!(filename_problem(&"a".repeat(160)), None);
 }
+
+#[test]
+fn percent_encoding_keeps_what_encode_uri_component_keeps() {
+    assert_eq!(percent_encode("a b&c.html"), "a%20b%26c.html");
+    assert_eq!(percent_encode("# Hi, ü&%"), "%23%20Hi%2C%20%C3%BC%26%25");
+    assert_eq!(percent_encode("-_.!~*'()"), "-_.!~*'()");
+}

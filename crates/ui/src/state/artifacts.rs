@@ -6,6 +6,7 @@
 
 use panelot_protocol::artifact::ArtifactKind;
 use panelot_protocol::artifact::params;
+use panelot_protocol::artifact::percent_encode;
 use panelot_protocol::engine::CallOutcome;
 
 use super::thread_view::Entry;
@@ -94,9 +95,13 @@ pub fn size_text(bytes: usize) -> String {
 
 /// The chat page's address showing `shown` of `thread`: `chat.html?thread=…&artifact=…[&item=…]`.
 pub fn chat_url(thread: &str, shown: &Shown) -> String {
-    let mut url = format!("chat.html?thread={}&artifact={}", encode(thread), encode(&shown.name));
+    let mut url = format!(
+        "chat.html?thread={}&artifact={}",
+        percent_encode(thread),
+        percent_encode(&shown.name)
+    );
     if let Some(item) = &shown.item_id {
-        url.push_str(&format!("&item={}", encode(item)));
+        url.push_str(&format!("&item={}", percent_encode(item)));
     }
     url
 }
@@ -105,19 +110,6 @@ pub fn chat_url(thread: &str, shown: &Shown) -> String {
 pub fn from_query(artifact: Option<String>, item: Option<String>) -> Option<Shown> {
     let name = artifact.filter(|name| !name.is_empty())?;
     Some(Shown { name, item_id: item.filter(|item| !item.is_empty()) })
-}
-
-/// `text` percent-encoded for a query value.
-fn encode(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for byte in text.bytes() {
-        if byte.is_ascii_alphanumeric() || b"-_.~".contains(&byte) {
-            out.push(char::from(byte));
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
 }
 
 #[cfg(test)]

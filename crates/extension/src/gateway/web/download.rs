@@ -167,17 +167,9 @@ pub(crate) fn plan_of(params: &Value) -> Result<Plan, String> {
     }
 }
 
-/// A `data:` URL of `content` typed `mime`, percent-encoded as `encodeURIComponent` does.
+/// A `data:` URL of `content` typed `mime`.
 pub(crate) fn data_url(mime: &str, content: &str) -> String {
-    let mut url = format!("data:{mime},");
-    for byte in content.bytes() {
-        if byte.is_ascii_alphanumeric() || b"-_.!~*'()".contains(&byte) {
-            url.push(char::from(byte));
-        } else {
-            url.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    url
+    format!("data:{mime},{}", panelot_protocol::artifact::percent_encode(content))
 }
 
 /// What the model is told about a download as the browser last reported it.
