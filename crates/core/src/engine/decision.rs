@@ -16,6 +16,8 @@ use super::outbox::Effect;
 use super::outbox::ToolOutcome;
 use crate::model::ModelRequest;
 use crate::model::ModelResponse;
+use crate::store::RunRecord;
+use crate::store::ToolCallRecord;
 use crate::store::UnitOfWork;
 use crate::target::ResolvedTarget;
 use crate::target::TargetRequest;
@@ -115,6 +117,25 @@ pub(crate) enum EffectRequest {
     Watch { run: RunId, index: usize, call: super::outbox::ToolInvocation },
     /// An effect nobody answers (a highlight).
     Plain(Effect),
+}
+
+/// What the host is given to run (or watch with) the run's call `call`; `ref_document` is the
+/// document its refs came from, when known.
+pub(crate) fn invocation(
+    run: &RunRecord,
+    call: ToolCallRecord,
+    ref_document: Option<String>,
+) -> super::outbox::ToolInvocation {
+    super::outbox::ToolInvocation {
+        thread_id: run.thread_id.clone(),
+        run_id: run.id.clone(),
+        call_id: call.call_id,
+        tool: call.tool_name,
+        params: call.params,
+        dispatch: call.dispatches,
+        target: call.target,
+        ref_document,
+    }
 }
 
 /// The outcome of a command: the unit to commit with its receipt, and events.

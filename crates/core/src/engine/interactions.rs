@@ -25,10 +25,10 @@ use super::decision::EffectRequest;
 use super::decision::FollowUp;
 use super::decision::ResultBody;
 use super::decision::Step;
+use super::decision::invocation;
 use super::decision::run_ack;
 use super::machine::Cx;
 use super::machine::chain::ThreadState;
-use super::outbox::ToolInvocation;
 use super::outbox::ToolOutcome;
 use crate::runs::transitions::move_run;
 use crate::store::InteractionRecord;
@@ -135,17 +135,7 @@ pub(crate) fn watch_effect(run: &RunRecord) -> Option<EffectRequest> {
         return None;
     }
     let index = interaction.tool_index;
-    let call = run.tools.get(index)?;
-    let call = ToolInvocation {
-        thread_id: run.thread_id.clone(),
-        run_id: run.id.clone(),
-        call_id: call.call_id.clone(),
-        tool: call.tool_name.clone(),
-        params: call.params.clone(),
-        dispatch: call.dispatches,
-        target: call.target.clone(),
-        ref_document: None,
-    };
+    let call = invocation(run, run.tools.get(index)?.clone(), None);
     Some(EffectRequest::Watch { run: run.id.clone(), index, call })
 }
 

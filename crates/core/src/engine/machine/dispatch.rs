@@ -16,8 +16,8 @@ use crate::engine::decision::FollowUp;
 use crate::engine::decision::Refused;
 use crate::engine::decision::ResultBody;
 use crate::engine::decision::Step;
+use crate::engine::decision::invocation;
 use crate::engine::interactions;
-use crate::engine::outbox::ToolInvocation;
 use crate::engine::presets;
 use crate::gatekeeper::GateInput;
 use crate::gatekeeper::Verdict;
@@ -236,16 +236,7 @@ fn dispatch(cx: Cx<'_>, mut run: RunRecord, index: usize) -> Result<Step, StoreE
     }
     let ref_document =
         call.target.as_ref().and_then(|t| run.route.document(t.tab)).map(str::to_owned);
-    let invocation = ToolInvocation {
-        thread_id: run.thread_id.clone(),
-        run_id: run.id.clone(),
-        call_id: call.call_id,
-        tool: call.tool_name,
-        params: call.params,
-        dispatch: call.dispatches,
-        target: call.target,
-        ref_document,
-    };
+    let invocation = invocation(&run, call, ref_document);
     let mut step = Step::default();
     if catalog::route(&invocation.tool) == Some(Route::Engine) {
         // The engine's own tools run once the dispatch is durable, like a host's.
