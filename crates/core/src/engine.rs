@@ -609,6 +609,11 @@ impl<S: Store> Engine<S> {
             | Op::Ping(_) => {
                 Ok(Decision::rejected(op, ErrorCode::InvalidCommand, "not a receipted command"))
             }
+            Op::McpSave(_) | Op::McpDelete(_) | Op::McpConnect(_) => Ok(Decision::rejected(
+                op,
+                ErrorCode::NotConfigured,
+                "MCP servers are not wired yet",
+            )),
         }
     }
 

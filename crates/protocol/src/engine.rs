@@ -3,6 +3,7 @@
 mod codes;
 mod events;
 mod input;
+mod mcp;
 mod ops;
 mod requests;
 mod settings;
@@ -11,6 +12,7 @@ mod thread;
 pub use codes::*;
 pub use events::*;
 pub use input::*;
+pub use mcp::*;
 pub use ops::*;
 pub use requests::*;
 pub use settings::*;

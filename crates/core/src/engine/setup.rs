@@ -133,6 +133,7 @@ pub(crate) async fn settings_view<S: Store>(
         memory: memory.iter().map(note_view).collect(),
         language,
         templates,
+        mcp_servers: Vec::new(),
     })
 }
 

@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use super::input::TurnOverrides;
 use super::input::UserInput;
+use super::mcp::McpServerInput;
 use super::requests::ApprovalDecision;
 use super::requests::InteractionResponse;
 use super::requests::UncertainResolution;
@@ -354,6 +355,27 @@ op_params! {
     }
     thread: none;
 
+    /// Adds or replaces an MCP server; its secrets are sealed before they are stored.
+    struct McpSaveParams {
+        /// The server.
+        server: McpServerInput,
+    }
+    thread: none;
+
+    /// Deletes an MCP server (its stored sign-in goes with it).
+    struct McpDeleteParams {
+        /// The server.
+        server_id: String,
+    }
+    thread: none;
+
+    /// Connects an MCP server now (again after an error; signs in when it needs it).
+    struct McpConnectParams {
+        /// The server.
+        server_id: String,
+    }
+    thread: none;
+
     /// Heartbeat; also keeps the service worker alive.
     struct PingParams {}
     thread: none;
@@ -436,6 +458,12 @@ wire_catalog! {
     "memory.save" => MemorySave(MemorySaveParams),
     /// Delete a memory note.
     "memory.delete" => MemoryDelete(MemoryDeleteParams),
+    /// Save an MCP server.
+    "mcp.save" => McpSave(McpSaveParams),
+    /// Delete an MCP server.
+    "mcp.delete" => McpDelete(McpDeleteParams),
+    /// Connect an MCP server now.
+    "mcp.connect" => McpConnect(McpConnectParams),
     /// Heartbeat.
     "ping" => Ping(PingParams),
 }
@@ -459,6 +487,7 @@ impl OpKind {
             | OpKind::ThreadList
             | OpKind::SettingsGet
             | OpKind::ConnectionVerify
+            | OpKind::McpConnect
             | OpKind::Ping => OpClass::Control,
             OpKind::ThreadCreate
             | OpKind::ThreadUpdate
@@ -484,7 +513,9 @@ impl OpKind {
             | OpKind::PresetSave
             | OpKind::PresetDelete
             | OpKind::MemorySave
-            | OpKind::MemoryDelete => OpClass::Command,
+            | OpKind::MemoryDelete
+            | OpKind::McpSave
+            | OpKind::McpDelete => OpClass::Command,
         }
     }
 }

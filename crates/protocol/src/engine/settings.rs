@@ -8,6 +8,7 @@ use serde::Serialize;
 use super::codes::PermissionPolicy;
 use super::codes::ToolLevel;
 use super::input::ModelChoice;
+use super::mcp::McpServerView;
 use crate::ids::ConnectionId;
 use crate::ids::PresetId;
 
@@ -171,6 +172,9 @@ pub struct SettingsView {
     /// Whether the agent may open pages next to the chat that asked (`sidebar_open`); off
     /// unless the user turns it on.
     pub agent_open_tools: bool,
+    /// MCP servers, in the order they were added, with what the engine knows of each now.
+    #[serde(default)]
+    pub mcp_servers: Vec<McpServerView>,
 }
 
 /// Longest key of a memory note, in characters, once trimmed.
