@@ -4,6 +4,8 @@
 
 mod exchange;
 
+pub(crate) use exchange::read_capped;
+
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -110,6 +112,9 @@ struct State {
     initializing: bool,
     /// Operations waiting for it.
     waiting: Vec<std::task::Waker>,
+    /// The `Authorization` header set by [`McpClient::set_authorization`], which replaces a
+    /// configured one.
+    authorization: Option<HeaderValue>,
 }
 
 /// Marks an `initialize` under way until dropped (finished, failed or abandoned), then wakes
@@ -205,6 +210,18 @@ impl<H: Http, T: Timer> McpClient<H, T> {
     /// The server's answer to `initialize`, when a session is open.
     pub fn server_info(&self) -> Option<InitializeResult> {
         self.state.borrow().session.as_ref().map(|session| session.info.clone())
+    }
+
+    /// Sets (or, with `None`, clears) the `Authorization` header of every later request, in
+    /// place of one in [`ServerConfig::headers`]; the session stays open.
+    ///
+    /// This is how OAuth tokens reach a long-lived client: the host puts in
+    /// [`Credentials::authorization`](crate::oauth::Credentials::authorization), refreshes
+    /// when the credentials are about to expire, and on an [`McpError::Unauthorized`] with
+    /// status 401 refreshes once, sets the new header and retries the operation once; a second
+    /// 401 means the user must authorize again.
+    pub fn set_authorization(&self, authorization: Option<HeaderValue>) {
+        self.state.borrow_mut().authorization = authorization;
     }
 
     /// The negotiated protocol version, when a session is open.
@@ -531,6 +548,10 @@ impl<H: Http, T: Timer> McpClient<H, T> {
             headers.push(plain("mcp-protocol-version", &session.version));
         }
         headers.extend(self.config.headers.iter().cloned());
+        if let Some(authorization) = &self.state.borrow().authorization {
+            headers.retain(|(name, _)| !name.eq_ignore_ascii_case("authorization"));
+            headers.push(("authorization".to_owned(), authorization.clone()));
+        }
         headers
     }
 }

@@ -15,6 +15,9 @@
 //! * [`names`]: the `mcp__{server}__{tool}` names models see (64 characters, escaping rule).
 //! * [`McpError`]: typed failures; [`McpError::Unauthorized`] carries the parsed
 //!   `WWW-Authenticate` [`BearerChallenge`] (`resource_metadata`, `scope`) OAuth starts from.
+//! * [`oauth`]: OAuth 2.1 as the MCP authorization specification requires (resource and
+//!   authorization-server metadata discovery, dynamic registration, PKCE, token exchange,
+//!   refresh, step-up), as a state machine the host drives around the browser step.
 //!
 //! Protocol versions 2025-06-18 (asked for) and 2025-03-26 are spoken; a server answering
 //! anything else is refused with [`McpError::UnsupportedVersion`] after its session is deleted.
@@ -48,8 +51,8 @@
 //! MCP provenance and tainted. A [`ServerNotification::ToolsListChanged`] reaching the
 //! [`ServerHandler`] triggers [`McpClient::list_tools`], keeping the last good catalog when that
 //! fails. [`ServerHandler::elicit`] becomes a durable interaction card. An
-//! [`McpError::Unauthorized`] starts OAuth from its [`BearerChallenge`] (not built yet); the
-//! token then goes into [`ServerConfig::headers`] as a secret `Authorization` header.
+//! [`McpError::Unauthorized`] starts OAuth ([`oauth`]) from its [`BearerChallenge`]; the token
+//! then reaches the client through [`McpClient::set_authorization`].
 //!
 //! Not here: connecting at startup or lazily, reconnect backoff and the per-server status are
 //! the host's; URLs are checked by the settings (HTTPS, or HTTP on loopback).
@@ -57,6 +60,7 @@
 pub mod jsonrpc;
 pub mod model;
 pub mod names;
+pub mod oauth;
 
 mod challenge;
 mod client;

@@ -37,6 +37,9 @@ pub struct Budgets {
     pub max_schema_bytes: usize,
     /// Bytes of a description kept; longer ones are cut at a character boundary.
     pub max_description_bytes: usize,
+    /// Bytes of one OAuth document (metadata, registration, token answer): real ones are a few
+    /// kilobytes, and they are fetched before the server is trusted.
+    pub max_auth_document_bytes: usize,
 }
 
 impl Default for Budgets {
@@ -48,6 +51,7 @@ impl Default for Budgets {
             max_pages: 100,
             max_schema_bytes: 32 * 1024,
             max_description_bytes: 4 * 1024,
+            max_auth_document_bytes: 64 * 1024,
         }
     }
 }

@@ -4,5 +4,6 @@ mod failures;
 mod harness;
 mod interop;
 mod listen;
+mod oauth;
 mod session;
 mod tools;

@@ -19,7 +19,11 @@
 //! One prompt (`greet`) and one resource (`mem://readme`) are offered too. A [`Misbehaviour`]
 //! set by the test spoils the next answer; [`MockMcpConfig::require_token`] answers 401 with a
 //! `WWW-Authenticate: Bearer resource_metadata=…` challenge to requests without that token.
+//! [`MockMcpConfig::oauth`] makes the server its own OAuth 2.1 authorization server instead
+//! (metadata, registration, authorize, token; see `oauth.rs`), with an `admin` tool that needs
+//! a scope the first authorization does not ask for.
 
+mod oauth;
 mod serve;
 
 use std::collections::HashMap;
@@ -67,6 +71,69 @@ pub struct MockMcpConfig {
     /// Whether a `GET` opens the standalone stream (else 405), on which `change_tools` also
     /// sends its `list_changed`.
     pub standalone_stream: bool,
+    /// OAuth mode: `/mcp` needs an access token from the server's own authorization server.
+    pub oauth: Option<MockOAuth>,
+}
+
+/// How the mock plays an OAuth 2.1 authorization server (issuer `http://<host>/oauth`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MockOAuth {
+    /// Where the authorization server metadata is served.
+    pub metadata: MetadataLocation,
+    /// A flaw in the metadata documents, for the client's checks.
+    pub spoil: Option<SpoiledMetadata>,
+    /// `expires_in` of access tokens (they only really expire with
+    /// [`MockMcp::expire_access_tokens`], so tests need no sleeps).
+    pub token_lifetime_s: u64,
+    /// Whether a refresh hands out a new refresh token (and retires the old one); when not,
+    /// the refresh answer has none and the old one stays valid.
+    pub rotate_refresh_tokens: bool,
+    /// Whether the authorize endpoint redirects with `error=access_denied`.
+    pub deny: bool,
+    /// Whether challenges carry `resource_metadata` (else clients must try the well-known
+    /// locations).
+    pub challenge_metadata_url: bool,
+}
+
+impl Default for MockOAuth {
+    fn default() -> Self {
+        MockOAuth {
+            metadata: MetadataLocation::Rfc8414,
+            spoil: None,
+            token_lifetime_s: 60,
+            rotate_refresh_tokens: false,
+            deny: false,
+            challenge_metadata_url: true,
+        }
+    }
+}
+
+/// Where the authorization server metadata of issuer `…/oauth` is served; only there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MetadataLocation {
+    /// `/.well-known/oauth-authorization-server/oauth` (RFC 8414, path inserted).
+    Rfc8414,
+    /// `/.well-known/openid-configuration/oauth` (OpenID Connect, path inserted).
+    OidcInserted,
+    /// `/oauth/.well-known/openid-configuration` (OpenID Connect, path appended).
+    OidcAppended,
+}
+
+/// A flaw in the metadata documents.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SpoiledMetadata {
+    /// The authorization server metadata names another issuer.
+    IssuerMismatch,
+    /// `code_challenge_methods_supported` lists only `plain`.
+    NoS256,
+    /// `code_challenge_methods_supported` is absent.
+    NoChallengeMethods,
+    /// The resource metadata names another resource.
+    ResourceMismatch,
+    /// Both documents are not JSON.
+    Garbage,
+    /// Both documents carry a padding field of this many bytes.
+    Oversized(usize),
 }
 
 impl Default for MockMcpConfig {
@@ -79,6 +146,7 @@ impl Default for MockMcpConfig {
             page_size: 100,
             generated_tools: 0,
             standalone_stream: false,
+            oauth: None,
         }
     }
 }
@@ -104,6 +172,8 @@ pub enum Misbehaviour {
 pub struct McpRequest {
     /// `GET`, `POST`, `DELETE`, ...
     pub http_method: String,
+    /// The path and query.
+    pub target: String,
     /// Header names lowercased.
     pub headers: Vec<(String, String)>,
     /// The JSON body, if it had one that parsed.
@@ -157,6 +227,7 @@ struct State {
     listeners: Vec<TcpStream>,
     /// Set by [`MockMcp::close_listeners`]; the standalone streams' threads then end them.
     listeners_closed: bool,
+    oauth: oauth::OAuthState,
 }
 
 impl MockMcp {
@@ -216,6 +287,16 @@ impl MockMcp {
     /// Forgets every session: the next request in one gets 404.
     pub fn expire_sessions(&self) {
         self.shared.lock().sessions.clear();
+    }
+
+    /// OAuth mode: forgets every access token, as if they had expired (refresh tokens stay).
+    pub fn expire_access_tokens(&self) {
+        self.shared.lock().oauth.expire_access_tokens();
+    }
+
+    /// OAuth mode: the form of every token request so far, in order.
+    pub fn token_requests(&self) -> Vec<Vec<(String, String)>> {
+        self.shared.lock().oauth.token_requests.clone()
     }
 
     /// Spoils the next answer.

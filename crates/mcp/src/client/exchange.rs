@@ -408,7 +408,10 @@ fn content_type(response: &HttpResponse) -> String {
 }
 
 /// Reads the body up to `limit` bytes (the rest is left unread and dropped with the body).
-async fn read_capped(body: &mut dyn HttpBody, limit: usize) -> Result<Vec<u8>, McpError> {
+pub(crate) async fn read_capped(
+    body: &mut dyn HttpBody,
+    limit: usize,
+) -> Result<Vec<u8>, McpError> {
     let mut bytes = Vec::new();
     while bytes.len() < limit {
         match body.next_chunk().await? {

@@ -60,6 +60,7 @@ fn serve(stream: &TcpStream, shared: &Shared) {
             let body = serde_json::from_slice(&request.body).ok();
             shared.lock().requests.push(McpRequest {
                 http_method: request.method.clone(),
+                target: request.target.clone(),
                 headers: request.headers.clone(),
                 body: body.clone(),
             });
@@ -93,6 +94,16 @@ fn route(
              scope=\"mcp:tools\""
         );
         return out.text(401, &[("WWW-Authenticate".to_owned(), challenge)], "unauthorized");
+    }
+    if let Some(oauth) = &shared.config.oauth {
+        if let Some(served) = super::oauth::route(shared, oauth, request, out) {
+            return served;
+        }
+        if request.path() == "/mcp"
+            && let Err(refused) = super::oauth::guard(shared, oauth, request, body.as_ref(), out)
+        {
+            return refused;
+        }
     }
     if request.path() != "/mcp" {
         return out.text(404, &[], "no such endpoint");
@@ -338,6 +349,10 @@ fn call_tool(
             shared.wait_until(WAIT, |state| state.cancelled.contains(id));
             Ok(())
         }
+        "admin" if shared.config.oauth.is_some() => {
+            // Reached only with the admin scope (see `oauth::guard`).
+            answer(shared, out, &[], id, Ok(text("admin done")))
+        }
         "cut" => {
             let event_id = format!("cut-{}", key(id));
             shared.lock().replays.insert(event_id.clone(), response(id, Ok(text("after the cut"))));
@@ -380,6 +395,9 @@ fn tools_page(shared: &Shared, params: &Value) -> Value {
         tool("cut", "Answers after a cut stream."),
         tool("big", "Answers many bytes."),
     ];
+    if shared.config.oauth.is_some() {
+        tools.push(tool("admin", "Needs the mcp:admin scope."));
+    }
     if shared.lock().tools_changed {
         tools.push(tool("added_later", "Appears after change_tools."));
     }
@@ -441,7 +459,7 @@ fn key(id: &Value) -> String {
     id.to_string()
 }
 
-struct Out<'s> {
+pub(super) struct Out<'s> {
     stream: &'s TcpStream,
 }
 
@@ -456,7 +474,7 @@ impl Out<'_> {
         self.stream.write_all(head.as_bytes())
     }
 
-    fn body(
+    pub(super) fn body(
         &mut self,
         status: u16,
         content_type: &str,
@@ -468,7 +486,12 @@ impl Out<'_> {
         self.stream.write_all(body)
     }
 
-    fn text(&mut self, status: u16, extra: &[(String, String)], text: &str) -> std::io::Result<()> {
+    pub(super) fn text(
+        &mut self,
+        status: u16,
+        extra: &[(String, String)],
+        text: &str,
+    ) -> std::io::Result<()> {
         self.body(status, "text/plain", extra, text.as_bytes())
     }
 
