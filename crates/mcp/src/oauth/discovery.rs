@@ -196,3 +196,7 @@ pub(crate) fn covers(resource: &Url, server: &Url) -> bool {
     let path = server.trimmed_path();
     path == prefix || path.strip_prefix(prefix).is_some_and(|rest| rest.starts_with('/'))
 }
+
+#[cfg(test)]
+#[path = "discovery_tests.rs"]
+mod tests;

@@ -343,3 +343,19 @@ async fn credentials_refuse_another_server_or_issuer() {
         Err(OAuthError::WrongBinding { .. })
     ));
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_rotated_refresh_token_is_used_once_and_then_needs_the_user() {
+    let s = oauth_mock(MockOAuth { rotate_refresh_tokens: true, ..MockOAuth::default() });
+    let http = http();
+    let budgets = Budgets::default();
+    let abort = AbortSignal::default();
+    let clock = ManualClock::at(0);
+    let plan = plan_of(&s, &http).await.unwrap();
+    let first = authorize(&http, &clock, &plan).await.unwrap();
+    let second = first.refresh(&http, &budgets, &clock, &abort).await.expect("refreshed");
+    second.refresh(&http, &budgets, &clock, &abort).await.expect("the new refresh token works");
+    let err = first.refresh(&http, &budgets, &clock, &abort).await.unwrap_err();
+    assert!(matches!(&err, OAuthError::TokenRefused { error, .. } if error == "invalid_grant"));
+    assert!(err.needs_user());
+}
