@@ -62,6 +62,10 @@ pub enum Input {
     VerifyDone(EffectId, ConnectionCheck),
     /// The user took back the extension's access to these origins.
     HostAccessRemoved(Vec<String>),
+    /// An MCP server's status changed (server id, status).
+    McpStatus(String, panelot_protocol::engine::McpStatus),
+    /// An MCP server's catalog was listed (server id, tools).
+    McpCatalog(String, Vec<crate::settings::McpCatalogTool>),
     /// The time asked for with [`HostIo::wake_at`] came.
     Tick,
 }
@@ -200,7 +204,10 @@ impl<S: Store, H: HostIo> Driver<S, H> {
                         handle.abort();
                     }
                 }
-                Effect::Highlight { .. } | Effect::Notify { .. } => {
+                Effect::Highlight { .. }
+                | Effect::Notify { .. }
+                | Effect::McpConfigure { .. }
+                | Effect::McpConnect { .. } => {
                     io.start(effect, AbortSignal::default());
                 }
                 Effect::CallModel { id, .. }
@@ -249,6 +256,8 @@ async fn handle<S: Store>(
         Input::ToolDone(id, outcome) => engine.on_tool_done(id, outcome).await,
         Input::VerifyDone(id, report) => engine.on_verify_done(id, report),
         Input::HostAccessRemoved(origins) => engine.on_host_access_removed(&origins).await,
+        Input::McpStatus(server, status) => engine.on_mcp_status(&server, status).await,
+        Input::McpCatalog(server, tools) => engine.on_mcp_catalog(&server, tools).await,
         Input::Tick => {
             tick_at.set(None);
             engine.on_tick().await

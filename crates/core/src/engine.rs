@@ -23,6 +23,7 @@ mod delivery;
 mod in_flight;
 mod interactions;
 mod machine;
+mod mcp;
 mod notices;
 mod outbox;
 mod presets;
@@ -52,6 +53,7 @@ use panelot_protocol::engine::ConnectionVerifyParams;
 use panelot_protocol::engine::ErrorCode;
 use panelot_protocol::engine::InitializeParams;
 use panelot_protocol::engine::InteractionResponse;
+use panelot_protocol::engine::McpStatus;
 use panelot_protocol::engine::PongEvent;
 use panelot_protocol::engine::RunState;
 use panelot_protocol::engine::SettingsStateEvent;
@@ -112,6 +114,7 @@ use crate::receipts::check_receipt;
 use crate::receipts::settled_answer;
 use crate::session::SessionStep;
 use crate::settings;
+use crate::settings::McpCatalogTool;
 use crate::settings::PermissionState;
 use crate::snapshot::EarlierError;
 use crate::snapshot::LoadError;
@@ -146,6 +149,8 @@ pub struct Engine<S: Store> {
     notified: SortedMap<ThreadId, ()>,
     /// When each thread's running turn started, for the notice of a long turn that ended.
     running_since: SortedMap<ThreadId, u64>,
+    /// What the host's MCP client last said about each server.
+    mcp: mcp::McpLive,
 }
 
 impl<S: Store> std::fmt::Debug for Engine<S> {
@@ -171,6 +176,7 @@ impl<S: Store> Engine<S> {
             activity: Vec::new(),
             notified: SortedMap::new(),
             running_since: SortedMap::new(),
+            mcp: mcp::McpLive::default(),
         }
     }
 
@@ -201,6 +207,12 @@ impl<S: Store> Engine<S> {
         if let Some(unit) = setup::seed_rules(&self.store).await? {
             self.commit(unit).await?;
         }
+        // The last good catalogs first: a restored MCP call is judged by its descriptor.
+        mcp::offer_tools(&self.store, &mut self.tools).await?;
+        let servers = mcp::stored_servers(&self.store).await?;
+        if !servers.is_empty() {
+            out.effects.push(Effect::McpConfigure { servers });
+        }
         let open = self.store.open_runs().await?;
         let recovery = recover::recover(open, &self.tools, self.env.now_ms());
         self.runs.load(recovery.runs);
@@ -230,6 +242,7 @@ impl<S: Store> Engine<S> {
             runs: &self.runs,
             vault: self.vault.as_ref(),
             session: &self.session,
+            mcp: &self.mcp,
         }
     }
 
@@ -388,6 +401,7 @@ impl<S: Store> Engine<S> {
         let mut out = Outbox::default();
         match self.in_flight.finish(id) {
             Some(InFlight::Tool(run, index)) => {
+                self.record_mcp_call(&run, index, &outcome).await;
                 let body = decision::ResultBody::Outcome(outcome);
                 self.follow_ups.push_back(FollowUp::WriteResult { run, index, body });
             }
@@ -396,6 +410,79 @@ impl<S: Store> Engine<S> {
         }
         self.drain(&mut out).await;
         out
+    }
+
+    /// An MCP server's status, as the host's client saw it change: every settings view hears
+    /// of it.
+    pub async fn on_mcp_status(&mut self, server: &str, status: McpStatus) -> Outbox {
+        let mut out = Outbox::default();
+        if self.mcp.set_status(server, status) {
+            self.publish_settings(&mut out).await;
+        }
+        out
+    }
+
+    /// An MCP server's catalog, listed anew: kept as its last good one and offered to the
+    /// model from the next call on.
+    pub async fn on_mcp_catalog(&mut self, server: &str, tools: Vec<McpCatalogTool>) -> Outbox {
+        let mut out = Outbox::default();
+        let stored = match mcp::store_catalog(&self.store, server, tools).await {
+            Ok(Some(unit)) => self.commit(unit).await.map(|()| true),
+            Ok(None) => Ok(false),
+            Err(err) => Err(err),
+        };
+        match stored {
+            Ok(true) => {
+                if let Err(err) = mcp::offer_tools(&self.store, &mut self.tools).await {
+                    tracing::warn!(%err, "could not offer the MCP tools");
+                }
+                self.publish_settings(&mut out).await;
+            }
+            Ok(false) => {}
+            Err(err) => tracing::warn!(%err, "could not store an MCP catalog"),
+        }
+        out
+    }
+
+    /// Offers the stored servers' tools anew and tells the host the set of servers.
+    async fn offer_mcp(&mut self, out: &mut Outbox) {
+        let servers = async {
+            mcp::offer_tools(&self.store, &mut self.tools).await?;
+            mcp::stored_servers(&self.store).await
+        };
+        match servers.await {
+            Ok(servers) => out.effects.push(Effect::McpConfigure { servers }),
+            Err(err) => tracing::warn!(%err, "could not read the MCP servers"),
+        }
+    }
+
+    /// Sends every UI the settings as they are now.
+    async fn publish_settings(&mut self, out: &mut Outbox) {
+        match setup::settings_view(&self.reads(), setup::Overlay::default()).await {
+            Ok(settings) => {
+                let event =
+                    AgentEvent::SettingsState(SettingsStateEvent { submission_id: None, settings });
+                self.delivery.broadcast(event, self.env.now_ms(), out);
+            }
+            Err(err) => tracing::warn!(%err, "could not read the settings"),
+        }
+    }
+
+    /// Remembers a finished call of an MCP tool for its server's recent calls.
+    async fn record_mcp_call(&mut self, run: &RunId, index: usize, outcome: &ToolOutcome) {
+        let Some(call) = self.runs.get(run).and_then(|r| r.tools.get(index)) else { return };
+        if mcp::server_of(&call.tool_name).is_none() {
+            return;
+        }
+        let exposed = call.tool_name.clone();
+        let catalogs = settings::read_or_default(&self.store, settings::MCP_CATALOGS).await;
+        let failure = match &outcome.status {
+            ToolStatus::Done { .. } => None,
+            ToolStatus::Failed { message, .. } => Some(message.as_str()),
+        };
+        let view =
+            mcp::call_view(&exposed, &catalogs.unwrap_or_default(), self.env.now_ms(), failure);
+        self.mcp.record_call(&exposed, view);
     }
 
     /// The findings of a connection check: sent to the port that asked, if still connected.
@@ -462,6 +549,26 @@ impl<S: Store> Engine<S> {
                 }
             }
             Op::ConnectionVerify(params) => self.verify_connection(port, params, out).await,
+            Op::McpConnect(ref params) => {
+                let server = params.server_id.clone();
+                let known = mcp::stored_servers(&self.store).await.map(|servers| {
+                    servers.iter().any(|s| setup::stored_id(s) == Some(server.as_str()))
+                });
+                known.map(|known| {
+                    let answer = match known {
+                        true => {
+                            out.effects.push(Effect::McpConnect { server });
+                            decision::ack(&op, None, None)
+                        }
+                        false => rejection(
+                            &op,
+                            ErrorCode::InvalidCommand,
+                            format!("MCP server {server} does not exist"),
+                        ),
+                    };
+                    Delivery::reply(port, EventFrame::new(answer), out);
+                })
+            }
             Op::Ping(ping) => {
                 let pong = AgentEvent::Pong(PongEvent { submission_id: ping.submission_id });
                 Delivery::reply(port, EventFrame::new(pong), out);
@@ -600,20 +707,18 @@ impl<S: Store> Engine<S> {
             Op::PresetDelete(p) => presets::delete(&reads, op, p).await,
             Op::MemorySave(p) => setup::save_memory(&reads, op, p).await,
             Op::MemoryDelete(p) => setup::delete_memory(&reads, op, p).await,
+            Op::McpSave(p) => mcp::save(&reads, op, p).await,
+            Op::McpDelete(p) => mcp::delete(&reads, op, p).await,
             Op::Initialize(_)
             | Op::ThreadList(_)
             | Op::ThreadSubscribe(_)
             | Op::ThreadLoadEarlier(_)
             | Op::SettingsGet(_)
             | Op::ConnectionVerify(_)
+            | Op::McpConnect(_)
             | Op::Ping(_) => {
                 Ok(Decision::rejected(op, ErrorCode::InvalidCommand, "not a receipted command"))
             }
-            Op::McpSave(_) | Op::McpDelete(_) | Op::McpConnect(_) => Ok(Decision::rejected(
-                op,
-                ErrorCode::NotConfigured,
-                "MCP servers are not wired yet",
-            )),
         }
     }
 
@@ -809,6 +914,12 @@ impl<S: Store> Engine<S> {
             }
             FollowUp::EngineTool { run, index, call } => {
                 self.engine_tool(run, index, &call, out).await;
+            }
+            FollowUp::McpChanged(deleted) => {
+                if let Some(server) = deleted {
+                    mcp::forget(&mut self.mcp, &server);
+                }
+                self.offer_mcp(out).await;
             }
             FollowUp::AbortRun(run) => {
                 for id in self.in_flight.take_run(&run) {

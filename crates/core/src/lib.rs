@@ -33,6 +33,7 @@ pub mod engine;
 pub mod env;
 pub mod gatekeeper;
 pub mod handshake;
+pub mod mcp_result;
 pub mod model;
 pub mod receipts;
 pub mod runs;

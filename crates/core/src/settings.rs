@@ -197,6 +197,40 @@ pub const AGENT_OPEN_TOOLS: Setting<bool> = Setting::new("agentOpenTools");
 /// Pages `sidebar_open` opened for threads no view showed, until a view of the thread attaches.
 pub const PENDING_OPENS: ListSetting<PendingOpen> = ListSetting::new("pendingOpens");
 
+/// The MCP servers, as the host's vault makes them (secrets sealed): the engine reads only
+/// its id, whether it is on and the tools switched off.
+pub const MCP_SERVERS: Setting<Vec<Value>> = Setting::new("mcpServers");
+/// The last good catalog of each server.
+pub const MCP_CATALOGS: Setting<Vec<StoredCatalog>> = Setting::new("mcpCatalogs");
+
+/// One tool of a server's catalog as the host's MCP client listed it (already checked against
+/// its budgets and named for the model).
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct McpCatalogTool {
+    /// The name the model calls (`mcp__{server}__{tool}`).
+    pub exposed_name: String,
+    /// The server's name for it.
+    pub name: String,
+    /// Its title (the name when it has none).
+    pub title: String,
+    /// What it does, as the server says.
+    #[serde(default)]
+    pub description: String,
+    /// JSON Schema of its arguments.
+    pub input_schema: Value,
+}
+
+/// A server's last good catalog, as stored.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct StoredCatalog {
+    /// The server.
+    pub server: String,
+    /// Its tools.
+    pub tools: Vec<McpCatalogTool>,
+}
+
 /// An open waiting for a view of its thread.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]

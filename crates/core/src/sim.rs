@@ -20,6 +20,9 @@ mod target_tests;
 mod web_tests;
 
 #[cfg(test)]
+mod mcp_tests;
+
+#[cfg(test)]
 mod memory_tests;
 
 #[cfg(test)]

@@ -105,6 +105,7 @@ mod diagnose;
 mod error;
 mod http;
 mod http_date;
+mod mcp_server;
 #[cfg(feature = "native")]
 mod native;
 pub mod openai;
@@ -149,6 +150,8 @@ pub use http::HttpError;
 pub use http::HttpRequest;
 pub use http::HttpResponse;
 pub use http::Method;
+pub use mcp_server::OpenedMcpServer;
+pub use mcp_server::StoredMcpServer;
 #[cfg(feature = "native")]
 pub use native::NativeHttp;
 #[cfg(feature = "native")]

@@ -15,6 +15,8 @@ use panelot_protocol::engine::ConnectionKind;
 use panelot_protocol::engine::ConnectionTemplateView;
 use panelot_protocol::engine::ConnectionView;
 use panelot_protocol::engine::MAX_PRICE_USD_PER_MILLION;
+use panelot_protocol::engine::McpServerInput;
+use panelot_protocol::engine::McpServerView;
 use panelot_protocol::engine::ModelPrice;
 use panelot_protocol::engine::is_price;
 use serde_json::Value;
@@ -23,6 +25,8 @@ use crate::capabilities::ModelEntry;
 use crate::capabilities::Pricing;
 use crate::connection::Connection;
 use crate::connection::ConnectionDraft;
+use crate::mcp_server::OpenedMcpServer;
+use crate::mcp_server::StoredMcpServer;
 use crate::quirks::QuirkFlag;
 use crate::quirks::Quirks;
 use crate::secret::VaultKey;
@@ -183,6 +187,32 @@ impl ConnectionVault for Vault {
                 key_required: template.key == KeyRequirement::Required,
             })
             .collect()
+    }
+
+    fn store_mcp(
+        &self,
+        id: &str,
+        input: &McpServerInput,
+        existing: Option<&Value>,
+    ) -> Result<Value, String> {
+        let existing: Option<StoredMcpServer> =
+            existing.and_then(|stored| panelot_protocol::from_value(stored.clone()).ok());
+        let server = StoredMcpServer::from_input(id, input, existing.as_ref(), &self.key)?;
+        panelot_protocol::to_value(&server).map_err(|e| e.to_string())
+    }
+
+    fn view_mcp(&self, stored: &Value) -> Option<McpServerView> {
+        let server: StoredMcpServer = panelot_protocol::from_value(stored.clone()).ok()?;
+        Some(server.view())
+    }
+}
+
+impl Vault {
+    /// Opens a stored MCP server's secrets for the host's MCP client.
+    pub fn open_mcp(&self, stored: &Value) -> Result<OpenedMcpServer, String> {
+        let server: StoredMcpServer =
+            panelot_protocol::from_value(stored.clone()).map_err(|e| e.to_string())?;
+        server.open(&self.key)
     }
 }
 

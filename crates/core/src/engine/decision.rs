@@ -84,6 +84,9 @@ pub(crate) enum FollowUp {
     },
     /// Stop every effect of the run.
     AbortRun(RunId),
+    /// The MCP servers changed (one was deleted, when named): offer their tools anew and tell
+    /// the host the new set.
+    McpChanged(Option<String>),
     /// Stop every effect of the thread's runs and its title call.
     AbortThread(ThreadId),
     /// Ask for the thread's title once the run's first model call has ended.

@@ -94,6 +94,18 @@ pub enum Effect {
         /// What to say; `None` takes back what was said about the thread.
         notice: Option<Notice>,
     },
+    /// Run exactly these MCP servers (stored form, secrets sealed by the host's vault): close
+    /// the ones not listed, connect the new ones set to connect at startup. Answered over time
+    /// with each server's status and catalog (`Engine::on_mcp_status`, `Engine::on_mcp_catalog`).
+    McpConfigure {
+        /// Every stored server, switched off ones included.
+        servers: Vec<Value>,
+    },
+    /// Connect an MCP server now (the user asked; signs in when it needs it).
+    McpConnect {
+        /// The server.
+        server: String,
+    },
     /// Stop an effect at once (its outcome, if any, is ignored).
     Abort {
         /// The effect.

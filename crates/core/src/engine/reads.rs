@@ -28,6 +28,8 @@ pub(crate) struct Reads<'a, S> {
     pub(crate) vault: Option<&'a Rc<dyn ConnectionVault>>,
     /// The browser session session grants belong to.
     pub(crate) session: &'a str,
+    /// What the host's MCP client last said about each server.
+    pub(crate) mcp: &'a super::mcp::McpLive,
 }
 
 impl<S: Store> Reads<'_, S> {

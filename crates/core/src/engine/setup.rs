@@ -57,6 +57,7 @@ pub(crate) struct Overlay<'a> {
     pub(crate) memory: Option<&'a [MemoryNote]>,
     pub(crate) language: Option<Language>,
     pub(crate) agent_open_tools: Option<bool>,
+    pub(crate) mcp_servers: Option<&'a [Value]>,
 }
 
 /// The `id` of a stored connection.
@@ -121,6 +122,10 @@ pub(crate) async fn settings_view<S: Store>(
         Some(on) => on,
         None => settings::AGENT_OPEN_TOOLS.read(store).await?.unwrap_or(false),
     };
+    let mcp_servers = match overlay.mcp_servers {
+        Some(servers) => super::mcp::views(reads, servers).await?,
+        None => super::mcp::views(reads, &super::mcp::stored_servers(store).await?).await?,
+    };
     Ok(SettingsView {
         agent_open_tools,
         connections: views,
@@ -133,7 +138,7 @@ pub(crate) async fn settings_view<S: Store>(
         memory: memory.iter().map(note_view).collect(),
         language,
         templates,
-        mcp_servers: Vec::new(),
+        mcp_servers,
     })
 }
 

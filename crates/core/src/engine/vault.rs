@@ -5,6 +5,8 @@ use panelot_protocol::ConnectionId;
 use panelot_protocol::engine::ConnectionInput;
 use panelot_protocol::engine::ConnectionTemplateView;
 use panelot_protocol::engine::ConnectionView;
+use panelot_protocol::engine::McpServerInput;
+use panelot_protocol::engine::McpServerView;
 use serde_json::Value;
 
 /// Turns a connection from the settings form into its stored form (keys sealed) and back into
@@ -28,4 +30,24 @@ pub trait ConnectionVault {
 
     /// The endpoints the host knows, to pre-fill a new connection.
     fn templates(&self) -> Vec<ConnectionTemplateView>;
+
+    /// Validates an MCP server from the settings form and makes its stored form (token and
+    /// sensitive headers sealed); `existing` is the stored server it replaces. A host without
+    /// MCP refuses.
+    fn store_mcp(
+        &self,
+        id: &str,
+        input: &McpServerInput,
+        existing: Option<&Value>,
+    ) -> Result<Value, String> {
+        let _ = (id, input, existing);
+        Err("this host has no MCP client".to_owned())
+    }
+
+    /// What the settings page may see of a stored MCP server (status, tools and calls left
+    /// empty); `None` for one it cannot read.
+    fn view_mcp(&self, stored: &Value) -> Option<McpServerView> {
+        let _ = stored;
+        None
+    }
 }

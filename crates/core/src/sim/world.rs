@@ -394,6 +394,8 @@ pub(crate) struct SimIo {
     effects: Rc<RefCell<Vec<(Effect, AbortSignal)>>>,
     highlights: Rc<RefCell<Vec<Effect>>>,
     notices: Rc<RefCell<Vec<Effect>>>,
+    /// What the engine told the MCP client (configure, connect), oldest first.
+    mcp: Rc<RefCell<Vec<Effect>>>,
     wakes: Rc<RefCell<Vec<u64>>>,
     /// Watches of pages, live until what they wait for holds or the engine stops them.
     watches: Rc<RefCell<Vec<(Effect, AbortSignal)>>>,
@@ -408,6 +410,9 @@ impl HostIo for SimIo {
         match effect {
             Effect::Highlight { .. } => self.highlights.borrow_mut().push(effect),
             Effect::Notify { .. } => self.notices.borrow_mut().push(effect),
+            Effect::McpConfigure { .. } | Effect::McpConnect { .. } => {
+                self.mcp.borrow_mut().push(effect);
+            }
             Effect::RunTool { ref call, .. } if call.tool == crate::engine::WATCH_PAGE => {
                 self.watches.borrow_mut().push((effect, signal));
             }
@@ -633,6 +638,11 @@ impl World {
         self.io.notices.borrow().clone()
     }
 
+    /// What the engine told the MCP client, oldest first.
+    pub(crate) fn mcp_effects(&self) -> Vec<Effect> {
+        self.io.mcp.borrow().clone()
+    }
+
     /// Reads the engine.
     pub(crate) fn with_engine<R>(
         &self,
@@ -714,7 +724,11 @@ impl World {
                 };
                 self.input(Input::VerifyDone(id, report));
             }
-            Effect::Highlight { .. } | Effect::Notify { .. } | Effect::Abort { .. } => {}
+            Effect::Highlight { .. }
+            | Effect::Notify { .. }
+            | Effect::McpConfigure { .. }
+            | Effect::McpConnect { .. }
+            | Effect::Abort { .. } => {}
         }
         true
     }

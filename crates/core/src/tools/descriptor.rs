@@ -168,6 +168,8 @@ pub enum RegistryError {
 #[derive(Debug, Clone, Default)]
 pub struct ToolRegistry {
     tools: SortedMap<String, ToolDescriptor>,
+    /// Names of the tools [`ToolRegistry::replace_dynamic`] added.
+    dynamic: Vec<String>,
 }
 
 impl ToolRegistry {
@@ -189,6 +191,23 @@ impl ToolRegistry {
         }
         self.tools.insert(tool.name.clone(), tool);
         Ok(())
+    }
+
+    /// Replaces the tools added at run time (MCP catalogs) by `tools`; the host's own stay. A
+    /// tool whose name is taken or invalid is left out, with the reason.
+    pub fn replace_dynamic(&mut self, tools: Vec<ToolDescriptor>) -> Vec<RegistryError> {
+        for name in std::mem::take(&mut self.dynamic) {
+            self.tools.remove(&name);
+        }
+        let mut refused = Vec::new();
+        for tool in tools {
+            let name = tool.name.clone();
+            match self.register(tool) {
+                Ok(()) => self.dynamic.push(name),
+                Err(err) => refused.push(err),
+            }
+        }
+        refused
     }
 
     /// A tool by name.

@@ -1,0 +1,325 @@
+//! MCP servers in the engine: the settings commands (`mcp.save`, `mcp.delete`), what the host's
+//! MCP client last told about each server (status, catalog), and the tools the model is offered
+//! from those catalogs.
+//!
+//! The host runs the client; the engine stores the servers as the vault makes them (secrets
+//! sealed), tells the host the whole set whenever it changes ([`Effect::McpConfigure`]), and
+//! hears back each server's status and catalog. A catalog is kept in the store as the last good
+//! one: after a restart the tools are offered (and a restored call is judged) before the server
+//! answers again, and a failed refresh never empties it. A call of an `mcp__` tool is an
+//! ordinary `RunTool` effect the host routes to its client.
+
+use std::collections::VecDeque;
+
+use panelot_protocol::Op;
+use panelot_protocol::engine::ErrorCode;
+use panelot_protocol::engine::MCP_MAX_SERVERS;
+use panelot_protocol::engine::MCP_RECENT_CALLS;
+use panelot_protocol::engine::McpCallOutcome;
+use panelot_protocol::engine::McpCallView;
+use panelot_protocol::engine::McpDeleteParams;
+use panelot_protocol::engine::McpSaveParams;
+use panelot_protocol::engine::McpServerView;
+use panelot_protocol::engine::McpStatus;
+use panelot_protocol::engine::McpToolView;
+use panelot_protocol::engine::is_mcp_server_id;
+use panelot_protocol::engine::mcp_server_id;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::decision::Decision;
+use super::decision::FollowUp;
+use super::reads::Reads;
+use super::setup::Overlay;
+use super::setup::settings_changed;
+use super::setup::settings_view;
+use super::setup::stored_id;
+use crate::settings;
+use crate::settings::MCP_CATALOGS;
+use crate::settings::MCP_SERVERS;
+use crate::settings::McpCatalogTool;
+use crate::settings::StoredCatalog;
+use crate::sorted_map::SortedMap;
+use crate::store::Store;
+use crate::store::StoreError;
+use crate::store::UnitOfWork;
+use crate::tools::ToolDescriptor;
+use crate::tools::ToolEffect;
+use crate::tools::ToolRegistry;
+use crate::tools::catalog::MCP_PREFIX;
+use panelot_protocol::engine::ToolLevel;
+
+/// Longest tool description offered to the model: a server's words are paid on every call.
+const DESCRIPTION_MAX_CHARS: usize = 1_000;
+
+/// What the engine reads of a stored server.
+#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+struct ServerEntry {
+    id: String,
+    enabled: bool,
+    #[serde(default)]
+    disabled_tools: Vec<String>,
+}
+
+/// What the host's client last said about each server, and its recent calls (not stored: a
+/// restart starts from the stored catalogs and `disconnected`).
+#[derive(Debug, Default)]
+pub(crate) struct McpLive {
+    status: SortedMap<String, McpStatus>,
+    recent: SortedMap<String, VecDeque<McpCallView>>,
+}
+
+impl McpLive {
+    /// A server's status changed; whether it differs from what was known.
+    pub(crate) fn set_status(&mut self, server: &str, status: McpStatus) -> bool {
+        if self.status.get(server) == Some(&status) {
+            return false;
+        }
+        self.status.insert(server.to_owned(), status);
+        true
+    }
+
+    /// Remembers a finished call of an `mcp__` tool, newest first.
+    pub(crate) fn record_call(&mut self, exposed: &str, call: McpCallView) {
+        let Some(server) = server_of(exposed) else { return };
+        let calls = self.recent.get_or_insert_with(server.to_owned(), VecDeque::new);
+        calls.push_front(call);
+        calls.truncate(MCP_RECENT_CALLS);
+    }
+
+    fn forget(&mut self, server: &str) {
+        self.status.remove(server);
+        self.recent.remove(server);
+    }
+}
+
+/// The server an exposed tool name belongs to.
+pub(crate) fn server_of(exposed: &str) -> Option<&str> {
+    exposed.strip_prefix(MCP_PREFIX)?.split_once("__").map(|(server, _)| server)
+}
+
+/// The settings page's view of the stored servers, with what is known of each now.
+pub(crate) async fn views<S: Store>(
+    reads: &Reads<'_, S>,
+    stored: &[Value],
+) -> Result<Vec<McpServerView>, StoreError> {
+    let Some(vault) = reads.vault else { return Ok(Vec::new()) };
+    let catalogs = settings::read_or_default(reads.store, MCP_CATALOGS).await?;
+    let mut views = Vec::new();
+    for server in stored {
+        let Some(mut view) = vault.view_mcp(server) else { continue };
+        if let Some(status) = reads.mcp.status.get(&view.id) {
+            view.status = status.clone();
+        }
+        if let Some(calls) = reads.mcp.recent.get(&view.id) {
+            view.recent_calls = calls.iter().cloned().collect();
+        }
+        let catalog = catalogs.iter().find(|c| c.server == view.id);
+        view.tools = catalog.map_or_else(Vec::new, |c| {
+            c.tools
+                .iter()
+                .map(|t| McpToolView {
+                    name: t.name.clone(),
+                    exposed_name: t.exposed_name.clone(),
+                    title: t.title.clone(),
+                    description: t.description.clone(),
+                    enabled: !view.disabled_tools.contains(&t.name),
+                })
+                .collect()
+        });
+        views.push(view);
+    }
+    Ok(views)
+}
+
+/// `mcp.save`: sealed by the vault and stored with the receipt; the host is told the new set.
+pub(crate) async fn save<S: Store>(
+    reads: &Reads<'_, S>,
+    op: &Op,
+    p: &McpSaveParams,
+) -> Result<Decision, StoreError> {
+    let Some(vault) = reads.vault else {
+        return Ok(Decision::rejected(op, ErrorCode::NotConfigured, "this host has no MCP client"));
+    };
+    let mut servers = settings::read_or_default(reads.store, MCP_SERVERS).await?;
+    let id = match &p.server.id {
+        Some(id) if servers.iter().any(|s| stored_id(s) == Some(id.as_str())) => id.clone(),
+        Some(id) => {
+            let message = format!("MCP server {id} does not exist");
+            return Ok(Decision::rejected(op, ErrorCode::InvalidCommand, message));
+        }
+        None if servers.len() >= MCP_MAX_SERVERS => {
+            let message = format!("at most {MCP_MAX_SERVERS} MCP servers can be added");
+            return Ok(Decision::rejected(op, ErrorCode::InvalidCommand, message));
+        }
+        None => free_id(&servers, &p.server.name),
+    };
+    let existing = servers.iter().position(|s| stored_id(s) == Some(id.as_str()));
+    let stored = match vault.store_mcp(&id, &p.server, existing.map(|i| &servers[i])) {
+        Ok(stored) => stored,
+        Err(message) => return Ok(Decision::rejected(op, ErrorCode::InvalidCommand, message)),
+    };
+    match existing {
+        Some(i) => servers[i] = stored,
+        None => servers.push(stored),
+    }
+    changed(reads, op, servers, None).await
+}
+
+/// `mcp.delete`: the server, its catalog and what is known of it go; the host closes it.
+pub(crate) async fn delete<S: Store>(
+    reads: &Reads<'_, S>,
+    op: &Op,
+    p: &McpDeleteParams,
+) -> Result<Decision, StoreError> {
+    let mut servers = settings::read_or_default(reads.store, MCP_SERVERS).await?;
+    let before = servers.len();
+    servers.retain(|s| stored_id(s) != Some(p.server_id.as_str()));
+    if servers.len() == before {
+        let message = format!("MCP server {} does not exist", p.server_id);
+        return Ok(Decision::rejected(op, ErrorCode::InvalidCommand, message));
+    }
+    changed(reads, op, servers, Some(&p.server_id)).await
+}
+
+async fn changed<S: Store>(
+    reads: &Reads<'_, S>,
+    op: &Op,
+    servers: Vec<Value>,
+    deleted: Option<&str>,
+) -> Result<Decision, StoreError> {
+    let mut unit = UnitOfWork::new();
+    unit.push(MCP_SERVERS.write(&servers)?);
+    if let Some(deleted) = deleted {
+        let mut catalogs = settings::read_or_default(reads.store, MCP_CATALOGS).await?;
+        catalogs.retain(|c| c.server != deleted);
+        unit.push(MCP_CATALOGS.write(&catalogs)?);
+    }
+    let overlay = Overlay { mcp_servers: Some(&servers), ..Overlay::default() };
+    let view = settings_view(reads, overlay).await?;
+    let mut decision = settings_changed(unit, op, view);
+    decision.then.push(FollowUp::McpChanged(deleted.map(str::to_owned)));
+    Ok(decision)
+}
+
+/// A server id made from `name` that no stored server has.
+fn free_id(servers: &[Value], name: &str) -> String {
+    let base = mcp_server_id(name);
+    let taken = |id: &str| servers.iter().any(|s| stored_id(s) == Some(id));
+    if !taken(&base) {
+        return base;
+    }
+    (2..)
+        .map(|n| {
+            let suffix = format!("-{n}");
+            let keep =
+                base.len().min(panelot_protocol::engine::MCP_SERVER_ID_MAX_CHARS - suffix.len());
+            format!("{}{suffix}", base[..keep].trim_end_matches('-'))
+        })
+        .find(|id| !taken(id) && is_mcp_server_id(id))
+        .unwrap_or(base)
+}
+
+/// Stores `tools` as `server`'s last good catalog; `None` when it is the one stored (or the
+/// server is gone).
+pub(crate) async fn store_catalog(
+    store: &impl Store,
+    server: &str,
+    tools: Vec<McpCatalogTool>,
+) -> Result<Option<UnitOfWork>, StoreError> {
+    let servers = settings::read_or_default(store, MCP_SERVERS).await?;
+    if !servers.iter().any(|s| stored_id(s) == Some(server)) {
+        return Ok(None);
+    }
+    let mut catalogs = settings::read_or_default(store, MCP_CATALOGS).await?;
+    let fresh = StoredCatalog { server: server.to_owned(), tools };
+    match catalogs.iter_mut().find(|c| c.server == server) {
+        Some(same) if *same == fresh => return Ok(None),
+        Some(old) => *old = fresh,
+        None => catalogs.push(fresh),
+    }
+    let mut unit = UnitOfWork::new();
+    unit.push(MCP_CATALOGS.write(&catalogs)?);
+    Ok(Some(unit))
+}
+
+/// The registry with the MCP tools of the enabled servers' stored catalogs in place of the ones
+/// it had, minus the tools the user switched off.
+pub(crate) async fn offer_tools(
+    store: &impl Store,
+    tools: &mut ToolRegistry,
+) -> Result<(), StoreError> {
+    let servers = settings::read_or_default(store, MCP_SERVERS).await?;
+    let catalogs = settings::read_or_default(store, MCP_CATALOGS).await?;
+    let mut offered = Vec::new();
+    for server in
+        servers.iter().filter_map(|s| panelot_protocol::from_value::<ServerEntry>(s.clone()).ok())
+    {
+        let Some(catalog) = catalogs.iter().find(|c| c.server == server.id) else { continue };
+        if !server.enabled {
+            continue;
+        }
+        for tool in catalog.tools.iter().filter(|t| !server.disabled_tools.contains(&t.name)) {
+            if server_of(&tool.exposed_name) != Some(server.id.as_str()) {
+                continue;
+            }
+            offered.push(descriptor(tool));
+        }
+    }
+    for err in tools.replace_dynamic(offered) {
+        tracing::warn!(%err, "an MCP tool was not offered");
+    }
+    Ok(())
+}
+
+fn descriptor(tool: &McpCatalogTool) -> ToolDescriptor {
+    let description = match tool.description.char_indices().nth(DESCRIPTION_MAX_CHARS) {
+        Some((cut, _)) => format!("{}…", &tool.description[..cut]),
+        None => tool.description.clone(),
+    };
+    let schema = match &tool.input_schema {
+        Value::Object(_) => tool.input_schema.clone(),
+        _ => serde_json::json!({"type": "object"}),
+    };
+    // Every MCP call is judged as a write: a server's own "read-only" hint is its word, not ours.
+    let mut descriptor = ToolDescriptor::new(
+        &tool.exposed_name,
+        &description,
+        schema,
+        ToolLevel::Mcp,
+        ToolEffect::Write,
+    );
+    descriptor.label = tool.title.clone();
+    descriptor
+}
+
+/// The stored servers, as the host gets them ([`super::Effect::McpConfigure`]).
+pub(crate) async fn stored_servers(store: &impl Store) -> Result<Vec<Value>, StoreError> {
+    settings::read_or_default(store, MCP_SERVERS).await
+}
+
+/// How a finished MCP call is shown in the server's recent calls.
+pub(crate) fn call_view(
+    exposed: &str,
+    tools: &[StoredCatalog],
+    at_ms: u64,
+    failure: Option<&str>,
+) -> McpCallView {
+    let name = tools
+        .iter()
+        .flat_map(|c| c.tools.iter())
+        .find(|t| t.exposed_name == exposed)
+        .map_or_else(|| exposed.to_owned(), |t| t.name.clone());
+    McpCallView {
+        tool: name,
+        at_ms,
+        outcome: if failure.is_some() { McpCallOutcome::Error } else { McpCallOutcome::Ok },
+        detail: failure.map(str::to_owned),
+    }
+}
+
+/// Forgets what was known of a deleted server.
+pub(crate) fn forget(live: &mut McpLive, server: &str) {
+    live.forget(server);
+}

@@ -1,0 +1,322 @@
+//! MCP servers through the engine: saved through the vault, told to the host, their catalogs
+//! offered as tools (kept across a restart), their calls judged as writes and remembered.
+
+use std::rc::Rc;
+
+use panelot_protocol::AgentEvent;
+use panelot_protocol::engine::ErrorCode;
+use panelot_protocol::engine::McpCallOutcome;
+use panelot_protocol::engine::McpServerInput;
+use panelot_protocol::engine::McpServerView;
+use panelot_protocol::engine::McpStatus;
+use panelot_protocol::engine::RunState;
+use panelot_protocol::engine::SettingsView;
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+use serde_json::json;
+
+use super::turn_tests::acked;
+use super::turn_tests::rejected;
+use super::turn_tests::results;
+use super::turn_tests::submit;
+use super::world::Reply;
+use super::world::World;
+use crate::driver::Input;
+use crate::engine::Effect;
+use crate::settings::McpCatalogTool;
+use crate::store::Store;
+use crate::store::conformance::block_on;
+
+/// A vault for tests: stores a server as the form sent it, "sealing" the token as its length.
+struct PlainVault;
+
+impl crate::engine::ConnectionVault for PlainVault {
+    fn store(
+        &self,
+        _: &panelot_protocol::ConnectionId,
+        _: &panelot_protocol::engine::ConnectionInput,
+        _: Option<&Value>,
+    ) -> Result<Value, String> {
+        Err("no connections here".into())
+    }
+
+    fn view(&self, _: &Value) -> Option<panelot_protocol::engine::ConnectionView> {
+        None
+    }
+
+    fn quirk_names(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    fn templates(&self) -> Vec<panelot_protocol::engine::ConnectionTemplateView> {
+        Vec::new()
+    }
+
+    fn store_mcp(
+        &self,
+        id: &str,
+        input: &McpServerInput,
+        existing: Option<&Value>,
+    ) -> Result<Value, String> {
+        if !input.url.starts_with("https://") {
+            return Err("an MCP server must use HTTPS".into());
+        }
+        let token = match &input.bearer_token {
+            Some(token) => json!(token.len()),
+            None => existing.map_or(Value::Null, |e| e["token"].clone()),
+        };
+        Ok(json!({"id": id, "name": input.name, "url": input.url, "token": token,
+            "enabled": input.enabled, "disabledTools": input.disabled_tools}))
+    }
+
+    fn view_mcp(&self, stored: &Value) -> Option<McpServerView> {
+        Some(McpServerView {
+            id: stored["id"].as_str()?.to_owned(),
+            name: stored["name"].as_str()?.to_owned(),
+            url: stored["url"].as_str()?.to_owned(),
+            auth: Default::default(),
+            has_bearer_token: !stored["token"].is_null(),
+            oauth_client_id: None,
+            header_names: Vec::new(),
+            enabled: stored["enabled"].as_bool()?,
+            connect: Default::default(),
+            disabled_tools: serde_json::from_value(stored["disabledTools"].clone()).ok()?,
+            timeout_ms: 60_000,
+            status: McpStatus::Disconnected,
+            tools: Vec::new(),
+            recent_calls: Vec::new(),
+        })
+    }
+}
+
+fn settings_in(frames: &[panelot_protocol::EventFrame]) -> Option<SettingsView> {
+    frames.iter().rev().find_map(|f| match &f.event {
+        AgentEvent::SettingsState(s) => Some(s.settings.clone()),
+        _ => None,
+    })
+}
+
+fn save(world: &mut World, server: Value) -> Vec<panelot_protocol::EventFrame> {
+    let id = world.submission();
+    world.send(json!({"type": "mcp.save", "submissionId": id, "server": server}))
+}
+
+fn notes_server(enabled: bool, disabled: &[&str]) -> Value {
+    json!({"id": null, "name": "Notes Server", "url": "https://notes.test/mcp", "auth": "none",
+        "enabled": enabled, "disabledTools": disabled, "bearerToken": "secret-token"})
+}
+
+fn tool(server: &str, name: &str) -> McpCatalogTool {
+    McpCatalogTool {
+        exposed_name: format!("mcp__{server}__{name}"),
+        name: name.to_owned(),
+        title: format!("{name} title"),
+        description: format!("does {name}"),
+        input_schema: json!({"type": "object", "properties": {"text": {"type": "string"}}}),
+    }
+}
+
+fn configured(world: &World) -> Vec<Vec<Value>> {
+    world
+        .mcp_effects()
+        .into_iter()
+        .filter_map(|e| match e {
+            Effect::McpConfigure { servers } => Some(servers),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The tool names the model was offered at its last call.
+fn offered(world: &World) -> Vec<String> {
+    let request = world.requests.last().expect("a model call");
+    request.tools.iter().map(|t| t.name.clone()).filter(|n| n.contains("notes-server")).collect()
+}
+
+/// A world with the notes server saved, ready, and its two tools listed.
+fn with_server() -> World {
+    let mut world = World::new();
+    world.vault(Rc::new(PlainVault));
+    let frames = save(&mut world, notes_server(true, &[]));
+    let view = settings_in(&frames).expect("settings after a save");
+    assert_eq!(view.mcp_servers.len(), 1);
+    assert_eq!(view.mcp_servers[0].id, "notes-server");
+    assert!(view.mcp_servers[0].has_bearer_token);
+    world.input(Input::McpStatus("notes-server".into(), McpStatus::Ready { tools: 2 }));
+    let tools = vec![tool("notes-server", "add"), tool("notes-server", "search")];
+    world.input(Input::McpCatalog("notes-server".into(), tools));
+    world
+}
+
+#[test]
+fn a_saved_server_is_told_to_the_host_and_its_catalog_is_offered_and_shown() {
+    let mut world = with_server();
+    let told = configured(&world);
+    assert_eq!(told.len(), 1, "one configure per change");
+    assert_eq!(told[0][0]["id"], "notes-server");
+    assert_eq!(told[0][0]["token"], 12, "the host gets the stored (sealed) form");
+    let view = settings_in(&world.frames).unwrap();
+    let server = &view.mcp_servers[0];
+    assert_eq!(server.status, McpStatus::Ready { tools: 2 });
+    let names: Vec<&str> = server.tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["add", "search"]);
+    let thread = world.create_thread();
+    world.script.push_back(Reply::text("hello"));
+    submit(&mut world, &thread, "hi");
+    world.settle();
+    assert_eq!(offered(&world), ["mcp__notes-server__add", "mcp__notes-server__search"]);
+    // The same status again tells nobody anything.
+    let before = world.frames.len();
+    world.input(Input::McpStatus("notes-server".into(), McpStatus::Ready { tools: 2 }));
+    assert_eq!(world.frames.len(), before);
+}
+
+#[test]
+fn a_call_runs_as_a_host_tool_its_result_is_mcp_content_and_it_is_remembered() {
+    let mut world = with_server();
+    let thread = world.create_thread();
+    world.script.push_back(Reply::tool("mcp__notes-server__add", json!({"text": "milk"})));
+    world.script.push_back(Reply::text("added"));
+    submit(&mut world, &thread, "note milk");
+    world.settle();
+    assert_eq!(world.executions.len(), 1);
+    assert_eq!(world.executions[0].call.tool, "mcp__notes-server__add");
+    assert_eq!(results(&world.path(&thread)), ["mcp__notes-server__add done on ?"]);
+    // The model reads the result fenced as MCP content, never as instructions.
+    let request = world.requests.last().unwrap();
+    let fenced = format!("{:?}", request.messages);
+    assert!(fenced.contains(r#"provenance=\"mcp\""#), "{fenced}");
+    let id = world.submission();
+    let view = settings_in(&world.send(json!({"type": "settings.get", "submissionId": id})));
+    let calls = &view.unwrap().mcp_servers[0].recent_calls;
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0].tool, "add");
+    assert_eq!(calls[0].outcome, McpCallOutcome::Ok);
+}
+
+#[test]
+fn switched_off_tools_and_servers_are_not_offered() {
+    let mut world = with_server();
+    let id = world.submission();
+    let mut edit = notes_server(true, &["search"]);
+    edit["id"] = json!("notes-server");
+    edit["bearerToken"] = Value::Null;
+    let frames =
+        world.send(json!({"type": "mcp.save", "submissionId": id, "server": edit.clone()}));
+    let view = settings_in(&frames).unwrap();
+    assert!(view.mcp_servers[0].has_bearer_token, "no token sent keeps the stored one");
+    let enabled: Vec<bool> = view.mcp_servers[0].tools.iter().map(|t| t.enabled).collect();
+    assert_eq!(enabled, [true, false]);
+    let thread = world.create_thread();
+    world.script.push_back(Reply::text("one"));
+    submit(&mut world, &thread, "hi");
+    world.settle();
+    assert_eq!(offered(&world), ["mcp__notes-server__add"]);
+    edit["enabled"] = json!(false);
+    save(&mut world, edit);
+    world.script.push_back(Reply::text("two"));
+    submit(&mut world, &thread, "again");
+    world.settle();
+    assert_eq!(offered(&world), Vec::<String>::new());
+    assert_eq!(configured(&world).len(), 3, "every change is told to the host");
+}
+
+#[test]
+fn the_last_good_catalog_is_offered_after_a_restart_and_a_cut_call_is_never_repeated() {
+    let mut world = with_server();
+    super::turn_tests::ask_first(&world);
+    world.restart();
+    let told = configured(&world);
+    assert_eq!(told.len(), 2, "a restart tells the host the servers again");
+    let thread = world.create_thread();
+    world.script.push_back(Reply::tool("mcp__notes-server__add", json!({"text": "eggs"})));
+    world.script.push_back(Reply::text("added"));
+    submit(&mut world, &thread, "note eggs");
+    world.settle();
+    // Judged as a write of the MCP category: the user is asked.
+    let asked = super::turn_tests::approvals(&world);
+    assert_eq!(asked.len(), 1, "an MCP call is a write that asks under ask-first");
+    assert_eq!(asked[0].1.target_origin, None, "an MCP call has no site");
+    super::turn_tests::respond(&mut world, &asked[0].0, json!({"type": "accept"}));
+    while !world.effects().iter().any(|e| matches!(e, Effect::RunTool { .. })) {
+        assert!(world.step(0));
+    }
+    // The call went out; the worker dies before its result comes back.
+    world.restart();
+    world.settle();
+    let run = world.store.all_runs().pop().unwrap();
+    assert_eq!(run.state, RunState::PausedUncertain);
+    assert!(world.executions.is_empty(), "never run again without the user");
+}
+
+#[test]
+fn a_catalog_refresh_that_changes_nothing_writes_nothing_and_a_deleted_server_goes_with_its_tools()
+{
+    let mut world = with_server();
+    let before = block_on(world.store.setting(crate::settings::MCP_CATALOGS.key())).unwrap();
+    let tools = vec![tool("notes-server", "add"), tool("notes-server", "search")];
+    world.input(Input::McpCatalog("notes-server".into(), tools));
+    let after = block_on(world.store.setting(crate::settings::MCP_CATALOGS.key())).unwrap();
+    assert_eq!(before, after);
+    // A catalog for a server that is not stored is ignored.
+    world.input(Input::McpCatalog("ghost".into(), vec![tool("ghost", "boo")]));
+    let id = world.submission();
+    let frames =
+        world.send(json!({"type": "mcp.delete", "submissionId": id, "serverId": "notes-server"}));
+    assert!(settings_in(&frames).unwrap().mcp_servers.is_empty());
+    let catalogs = block_on(world.store.setting(crate::settings::MCP_CATALOGS.key())).unwrap();
+    assert_eq!(catalogs, Some(json!([])));
+    assert_eq!(configured(&world).last().unwrap(), &Vec::<Value>::new());
+    let thread = world.create_thread();
+    world.script.push_back(Reply::text("none left"));
+    submit(&mut world, &thread, "hi");
+    world.settle();
+    assert_eq!(offered(&world), Vec::<String>::new());
+    assert!(!world.requests.last().unwrap().tools.iter().any(|t| t.name.contains("ghost")));
+}
+
+#[test]
+fn bad_saves_and_connects_are_refused_with_reasons() {
+    let mut world = World::new();
+    let refused = save(&mut world, notes_server(true, &[]));
+    let events: Vec<AgentEvent> = refused.into_iter().map(|f| f.event).collect();
+    assert_eq!(rejected(&events), Some(ErrorCode::NotConfigured), "no vault, no MCP");
+    world.vault(Rc::new(PlainVault));
+    let mut plain = notes_server(true, &[]);
+    plain["url"] = json!("http://notes.test/mcp");
+    let events: Vec<AgentEvent> = save(&mut world, plain).into_iter().map(|f| f.event).collect();
+    assert_eq!(rejected(&events), Some(ErrorCode::InvalidCommand));
+    let mut unknown = notes_server(true, &[]);
+    unknown["id"] = json!("nope");
+    let events: Vec<AgentEvent> = save(&mut world, unknown).into_iter().map(|f| f.event).collect();
+    assert_eq!(rejected(&events), Some(ErrorCode::InvalidCommand));
+    // Two servers of one name get two ids.
+    save(&mut world, notes_server(true, &[]));
+    let frames = save(&mut world, notes_server(true, &[]));
+    let ids: Vec<String> =
+        settings_in(&frames).unwrap().mcp_servers.into_iter().map(|s| s.id).collect();
+    assert_eq!(ids, ["notes-server", "notes-server-2"]);
+    let id = world.submission();
+    let events: Vec<AgentEvent> = world
+        .send(json!({"type": "mcp.connect", "submissionId": id, "serverId": "nope"}))
+        .into_iter()
+        .map(|f| f.event)
+        .collect();
+    assert_eq!(rejected(&events), Some(ErrorCode::InvalidCommand));
+    let id = world.submission();
+    let events: Vec<AgentEvent> = world
+        .send(json!({"type": "mcp.connect", "submissionId": id, "serverId": "notes-server-2"}))
+        .into_iter()
+        .map(|f| f.event)
+        .collect();
+    assert!(acked(&events));
+    let connects: Vec<String> = world
+        .mcp_effects()
+        .into_iter()
+        .filter_map(|e| match e {
+            Effect::McpConnect { server } => Some(server),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(connects, ["notes-server-2"]);
+}
