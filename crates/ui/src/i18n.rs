@@ -845,6 +845,69 @@ catalog! {
     AdviceLater => "Try again in a moment.", "请稍后重试。";
     AdviceContext => "Start a new chat, or remove attachments from this one.", "请开始新对话，或移除此对话中的附件。";
     AdviceRephrase => "Rephrase the request.", "请换一种说法。";
+    /// Options: the MCP servers section's title.
+    McpServers => "Tool servers (MCP)", "工具服务器（MCP）";
+    McpIntro => "Servers that speak the Model Context Protocol give the agent more tools. Each call is a write: your permission mode and rules decide it.", "使用模型上下文协议（MCP）的服务器可以为智能体提供更多工具。每次调用都算作写操作，由您的权限模式和规则决定。";
+    McpAdd => "Add a server", "添加服务器";
+    McpImportOpen => "Paste mcpServers JSON", "粘贴 mcpServers JSON";
+    McpNone => "No tool servers yet. Add one by its URL, or paste the mcpServers JSON of Claude Code, Cursor or VS Code.", "还没有工具服务器。可以按 URL 添加，或粘贴 Claude Code、Cursor 或 VS Code 的 mcpServers JSON。";
+    McpImportLabel => "mcpServers JSON", "mcpServers JSON";
+    McpImportHint => "Remote servers (a url) can be added here; servers started by a command need the native host.", "远程服务器（带 url）可以在此添加；通过命令启动的服务器需要本地主机程序。";
+    McpImportRead => "Preview", "预览";
+    McpImportAdd => "Add selected", "添加所选";
+    McpImportNeedsHost => "Needs the native host (not available in the browser)", "需要本地主机程序（浏览器中不可用）";
+    McpImportNone => "The snippet lists no servers.", "该片段中没有服务器。";
+    McpImportNotJson => "This is not JSON ({detail}).", "这不是 JSON（{detail}）。";
+    McpImportNoServers => "No servers found: paste an object of servers, or one under \"mcpServers\" or \"servers\".", "未找到服务器：请粘贴服务器对象，或位于 \"mcpServers\" 或 \"servers\" 下的对象。";
+    McpImportTooLarge => "The snippet is too large (at most 256 KB).", "片段过大（最多 256 KB）。";
+    McpImportBadUrl => "its URL must start with https:// (or http:// for localhost or 127.0.0.1)", "其 URL 必须以 https:// 开头（localhost 或 127.0.0.1 可用 http://）";
+    /// Options: a field of the server form.
+    McpName => "Name", "名称";
+    McpUrl => "Server URL", "服务器 URL";
+    McpUrlHint => "The Streamable HTTP endpoint: https://, or http:// on localhost or 127.0.0.1.", "Streamable HTTP 端点：https://，或 localhost / 127.0.0.1 上的 http://。";
+    McpAuth => "Sign-in", "身份验证";
+    McpAuthNone => "None", "无";
+    McpAuthBearer => "Bearer token", "Bearer 令牌";
+    McpAuthOauth => "OAuth sign-in", "OAuth 登录";
+    McpToken => "Bearer token", "Bearer 令牌";
+    McpTokenSaved => "A token is saved", "已保存令牌";
+    McpReplaceToken => "Replace", "替换";
+    McpTokenHint => "Stored sealed, never shown again. Leave empty to keep the saved one.", "加密保存，不会再显示。留空则保留已保存的令牌。";
+    McpClientId => "OAuth client id (optional)", "OAuth 客户端 ID（可选）";
+    McpClientIdHint => "Without one, Panelot registers itself with the server's sign-in service.", "留空时，Panelot 会向服务器的登录服务自动注册。";
+    McpConnectWhen => "Connect", "连接时机";
+    McpConnectStartup => "At startup", "启动时";
+    McpConnectLazy => "On first use", "首次使用时";
+    McpTimeout => "Call timeout (seconds)", "调用超时（秒）";
+    McpTimeoutHint => "1–600; 60 when empty.", "1–600；留空为 60。";
+    McpEnabled => "Use this server", "使用此服务器";
+    McpSave => "Save server", "保存服务器";
+    McpSaving => "Saving…", "正在保存…";
+    /// Options: a stored server's card.
+    McpStatusOff => "Off", "已关闭";
+    McpStatusDisconnected => "Disconnected", "未连接";
+    McpStatusConnecting => "Connecting…", "正在连接…";
+    McpStatusReadyOne => "Ready · 1 tool", "就绪 · 1 个工具";
+    McpStatusReady => "Ready · {n} tools", "就绪 · {n} 个工具";
+    McpStatusNeedsAuth => "Needs sign-in", "需要登录";
+    McpStatusError => "Error: {reason}", "错误：{reason}";
+    McpConnect => "Connect", "连接";
+    McpRetry => "Retry", "重试";
+    McpSignIn => "Sign in", "登录";
+    McpSwitch => "Use {name}", "使用 {name}";
+    McpConfirmDelete => "Delete “{name}”? Its tools and its sign-in go with it.", "删除“{name}”？其工具和登录信息也会一并删除。";
+    McpShowDetails => "Tools and calls", "工具与调用";
+    McpTools => "Tools", "工具";
+    McpNoTools => "No tools listed yet: connect the server to see them.", "尚未列出工具：连接服务器后即可查看。";
+    McpToolSwitch => "Offer {tool} to the model", "向模型提供 {tool}";
+    McpRecentCalls => "Recent calls", "最近的调用";
+    McpNoCalls => "No calls yet.", "还没有调用。";
+    McpOutcomeOk => "Done", "完成";
+    McpOutcomeError => "Failed", "失败";
+    McpOutcomeDenied => "Denied", "已拒绝";
+    McpOutcomeCancelled => "Cancelled", "已取消";
+    /// A form problem: a token with a space inside.
+    FieldBadToken => "{field}: no spaces or line breaks.", "{field}：不能包含空格或换行。";
     /// What the server said, after a check's diagnosis.
     ServerSaid => "The server said: “{said}”", "服务器返回：“{said}”";
 }

@@ -14,6 +14,8 @@
 //! * [`tab_choice`]: which tab a message is about (its browser context);
 //! * [`connection_form`] and [`preset_form`]: the options page's forms and their validation;
 //!   [`connection_markup`] and [`options_markup`]: the options page's markup as HTML text;
+//! * [`mcp_form`]: the MCP servers' form, its validation, the import of a pasted snippet, what
+//!   a server's status and switches say and send; [`mcp_markup`]: that section as HTML text;
 //! * [`memory_notes`]: the agent's memory in settings (the note edited, the delete asked about);
 //! * [`language`]: the language setting shared by every page;
 //! * [`urls`]: the origin of a URL, and whether it is a web page.
@@ -28,6 +30,8 @@ pub mod connection_markup;
 pub mod keys;
 pub mod language;
 pub mod list_window;
+pub mod mcp_form;
+pub mod mcp_markup;
 pub mod memory_notes;
 pub mod options_markup;
 pub mod preset_form;

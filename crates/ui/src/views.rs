@@ -18,7 +18,8 @@
 //! * `icon`, `popover`, `focus`, `copy`: an icon of the sprite; a button with a panel (menus,
 //!   options); focusing a box that just opened; copy buttons;
 //! * `events`: the element an event on markup drawn as text is about;
-//! * `options_page`, `connections_section`, `rules_section`, `presets_section`: the options page.
+//! * `options_page`, `connections_section`, `mcp_section`, `rules_section`, `presets_section`,
+//!   `memory_section`: the options page.
 
 // `#[component]` makes the props struct and function of a `pub(crate)` component trip
 // `unreachable_pub`, whatever visibility they are given; the lint is a false positive here.
@@ -42,6 +43,8 @@ mod empty_state;
 mod events;
 mod focus;
 mod icon;
+#[allow(unreachable_pub)]
+mod mcp_section;
 #[allow(unreachable_pub)]
 mod memory_section;
 #[allow(unreachable_pub)]

@@ -1,6 +1,6 @@
 //! The engine's settings as it last sent them, the connection checks under way, and the options
 //! page's forms (here so that the engine's answer to a save reaches them): the connection editor,
-//! the preset form and the memory section.
+//! the MCP server editor and import, the preset form and the memory section.
 
 use leptos::prelude::*;
 use panelot_protocol::ConnectionId;
@@ -9,6 +9,8 @@ use panelot_protocol::engine::ConnectionCheck;
 use panelot_protocol::engine::SettingsView;
 
 use crate::state::connection_form::ConnectionEditor;
+use crate::state::mcp_form::McpEditor;
+use crate::state::mcp_form::McpImport;
 use crate::state::memory_notes::MemoryEditor;
 use crate::state::preset_form::PresetEditor;
 
@@ -21,6 +23,10 @@ pub(crate) struct Settings {
     pub(crate) checks: RwSignal<Vec<(ConnectionId, Option<ConnectionCheck>)>>,
     /// The connection form, while one is open (adding, or editing the connection it names).
     pub(crate) connection_editor: RwSignal<Option<ConnectionEditor>>,
+    /// The MCP server form, while one is open (adding, or editing the server it names).
+    pub(crate) mcp_editor: RwSignal<Option<McpEditor>>,
+    /// The import of a pasted `mcpServers` snippet, and the saves it sent.
+    pub(crate) mcp_import: RwSignal<McpImport>,
     /// The preset form.
     pub(crate) preset_editor: RwSignal<PresetEditor>,
     /// The memory section's note being edited or added.
@@ -53,6 +59,18 @@ impl Settings {
             self.connection_editor.set(connection);
             return true;
         }
+        let mut mcp = self.mcp_editor.get_untracked();
+        if let Some(editor) = &mut mcp
+            && editor.answer(submission_id, refusal)
+        {
+            self.mcp_editor.set(mcp);
+            return true;
+        }
+        let mut import = self.mcp_import.get_untracked();
+        if import.answer(submission_id, refusal) {
+            self.mcp_import.set(import);
+            return true;
+        }
         let mut preset = self.preset_editor.get_untracked();
         if preset.answer(submission_id, refusal) {
             self.preset_editor.set(preset);
@@ -73,6 +91,8 @@ pub(crate) fn provide_settings() -> Settings {
         view: RwSignal::new(None),
         checks: RwSignal::new(Vec::new()),
         connection_editor: RwSignal::new(None),
+        mcp_editor: RwSignal::new(None),
+        mcp_import: RwSignal::new(McpImport::default()),
         preset_editor: RwSignal::new(PresetEditor::default()),
         memory_editor: RwSignal::new(MemoryEditor::default()),
     };

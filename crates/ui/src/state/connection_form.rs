@@ -169,6 +169,8 @@ pub enum FieldProblem {
     OutOfRange,
     /// A key with a space or a line break inside.
     BadKey,
+    /// A token or id with a space or a line break inside.
+    BadToken,
 }
 
 impl FieldProblem {
@@ -181,6 +183,7 @@ impl FieldProblem {
             FieldProblem::TooLong => Msg::FieldTooLong,
             FieldProblem::OutOfRange => Msg::FieldOutOfRange,
             FieldProblem::BadKey => Msg::FieldBadKey,
+            FieldProblem::BadToken => Msg::FieldBadToken,
         }
     }
 }
@@ -497,8 +500,9 @@ pub fn parse_headers(text: &str) -> Option<Vec<(String, String)>> {
     Some(headers)
 }
 
-/// Keys travel over https only, except to a model server on this machine.
-fn acceptable_url(url: &str) -> bool {
+/// Keys travel over https only, except to a server on this machine (a model server, an MCP
+/// server).
+pub fn acceptable_url(url: &str) -> bool {
     let Ok(origin) = Origin::parse(url) else { return false };
     match origin.scheme {
         Scheme::Https => true,

@@ -1,6 +1,6 @@
 //! The options page, one column: model connections first (the form open while there is none),
-//! the defaults (model and permission mode), the language, model presets, permission rules and
-//! the agent's memory.
+//! the defaults (model and permission mode), the language, tool servers (MCP), model presets,
+//! permission rules and the agent's memory.
 //! The sections are HTML text from `state::connection_markup` and `state::options_markup`, each
 //! handling the events of its controls (see `connections_section` for why).
 
@@ -11,6 +11,7 @@ use panelot_protocol::engine::SettingsPatch;
 use panelot_protocol::engine::SettingsUpdateParams;
 
 use super::connections_section::ConnectionsSection;
+use super::mcp_section::McpSection;
 use super::memory_section::MemorySection;
 use super::presets_section::PresetsSection;
 use super::rules_section::RulesSection;
@@ -100,6 +101,7 @@ pub(crate) fn OptionsPage() -> impl IntoView {
             <section class="model-and-policy" inner_html=defaults on:change=chose></section>
             <section class="language" inner_html=language on:change=chose></section>
             <section class="agent-opens" inner_html=agent_opens on:change=chose></section>
+            <McpSection/>
             <PresetsSection/>
             <RulesSection/>
             <MemorySection/>
