@@ -54,10 +54,17 @@
 //! [`McpError::Unauthorized`] starts OAuth ([`oauth`]) from its [`BearerChallenge`]; the token
 //! then reaches the client through [`McpClient::set_authorization`].
 //!
-//! Not here: connecting at startup or lazily, reconnect backoff and the per-server status are
-//! the host's; URLs are checked by the settings (HTTPS, or HTTP on loopback).
+//! * [`bridge`] and [`manager`]: the client runs as its own wasm module in the service worker
+//!   (`panelot-mcp-worker`), loaded only when a server is configured. The engine host sends it
+//!   JSON [`bridge::Command`]s and gets [`bridge::Event`]s back; [`manager::McpManager`] keeps
+//!   one client per enabled server with its status, connects at startup or lazily, listens with
+//!   backoff, refreshes catalogs and tracks calls for cancellation.
+//!
+//! Not here: URLs are checked by the settings (HTTPS, or HTTP on loopback).
 
+pub mod bridge;
 pub mod jsonrpc;
+pub mod manager;
 pub mod model;
 pub mod names;
 pub mod oauth;

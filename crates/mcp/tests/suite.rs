@@ -4,6 +4,7 @@ mod failures;
 mod harness;
 mod interop;
 mod listen;
+mod manager;
 mod oauth;
 mod session;
 mod tools;
