@@ -12,6 +12,7 @@ use js_sys::JSON;
 use panelot_core::driver::Driver;
 use panelot_core::driver::HostIo;
 use panelot_core::driver::Input;
+use panelot_core::engine::ConnectionVault;
 use panelot_core::engine::Effect;
 use panelot_core::engine::EffectId;
 use panelot_core::engine::Engine;
@@ -23,6 +24,7 @@ use panelot_core::model::ModelResponse;
 use panelot_core::model::ProviderError;
 use panelot_core::store::CachedStore;
 use panelot_core::store::StoreError;
+use panelot_core::tools::catalog::MCP_PREFIX;
 use panelot_protocol::EventFrame;
 use panelot_protocol::engine::ConnectionCheck;
 use panelot_protocol::engine::ProviderDetails;
@@ -57,6 +59,8 @@ struct WorkerIo {
     post: Function,
     close: Function,
     client: Rc<Client>,
+    /// Opens the MCP servers' secrets for the MCP client.
+    vault: Rc<Vault>,
     driver: DriverSlot,
 }
 
@@ -75,8 +79,9 @@ impl HostIo for WorkerIo {
     fn start(&self, effect: Effect, signal: AbortSignal) {
         let driver = Rc::clone(&self.driver);
         let client = Rc::clone(&self.client);
+        let vault = Rc::clone(&self.vault);
         wasm_bindgen_futures::spawn_local(async move {
-            if let Some(input) = run_effect(&client, &driver, effect, signal).await {
+            if let Some(input) = run_effect(&client, &vault, &driver, effect, signal).await {
                 push(&driver, input);
             }
         });
@@ -103,6 +108,7 @@ fn push(slot: &DriverSlot, input: Input) {
 /// Runs one effect to its end; the input that reports it.
 async fn run_effect(
     client: &Client,
+    vault: &Vault,
     driver: &DriverSlot,
     effect: Effect,
     signal: AbortSignal,
@@ -115,6 +121,9 @@ async fn run_effect(
         Effect::ResolveTarget { id, request } => {
             let resolved = crate::gateway::resolve(&request, &signal).await;
             Some(Input::TargetResolved(id, resolved))
+        }
+        Effect::RunTool { id, call } if call.tool.starts_with(MCP_PREFIX) => {
+            Some(Input::ToolDone(id, crate::mcp_bridge::call(&call, signal).await))
         }
         Effect::RunTool { id, call } => {
             let outcome = crate::gateway::run_tool(&call, signal).await;
@@ -133,6 +142,14 @@ async fn run_effect(
         }
         Effect::Notify { thread_id, notice } => {
             crate::gateway::notify(&thread_id, notice).await;
+            None
+        }
+        Effect::McpConfigure { servers } => {
+            crate::mcp_bridge::configure(vault, servers, |input| push(driver, input)).await;
+            None
+        }
+        Effect::McpConnect { server } => {
+            crate::mcp_bridge::connect(&server, |input| push(driver, input)).await;
             None
         }
         // The driver handles aborts itself.
@@ -223,9 +240,10 @@ impl EngineHost {
             .map_err(|_| JsValue::from_str("panelot engine: the vault key must be 32 bytes"))?;
         // The engine is the only writer of threads, so its reads can be cached.
         let store = CachedStore::new(IdbStore::open(DATABASE).await.map_err(js_error)?);
+        let vault = Rc::new(Vault::new(VaultKey::from_bytes(key)));
         let engine = Engine::new(store, Rc::new(BrowserClock), Rc::new(RandomIds), epoch)
             .with_tools(crate::gateway::tool_registry())
-            .with_vault(Rc::new(Vault::new(VaultKey::from_bytes(key))))
+            .with_vault(Rc::clone(&vault) as Rc<dyn ConnectionVault>)
             .with_browser_session(browser_session);
         let config = ClientConfig {
             jitter_seed: js_sys::Math::random().to_bits(),
@@ -238,10 +256,13 @@ impl EngineHost {
             post,
             close: close.clone(),
             client: Rc::new(client),
+            vault,
             driver: Rc::clone(&slot),
         };
         let driver = Driver::new(engine, io);
         *slot.borrow_mut() = Some(driver.clone());
+        let events = Rc::clone(&slot);
+        crate::mcp_bridge::listen(move |input| push(&events, input));
         driver.start().await.map_err(js_error)?;
         Ok(EngineHost { extension_origin, driver: slot, close })
     }

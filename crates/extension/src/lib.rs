@@ -18,6 +18,7 @@ mod fetch_http;
 mod gateway;
 mod host;
 pub mod idb_store;
+mod mcp_bridge;
 mod wait;
 
 pub use host::EngineHost;
