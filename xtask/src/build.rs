@@ -1,9 +1,10 @@
 //! `cargo xtask build`: the extension in `dist/extension/`.
 //!
-//! Layout: `manifest.json`, the module service worker `sw.js` with the engine wasm under
-//! `wasm/`, the three UI pages (side panel, chat, options) sharing `ui.js` and the UI wasm, and the
-//! page executor bundle `executor.js`; the pages' stylesheets under `css/`, and under `icons/` the
-//! extension's icons. The UI's icon sprite is written into each page (see `icons.rs`).
+//! Layout: `manifest.json`, the module service worker `sw.js` with the engine and MCP wasm
+//! under `wasm/` (the MCP module behind `mcp_bridge.js`), the three UI pages (side panel, chat,
+//! options) sharing `ui.js` and the UI wasm, and the page executor bundle `executor.js`; the
+//! pages' stylesheets under `css/`, and under `icons/` the extension's icons. The UI's icon
+//! sprite is written into each page (see `icons.rs`).
 
 use std::path::Path;
 use std::path::PathBuf;
@@ -15,9 +16,14 @@ use xshell::cmd;
 use crate::step;
 use crate::tools;
 
-/// The wasm crates: (package, library file stem, output name under `wasm/`).
-const WASM_CRATES: [(&str, &str, &str); 2] =
-    [("panelot-extension", "panelot_extension", "engine"), ("panelot-ui", "panelot_ui", "ui")];
+/// The wasm crates: (package, library file stem, output name under `wasm/`). The MCP client is
+/// a module of its own in the service worker (`mcp_bridge.js` instantiates it only once a server
+/// is configured), so it costs the engine wasm nothing.
+const WASM_CRATES: [(&str, &str, &str); 3] = [
+    ("panelot-extension", "panelot_extension", "engine"),
+    ("panelot-ui", "panelot_ui", "ui"),
+    ("panelot-mcp-worker", "panelot_mcp_worker", "mcp"),
+];
 
 /// Which extension to build.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,14 +67,15 @@ pub(crate) fn build(root: &Path, flavor: Flavor) -> anyhow::Result<PathBuf> {
     }
     std::fs::create_dir_all(dist.join("wasm"))?;
 
-    step(&format!("building the engine and UI wasm for {} (profile wasm-release)", dist.display()));
+    step(&format!(
+        "building the engine, UI and MCP wasm for {} (profile wasm-release)",
+        dist.display()
+    ));
     let target = tools::WASM_TARGET;
     let features = flavor.cargo_features();
-    cmd!(
-        sh,
-        "cargo build --target {target} --profile wasm-release -p panelot-extension -p panelot-ui {features...}"
-    )
-    .run()?;
+    let packages = WASM_CRATES.iter().flat_map(|(package, _, _)| ["-p", package]);
+    cmd!(sh, "cargo build --target {target} --profile wasm-release {packages...} {features...}")
+        .run()?;
     let target_dir = target_dir(&sh, root)?;
     tools::ensure_npm_packages(&sh, root)?;
     let wasm_opt = tools::wasm_opt(&sh, root);

@@ -6,6 +6,12 @@
 // IndexedDB store, then replayed in order.
 
 import init, { EngineHost } from "./wasm/engine.js";
+import { mcpCommand, mcpOnEvent } from "./mcp_bridge.js";
+
+// The MCP module (its own wasm, loaded on the first command; see mcp_bridge.js), for the engine
+// host to reach through the global scope: `command(json)` resolves with the reply's JSON text,
+// `onEvent(callback)` sets the one callback that receives each event's JSON text.
+globalThis.panelotMcp = { command: mcpCommand, onEvent: mcpOnEvent };
 
 const ports = new Map();
 const pending = [];

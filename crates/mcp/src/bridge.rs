@@ -242,8 +242,12 @@ impl BridgeError {
 pub enum ErrorKind {
     /// The command could not be read (not JSON, a wrong shape, too large).
     BadCommand,
-    /// The module is not started (`mcp_start` was not called), or it crashed (the JS shim).
+    /// The module is not started (`mcp_start` was not called), or its wasm could not be
+    /// loaded (the JS shim says so).
     NotStarted,
+    /// The module trapped (a bug, or a server's answer it could not survive): every server is
+    /// down until the service worker restarts. Written by the JS shim, never by the module.
+    Crashed,
     /// No enabled server or no tool of its catalog has this name.
     UnknownTool,
     /// The server could not be connected; the message says why.
@@ -321,6 +325,13 @@ pub enum Event {
         message: String,
         /// A JSON Schema object of primitive fields.
         schema: Value,
+    },
+    /// The module trapped; pending commands were answered with [`ErrorKind::Crashed`] and
+    /// later ones will be too, until the service worker restarts. Sent by the JS shim, never by
+    /// the module.
+    Crashed {
+        /// What the trap said.
+        message: String,
     },
 }
 
