@@ -64,6 +64,8 @@ pub enum Input {
     HostAccessRemoved(Vec<String>),
     /// An MCP server's status changed (server id, status).
     McpStatus(String, panelot_protocol::engine::McpStatus),
+    /// An MCP server's OAuth sign-in was made or refreshed (server id, sealed by the host).
+    McpCredentials(String, serde_json::Value),
     /// An MCP server's catalog was listed (server id, tools).
     McpCatalog(String, Vec<crate::settings::McpCatalogTool>),
     /// The time asked for with [`HostIo::wake_at`] came.
@@ -258,6 +260,7 @@ async fn handle<S: Store>(
         Input::HostAccessRemoved(origins) => engine.on_host_access_removed(&origins).await,
         Input::McpStatus(server, status) => engine.on_mcp_status(&server, status).await,
         Input::McpCatalog(server, tools) => engine.on_mcp_catalog(&server, tools).await,
+        Input::McpCredentials(server, sealed) => engine.on_mcp_credentials(&server, sealed).await,
         Input::Tick => {
             tick_at.set(None);
             engine.on_tick().await

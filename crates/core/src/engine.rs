@@ -209,9 +209,8 @@ impl<S: Store> Engine<S> {
         }
         // The last good catalogs first: a restored MCP call is judged by its descriptor.
         mcp::offer_tools(&self.store, &mut self.tools).await?;
-        let servers = mcp::stored_servers(&self.store).await?;
-        if !servers.is_empty() {
-            out.effects.push(Effect::McpConfigure { servers });
+        if !mcp::stored_servers(&self.store).await?.is_empty() {
+            out.effects.push(mcp::configure(&self.store).await?);
         }
         let open = self.store.open_runs().await?;
         let recovery = recover::recover(open, &self.tools, self.env.now_ms());
@@ -444,14 +443,27 @@ impl<S: Store> Engine<S> {
         out
     }
 
+    /// An MCP server's OAuth sign-in was made or refreshed: kept (sealed) for the next start.
+    pub async fn on_mcp_credentials(&mut self, server: &str, sealed: serde_json::Value) -> Outbox {
+        let stored = match mcp::store_credentials(&self.store, server, sealed).await {
+            Ok(Some(unit)) => self.commit(unit).await,
+            Ok(None) => Ok(()),
+            Err(err) => Err(err),
+        };
+        if let Err(err) = stored {
+            tracing::warn!(%err, "could not keep an MCP sign-in");
+        }
+        Outbox::default()
+    }
+
     /// Offers the stored servers' tools anew and tells the host the set of servers.
     async fn offer_mcp(&mut self, out: &mut Outbox) {
-        let servers = async {
+        let configure = async {
             mcp::offer_tools(&self.store, &mut self.tools).await?;
-            mcp::stored_servers(&self.store).await
+            mcp::configure(&self.store).await
         };
-        match servers.await {
-            Ok(servers) => out.effects.push(Effect::McpConfigure { servers }),
+        match configure.await {
+            Ok(configure) => out.effects.push(configure),
             Err(err) => tracing::warn!(%err, "could not read the MCP servers"),
         }
     }

@@ -231,6 +231,19 @@ pub struct StoredCatalog {
     pub tools: Vec<McpCatalogTool>,
 }
 
+/// An MCP server's OAuth sign-in, as the host's vault sealed it (tokens never in the clear).
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct StoredCredentials {
+    /// The server.
+    pub server: String,
+    /// The sealed credentials.
+    pub sealed: Value,
+}
+
+/// Every MCP server's OAuth sign-in.
+pub const MCP_CREDENTIALS: Setting<Vec<StoredCredentials>> = Setting::new("mcpCredentials");
+
 /// An open waiting for a view of its thread.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]

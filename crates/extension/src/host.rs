@@ -144,8 +144,9 @@ async fn run_effect(
             crate::gateway::notify(&thread_id, notice).await;
             None
         }
-        Effect::McpConfigure { servers } => {
-            crate::mcp_bridge::configure(vault, servers, |input| push(driver, input)).await;
+        Effect::McpConfigure { servers, credentials } => {
+            let push = |input| push(driver, input);
+            crate::mcp_bridge::configure(vault, servers, credentials, push).await;
             None
         }
         Effect::McpConnect { server } => {
@@ -256,13 +257,13 @@ impl EngineHost {
             post,
             close: close.clone(),
             client: Rc::new(client),
-            vault,
+            vault: Rc::clone(&vault),
             driver: Rc::clone(&slot),
         };
         let driver = Driver::new(engine, io);
         *slot.borrow_mut() = Some(driver.clone());
         let events = Rc::clone(&slot);
-        crate::mcp_bridge::listen(move |input| push(&events, input));
+        crate::mcp_bridge::listen(vault, move |input| push(&events, input));
         driver.start().await.map_err(js_error)?;
         Ok(EngineHost { extension_origin, driver: slot, close })
     }

@@ -7,6 +7,8 @@
 //! Commands carry opened secrets (the module runs in this same worker); replies and events are
 //! decoded here with budgets before they become driver inputs.
 
+use std::rc::Rc;
+
 use js_sys::Function;
 use js_sys::Reflect;
 use panelot_core::combinators::Either;
@@ -16,6 +18,7 @@ use panelot_core::engine::ToolInvocation;
 use panelot_core::engine::ToolOutcome;
 use panelot_core::env::AbortSignal;
 use panelot_core::settings::McpCatalogTool;
+use panelot_core::settings::StoredCredentials;
 use panelot_protocol::engine::McpStatus;
 use panelot_providers::Vault;
 use serde_json::Value;
@@ -64,15 +67,17 @@ async fn command(message: &Value) -> Result<Value, String> {
     serde_json::from_str(&text).map_err(|e| unavailable(&format!("its reply is not JSON: {e}")))
 }
 
-/// Starts hearing the module's events (status, catalogs) as driver inputs. Call once.
-pub(crate) fn listen(push: impl Fn(Input) + 'static) {
+/// Starts hearing the module's events (status, catalogs, sign-ins) as driver inputs. Call
+/// once.
+pub(crate) fn listen(vault: Rc<Vault>, push: impl Fn(Input) + 'static) {
     let Ok((bridge, _, on_event)) = bridge() else { return };
     let callback = Closure::<dyn Fn(JsValue)>::new(move |event: JsValue| {
         let Some(text) = event.as_string().filter(|t| t.len() <= MAX_MESSAGE_BYTES) else {
             return;
         };
         // The module is ours: an event that does not decode is a bug there, dropped here.
-        if let Some(input) = serde_json::from_str::<Value>(&text).ok().and_then(event_input) {
+        let event = serde_json::from_str::<Value>(&text).ok();
+        if let Some(input) = event.and_then(|event| event_input(event, &vault)) {
             push(input);
         }
     });
@@ -82,13 +87,19 @@ pub(crate) fn listen(push: impl Fn(Input) + 'static) {
 }
 
 /// The input an event of the module becomes; `None` for one the engine does not act on.
-fn event_input(event: Value) -> Option<Input> {
+fn event_input(event: Value, vault: &Vault) -> Option<Input> {
     let server = event.get("server")?.as_str()?.to_owned();
     match event.get("type")?.as_str()? {
         "status" => {
             let status: McpStatus =
                 panelot_protocol::from_value(event.get("status")?.clone()).ok()?;
             Some(Input::McpStatus(server, status))
+        }
+        "credentials" => {
+            // Sealed by the host before the engine keeps them; never stored in the clear.
+            let text = event.get("credentials")?.to_string();
+            let sealed = vault.seal(&text).ok()?;
+            Some(Input::McpCredentials(server, sealed))
         }
         "catalog" => {
             let tools: Vec<McpCatalogTool> =
@@ -99,14 +110,25 @@ fn event_input(event: Value) -> Option<Input> {
     }
 }
 
-/// Tells the module the servers to run: each opened with the vault (a server whose secrets
-/// cannot be opened is reported as an error status instead).
-pub(crate) async fn configure(vault: &Vault, stored: Vec<Value>, push: impl Fn(Input)) {
+/// Tells the module the servers to run: each opened with the vault, with its OAuth sign-in (a
+/// server whose secrets cannot be opened is reported as an error status instead).
+pub(crate) async fn configure(
+    vault: &Vault,
+    stored: Vec<Value>,
+    credentials: Vec<StoredCredentials>,
+    push: impl Fn(Input),
+) {
     let mut servers = Vec::new();
     for server in &stored {
         match vault.open_mcp(server) {
             Ok(opened) => {
                 let s = &opened.server;
+                // A sign-in that no longer opens is dropped: the server asks the user again.
+                let signed_in = credentials
+                    .iter()
+                    .find(|c| c.server == s.id)
+                    .and_then(|c| vault.open(&c.sealed).ok())
+                    .and_then(|text| serde_json::from_str::<Value>(&text).ok());
                 servers.push(json!({
                     "id": s.id,
                     "url": s.url.as_str(),
@@ -116,6 +138,7 @@ pub(crate) async fn configure(vault: &Vault, stored: Vec<Value>, push: impl Fn(I
                     "enabled": s.enabled,
                     "connect": s.connect,
                     "timeoutMs": s.timeout_ms,
+                    "oauthCredentials": signed_in,
                 }));
             }
             Err(reason) => {

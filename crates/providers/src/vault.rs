@@ -29,6 +29,7 @@ use crate::mcp_server::OpenedMcpServer;
 use crate::mcp_server::StoredMcpServer;
 use crate::quirks::QuirkFlag;
 use crate::quirks::Quirks;
+use crate::secret::SealedSecret;
 use crate::secret::VaultKey;
 use crate::templates::KeyRequirement;
 use crate::templates::TEMPLATES;
@@ -208,6 +209,20 @@ impl ConnectionVault for Vault {
 }
 
 impl Vault {
+    /// Seals a secret the host made (an MCP server's OAuth tokens, as JSON) for the engine to
+    /// keep.
+    pub fn seal(&self, plaintext: &str) -> Result<Value, String> {
+        let sealed = SealedSecret::seal(&self.key, plaintext).map_err(|e| e.to_string())?;
+        panelot_protocol::to_value(&sealed).map_err(|e| e.to_string())
+    }
+
+    /// Opens what [`Vault::seal`] sealed.
+    pub fn open(&self, sealed: &Value) -> Result<String, String> {
+        let sealed: SealedSecret =
+            panelot_protocol::from_value(sealed.clone()).map_err(|e| e.to_string())?;
+        sealed.open(&self.key).map_err(|e| e.to_string())
+    }
+
     /// Opens a stored MCP server's secrets for the host's MCP client.
     pub fn open_mcp(&self, stored: &Value) -> Result<OpenedMcpServer, String> {
         let server: StoredMcpServer =

@@ -36,9 +36,11 @@ use super::setup::settings_view;
 use super::setup::stored_id;
 use crate::settings;
 use crate::settings::MCP_CATALOGS;
+use crate::settings::MCP_CREDENTIALS;
 use crate::settings::MCP_SERVERS;
 use crate::settings::McpCatalogTool;
 use crate::settings::StoredCatalog;
+use crate::settings::StoredCredentials;
 use crate::sorted_map::SortedMap;
 use crate::store::Store;
 use crate::store::StoreError;
@@ -195,6 +197,10 @@ async fn changed<S: Store>(
         let mut catalogs = settings::read_or_default(reads.store, MCP_CATALOGS).await?;
         catalogs.retain(|c| c.server != deleted);
         unit.push(MCP_CATALOGS.write(&catalogs)?);
+        // Its sign-in goes with it: a server added again under the same id signs in anew.
+        let mut credentials = settings::read_or_default(reads.store, MCP_CREDENTIALS).await?;
+        credentials.retain(|c| c.server != deleted);
+        unit.push(MCP_CREDENTIALS.write(&credentials)?);
     }
     let overlay = Overlay { mcp_servers: Some(&servers), ..Overlay::default() };
     let view = settings_view(reads, overlay).await?;
@@ -297,6 +303,32 @@ fn descriptor(tool: &McpCatalogTool) -> ToolDescriptor {
 /// The stored servers, as the host gets them ([`super::Effect::McpConfigure`]).
 pub(crate) async fn stored_servers(store: &impl Store) -> Result<Vec<Value>, StoreError> {
     settings::read_or_default(store, MCP_SERVERS).await
+}
+
+/// What the host is told to run: every stored server and their sign-ins.
+pub(crate) async fn configure(store: &impl Store) -> Result<super::Effect, StoreError> {
+    Ok(super::Effect::McpConfigure {
+        servers: stored_servers(store).await?,
+        credentials: settings::read_or_default(store, MCP_CREDENTIALS).await?,
+    })
+}
+
+/// Keeps `server`'s new sign-in in place of its old one; `None` for a server that is gone.
+pub(crate) async fn store_credentials(
+    store: &impl Store,
+    server: &str,
+    sealed: Value,
+) -> Result<Option<UnitOfWork>, StoreError> {
+    let servers = stored_servers(store).await?;
+    if !servers.iter().any(|s| stored_id(s) == Some(server)) {
+        return Ok(None);
+    }
+    let mut all = settings::read_or_default(store, MCP_CREDENTIALS).await?;
+    all.retain(|c| c.server != server);
+    all.push(StoredCredentials { server: server.to_owned(), sealed });
+    let mut unit = UnitOfWork::new();
+    unit.push(MCP_CREDENTIALS.write(&all)?);
+    Ok(Some(unit))
 }
 
 /// How a finished MCP call is shown in the server's recent calls.

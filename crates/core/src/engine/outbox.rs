@@ -100,6 +100,8 @@ pub enum Effect {
     McpConfigure {
         /// Every stored server, switched off ones included.
         servers: Vec<Value>,
+        /// The servers' OAuth sign-ins, sealed.
+        credentials: Vec<crate::settings::StoredCredentials>,
     },
     /// Connect an MCP server now (the user asked; signs in when it needs it).
     McpConnect {

@@ -121,7 +121,7 @@ fn configured(world: &World) -> Vec<Vec<Value>> {
         .mcp_effects()
         .into_iter()
         .filter_map(|e| match e {
-            Effect::McpConfigure { servers } => Some(servers),
+            Effect::McpConfigure { servers, .. } => Some(servers),
             _ => None,
         })
         .collect()
@@ -273,6 +273,26 @@ fn a_catalog_refresh_that_changes_nothing_writes_nothing_and_a_deleted_server_go
     world.settle();
     assert_eq!(offered(&world), Vec::<String>::new());
     assert!(!world.requests.last().unwrap().tools.iter().any(|t| t.name.contains("ghost")));
+}
+
+#[test]
+fn a_sign_in_is_kept_sealed_told_again_after_a_restart_and_goes_with_its_server() {
+    let mut world = with_server();
+    world.input(Input::McpCredentials("notes-server".into(), json!("v1:sealed-tokens")));
+    world.input(Input::McpCredentials("ghost".into(), json!("v1:other")));
+    world.restart();
+    let Some(Effect::McpConfigure { credentials, .. }) = world.mcp_effects().pop() else {
+        panic!("a restart configures the servers")
+    };
+    assert_eq!(credentials.len(), 1, "a sign-in of no stored server is not kept");
+    assert_eq!(credentials[0].server, "notes-server");
+    assert_eq!(credentials[0].sealed, json!("v1:sealed-tokens"));
+    let id = world.submission();
+    world.send(json!({"type": "mcp.delete", "submissionId": id, "serverId": "notes-server"}));
+    let Some(Effect::McpConfigure { credentials, .. }) = world.mcp_effects().pop() else {
+        panic!("a delete configures the servers")
+    };
+    assert!(credentials.is_empty());
 }
 
 #[test]
