@@ -9,6 +9,7 @@ mod gateway;
 mod handover;
 mod handshake;
 mod idb_store;
+mod mcp_calls;
 mod notifications;
 mod opens;
 mod turns;
