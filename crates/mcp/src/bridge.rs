@@ -22,6 +22,7 @@ use serde_json::Value;
 
 use crate::error::McpError;
 use crate::model::ElicitResult;
+use crate::oauth::Credentials;
 use crate::validate::CatalogTool;
 use crate::validate::ToolCatalog;
 
@@ -99,6 +100,26 @@ pub struct ServerSpec {
     /// How long one request may take.
     #[serde(default = "default_timeout_ms")]
     pub timeout_ms: u64,
+    /// The OAuth sign-in, as the module sent it in an [`Event::Credentials`] and the engine
+    /// stored it: its token goes into `Authorization`, refreshed when it expires or the server
+    /// answers 401. Kept as JSON here so a stored sign-in that no longer reads costs only
+    /// itself (the server then asks the user to sign in), not the whole `configure`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oauth_credentials: Option<Value>,
+}
+
+impl ServerSpec {
+    /// Whether `other` needs a new connection: any change but the sign-in, which the module
+    /// swaps in place (a refresh it made itself comes back this way).
+    pub fn same_connection(&self, other: &ServerSpec) -> bool {
+        ServerSpec { oauth_credentials: None, ..self.clone() }
+            == ServerSpec { oauth_credentials: None, ..other.clone() }
+    }
+
+    /// The sign-in, when it reads.
+    pub fn credentials(&self) -> Option<Credentials> {
+        serde_json::from_value(self.oauth_credentials.clone()?).ok()
+    }
 }
 
 fn default_timeout_ms() -> u64 {
@@ -118,6 +139,7 @@ impl std::fmt::Debug for ServerSpec {
             .field("enabled", &self.enabled)
             .field("connect", &self.connect)
             .field("timeout_ms", &self.timeout_ms)
+            .field("signed_in", &self.oauth_credentials.is_some())
             .finish()
     }
 }
@@ -325,6 +347,15 @@ pub enum Event {
         message: String,
         /// A JSON Schema object of primitive fields.
         schema: Value,
+    },
+    /// The module signed in again (refreshed an expired or refused OAuth token): the engine
+    /// seals and keeps these in place of the old ones, and sends them back as the server's
+    /// `oauthCredentials`. With a rotating refresh token the old one is already spent.
+    Credentials {
+        /// The server's id.
+        server: String,
+        /// The new sign-in (tokens inside: never logged).
+        credentials: Credentials,
     },
     /// The module trapped; pending commands were answered with [`ErrorKind::Crashed`] and
     /// later ones will be too, until the service worker restarts. Sent by the JS shim, never by

@@ -191,7 +191,9 @@ impl<H: Http + 'static, T: Timer + 'static> McpManager<H, T> {
             servers
                 .iter()
                 .filter(|(id, server)| {
-                    wanted.get(*id).is_none_or(|spec| !spec.enabled || *spec != server.spec)
+                    wanted
+                        .get(*id)
+                        .is_none_or(|spec| !spec.enabled || !spec.same_connection(&server.spec))
                 })
                 .map(|(_, server)| Rc::clone(server))
                 .collect()
@@ -205,7 +207,8 @@ impl<H: Http + 'static, T: Timer + 'static> McpManager<H, T> {
                 inner.emit(Event::Status { server: id, status: McpStatus::Disconnected });
                 continue;
             }
-            if inner.servers.borrow().contains_key(&id) {
+            if let Some(kept) = inner.server(&id) {
+                kept.replace_credentials(spec.credentials());
                 continue;
             }
             let server = match Server::new(inner, spec) {
@@ -287,17 +290,32 @@ impl<H: Http + 'static, T: Timer + 'static> McpManager<H, T> {
             calls.insert(call_id.to_owned(), (server_id.to_owned(), handle.clone()));
         }
         let _registered = Registered { inner, call_id };
-        let timeout_ms = timeout_ms.unwrap_or(server.spec.timeout_ms);
         let timed_out = Cell::new(false);
-        // The timeout aborts the call rather than dropping it, so the client still tells the
-        // server to stop (`notifications/cancelled`).
+        // Without a timeout of its own the call has the client's (the spec's `timeoutMs`). With
+        // one, it aborts the call rather than dropping it, so the client still tells the server
+        // to stop (`notifications/cancelled`); like the client's, it does not count the time a
+        // person takes to answer an elicitation of this server.
         let deadline = async {
-            inner.timer.sleep(Wait::Budget { ms: timeout_ms }).await;
+            let Some(ms) = timeout_ms else { return std::future::pending::<()>().await };
+            loop {
+                inner.timer.sleep(Wait::Budget { ms }).await;
+                if !inner.eliciting(server_id) {
+                    break;
+                }
+            }
             timed_out.set(true);
             handle.abort();
             std::future::pending::<()>().await;
         };
-        let calling = server.client.call_tool(&tool.tool.name, arguments, &signal);
+        let calling = async {
+            match server.client.call_tool(&tool.tool.name, arguments.clone(), &signal).await {
+                // An expired or revoked token: one refresh, one retry.
+                Err(McpError::Unauthorized { status: 401, .. }) if server.refresh(inner).await => {
+                    server.client.call_tool(&tool.tool.name, arguments, &signal).await
+                }
+                outcome => outcome,
+            }
+        };
         let outcome = match race(calling, deadline).await {
             Either::Left(outcome) => outcome,
             Either::Right(()) => Err(McpError::Aborted),
@@ -316,10 +334,10 @@ impl<H: Http + 'static, T: Timer + 'static> McpManager<H, T> {
                 };
                 CallReply::Ok { ok: True, result }
             }
-            Err(McpError::Aborted) if timed_out.get() => failed(
-                ErrorKind::Timeout,
-                format!("{server_id} did not answer within {} s", timeout_ms.div_ceil(1000)),
-            ),
+            Err(McpError::Aborted) if timed_out.get() => {
+                let seconds = timeout_ms.unwrap_or_default().div_ceil(1000);
+                failed(ErrorKind::Timeout, format!("{server_id} did not answer within {seconds} s"))
+            }
             Err(err) => {
                 if matches!(err, McpError::Unauthorized { .. }) {
                     server.set_status(inner, wording::status_after(&err, &server.spec));
@@ -387,6 +405,15 @@ impl<H, T> Inner<H, T> {
 
     fn server(&self, id: &str) -> Option<Rc<Server<H, T>>> {
         self.servers.borrow().get(id).cloned()
+    }
+
+    /// Whether an elicitation of `server` waits for the user (their ids are `{server}-{n}`).
+    fn eliciting(&self, server: &str) -> bool {
+        self.elicitations.borrow().keys().any(|id| {
+            id.strip_prefix(server)
+                .and_then(|rest| rest.strip_prefix('-'))
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        })
     }
 }
 

@@ -10,6 +10,7 @@ use panelot_core::combinators::Either;
 use panelot_core::combinators::race;
 use panelot_core::env::AbortHandle;
 use panelot_core::env::AbortSignal;
+use panelot_core::env::Clock;
 use panelot_core::model::LocalFuture;
 use panelot_protocol::engine::McpStatus;
 use panelot_providers::HeaderValue;
@@ -32,6 +33,7 @@ use crate::model::ElicitAction;
 use crate::model::ElicitRequest;
 use crate::model::ElicitResult;
 use crate::names::ServerSlug;
+use crate::oauth::Credentials;
 use crate::validate::ToolCatalog;
 
 /// One enabled server.
@@ -40,6 +42,8 @@ pub(super) struct Server<H, T> {
     pub(super) spec: ServerSpec,
     pub(super) client: McpClient<Rc<H>, Rc<T>>,
     state: RefCell<State>,
+    /// The OAuth sign-in, when the server has one.
+    credentials: RefCell<Option<Credentials>>,
     /// Fired when the server is closed: ends its stream, connects and refreshes.
     stop: AbortHandle,
     stopped: AbortSignal,
@@ -73,12 +77,14 @@ impl<H: Http + 'static, T: Timer + 'static> Server<H, T> {
         config.budgets = inner.options.budgets;
         config.timeout_ms = spec.timeout_ms;
         let (stop, stopped) = AbortSignal::new();
+        let credentials = RefCell::new(spec.credentials());
         Ok(Rc::new_cyclic(|weak: &Weak<Server<H, T>>| {
             let handler: Rc<dyn ServerHandler> =
                 Rc::new(Events { inner: Rc::downgrade(inner), server: weak.clone() });
             let client =
                 McpClient::new(Rc::clone(&inner.http), Rc::clone(&inner.timer), config, handler);
-            Server { spec, client, state: RefCell::new(State::default()), stop, stopped }
+            let state = RefCell::new(State::default());
+            Server { spec, client, state, credentials, stop, stopped }
         }))
     }
 
@@ -135,11 +141,22 @@ impl<H: Http + 'static, T: Timer + 'static> Server<H, T> {
         }
         let _flight = Flight(&self.state);
         self.set_status(inner, McpStatus::Connecting);
-        let listed = async {
+        if let Err(status) = self.authorize(inner).await {
+            self.set_status(inner, status);
+            return self.status();
+        }
+        let list = || async {
             self.client.connect(&self.stopped).await?;
             self.client.list_tools(&self.stopped).await
         };
-        match listed.await {
+        let listed = match list().await {
+            // An expired or revoked token: one refresh, one retry.
+            Err(McpError::Unauthorized { status: 401, .. }) if self.refresh(inner).await => {
+                list().await
+            }
+            listed => listed,
+        };
+        match listed {
             Ok(catalog) => {
                 self.listed(inner, catalog);
                 self.start_listening(inner);
@@ -147,6 +164,75 @@ impl<H: Http + 'static, T: Timer + 'static> Server<H, T> {
             Err(err) => self.set_status(inner, status_after(&err, &self.spec)),
         }
         self.status()
+    }
+
+    /// Takes the sign-in the engine holds now, unless it is the one already in use (the
+    /// engine echoes back what the module refreshed).
+    pub(super) fn replace_credentials(&self, credentials: Option<Credentials>) {
+        if *self.credentials.borrow() == credentials {
+            return;
+        }
+        self.client.set_authorization(None);
+        *self.credentials.borrow_mut() = credentials;
+    }
+
+    /// Puts the sign-in's token on the client, refreshed first when it expired; the status to
+    /// show when that fails. Servers without a sign-in go as configured.
+    async fn authorize(&self, inner: &Inner<H, T>) -> Result<(), McpStatus> {
+        let clock = TimerClock(&*inner.timer);
+        let Some(mut credentials) = self.credentials.borrow().clone() else { return Ok(()) };
+        if credentials.is_expired(&clock) {
+            if !self.refresh(inner).await {
+                return Err(self.status());
+            }
+            let Some(refreshed) = self.credentials.borrow().clone() else { return Ok(()) };
+            credentials = refreshed;
+        }
+        match credentials.authorization(&self.spec.url, &clock) {
+            Ok(header) => {
+                self.client.set_authorization(Some(header));
+                Ok(())
+            }
+            Err(err) => Err(McpStatus::NeedsAuthorization {
+                reason: format!("sign in to this server again ({err})"),
+            }),
+        }
+    }
+
+    /// Refreshes the sign-in and puts the new token on the client; whether that worked. The
+    /// engine gets the new credentials (a rotated refresh token is spent once used); a failure
+    /// shows in the status.
+    pub(super) async fn refresh(&self, inner: &Inner<H, T>) -> bool {
+        let clock = TimerClock(&*inner.timer);
+        let Some(credentials) = self.credentials.borrow().clone() else { return false };
+        if !credentials.can_refresh() {
+            let reason = "the sign-in expired; sign in to this server again".to_owned();
+            self.set_status(inner, McpStatus::NeedsAuthorization { reason });
+            return false;
+        }
+        let budgets = &inner.options.budgets;
+        let refreshed =
+            match credentials.refresh(&*inner.http, budgets, &clock, &self.stopped).await {
+                Ok(refreshed) => refreshed,
+                Err(err) => {
+                    let status = if err.needs_user() {
+                        McpStatus::NeedsAuthorization {
+                            reason: format!("sign in to this server again ({err})"),
+                        }
+                    } else {
+                        McpStatus::Error { reason: format!("could not refresh the sign-in: {err}") }
+                    };
+                    self.set_status(inner, status);
+                    return false;
+                }
+            };
+        let Ok(header) = refreshed.authorization(&self.spec.url, &clock) else { return false };
+        self.client.set_authorization(Some(header));
+        *self.credentials.borrow_mut() = Some(refreshed.clone());
+        if !self.stopped.is_aborted() {
+            inner.emit(Event::Credentials { server: self.spec.id.clone(), credentials: refreshed });
+        }
+        true
     }
 
     /// Keeps a successful listing and reports it.
@@ -241,6 +327,15 @@ impl<H: Http + 'static, T: Timer + 'static> Server<H, T> {
             }
             delay = delay.saturating_mul(2).min(options.listen_backoff_max_ms);
         }
+    }
+}
+
+/// The host's timer as the clock OAuth expiry is judged by.
+struct TimerClock<'t, T>(&'t T);
+
+impl<T: Timer> Clock for TimerClock<'_, T> {
+    fn now_ms(&self) -> u64 {
+        self.0.now_ms()
     }
 }
 

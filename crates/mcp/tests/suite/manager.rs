@@ -1,6 +1,7 @@
 //! The MCP module's manager against the mock server: configure, status and catalog events,
 //! calls, cancellation and timeouts, list_changed refreshes (a failed one keeps the last good
-//! catalog), the standalone stream's backoff, closing removed servers, and bad input.
+//! catalog), the standalone stream's backoff, closing removed servers, OAuth sign-ins
+//! (used, refreshed on a 401 and handed back), and bad input.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -24,6 +25,7 @@ use panelot_providers::TokioTimer;
 use panelot_testkit::mock_mcp::Misbehaviour;
 use panelot_testkit::mock_mcp::MockMcp;
 use panelot_testkit::mock_mcp::MockMcpConfig;
+use panelot_testkit::mock_mcp::MockOAuth;
 use panelot_testkit::mock_mcp::ResponseMode;
 use pretty_assertions::assert_eq;
 use serde_json::Value;
@@ -63,6 +65,7 @@ fn spec(h: &Harness, connect: McpConnectMode) -> ServerSpec {
         enabled: true,
         connect,
         timeout_ms: 10_000,
+        oauth_credentials: None,
     }
 }
 
@@ -303,6 +306,8 @@ async fn an_elicitation_goes_out_as_an_event_and_waits_for_the_answer() {
 
         let answering = async {
             let event = h.wait_event("elicit", |event| matches!(event, Event::Elicit { .. })).await;
+            // The user takes longer than the call's timeout: their time does not count.
+            tokio::time::sleep(Duration::from_millis(1200)).await;
             let Event::Elicit { request_id, server, message, schema } = event else {
                 unreachable!()
             };
@@ -312,7 +317,8 @@ async fn an_elicitation_goes_out_as_an_event_and_waits_for_the_answer() {
                 "result": {"action": "accept", "content": {"name": "Grace"}}});
             assert_eq!(h.manager.command_json(&answer.to_string()).await, "{}");
         };
-        let (reply, ()) = tokio::join!(h.call("c1", "ask", json!({})), answering);
+        let asking = h.manager.call("c1", "mcp__mock__ask", serde_json::Map::new(), Some(500));
+        let (reply, ()) = tokio::join!(asking, answering);
         assert!(text_of(&reply).contains("Grace"), "{reply:?}");
     })
     .await;
@@ -427,6 +433,87 @@ async fn bad_commands_and_unknown_names_get_typed_errors() {
         assert_eq!(h.manager.command_json(r#"{"type":"cancel","callId":"none"}"#).await, "{}");
         let answer = r#"{"type":"elicitAnswer","requestId":"x","result":{"action":"cancel"}}"#;
         assert_eq!(h.manager.command_json(answer).await, "{}");
+    })
+    .await;
+}
+
+/// Signs in against the mock's authorization server as the host will (discover, register,
+/// authorize in "the browser", redeem the code), by the wall clock the manager uses.
+async fn sign_in(mock: &MockMcp) -> Value {
+    use panelot_core::env::AbortSignal;
+    use panelot_core::env::Clock;
+    use panelot_mcp::Budgets;
+    use panelot_mcp::oauth::OAuthClient;
+    use panelot_mcp::oauth::PendingAuthorization;
+    use panelot_mcp::oauth::Random;
+    use panelot_mcp::oauth::discover;
+    use std::io::Read;
+    use std::io::Write;
+
+    struct Wall;
+    impl Clock for Wall {
+        fn now_ms(&self) -> u64 {
+            let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+            since.map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        }
+    }
+    struct Fixed;
+    impl Random for Fixed {
+        fn fill(&self, bytes: &mut [u8]) {
+            bytes.iter_mut().enumerate().for_each(|(i, b)| *b = i as u8);
+        }
+    }
+    let http = NativeHttp::new().unwrap();
+    let (budgets, abort) = (Budgets::default(), AbortSignal::default());
+    let plan = discover(&http, &budgets, &mock.url(), None, &abort).await.expect("discovers");
+    let redirect = "http://127.0.0.1:9/callback";
+    let client = OAuthClient::register(&http, &budgets, &plan, redirect, &abort).await.unwrap();
+    let (url, pending) =
+        PendingAuthorization::start(&plan, &client, &Fixed, &plan.default_scopes()).unwrap();
+    // Play the browser: the authorize endpoint redirects at once with the code.
+    let rest = url.strip_prefix("http://").unwrap();
+    let (host, target) = rest.split_at(rest.find('/').unwrap());
+    let mut stream = std::net::TcpStream::connect(host).unwrap();
+    write!(stream, "GET {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n").unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let location = response.lines().find_map(|l| l.strip_prefix("Location: ")).unwrap().trim();
+    let credentials = pending.finish(&http, &budgets, &Wall, location, &abort).await.unwrap();
+    serde_json::to_value(&credentials).unwrap()
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn an_oauth_sign_in_is_used_refreshed_after_a_401_and_handed_back() {
+    local(async {
+        let config =
+            MockMcpConfig { oauth: Some(MockOAuth::default()), ..MockMcpConfig::default() };
+        let h = harness(config, ManagerOptions::default());
+        let unsigned = ServerSpec { auth: McpAuth::Oauth, ..spec(&h, McpConnectMode::Lazy) };
+        h.manager.configure(vec![unsigned.clone()]);
+        assert!(matches!(h.manager.connect("mock").await, McpStatus::NeedsAuthorization { .. }));
+
+        let credentials = sign_in(&h.mock).await;
+        let signed = ServerSpec { oauth_credentials: Some(credentials.clone()), ..unsigned };
+        h.manager.configure(vec![signed.clone()]);
+        assert_eq!(h.manager.connect("mock").await, McpStatus::Ready { tools: 7 });
+        let initializes = h.count("POST", Some("initialize"));
+
+        // The server drops the token: one refresh, the call retried, the engine told.
+        h.mock.expire_access_tokens();
+        assert_eq!(text_of(&h.call("c1", "echo", json!({"text": "still"})).await), "still");
+        let event = h.wait_event("credentials", |e| matches!(e, Event::Credentials { .. })).await;
+        let Event::Credentials { server, credentials: refreshed } = event else { unreachable!() };
+        assert_eq!(server, "mock");
+        let refreshed = serde_json::to_value(&refreshed).unwrap();
+        assert_ne!(refreshed, credentials);
+        assert!(!format!("{:?}", h.events.borrow()).contains("access"), "no token in Debug");
+
+        // The engine echoes the new sign-in back: kept in place, no new connection.
+        let echoed = ServerSpec { oauth_credentials: Some(refreshed), ..signed };
+        h.manager.configure(vec![echoed]);
+        assert_eq!(text_of(&h.call("c2", "echo", json!({"text": "same"})).await), "same");
+        assert_eq!(h.count("POST", Some("initialize")), initializes);
+        assert_eq!(h.count("DELETE", None), 0);
     })
     .await;
 }
