@@ -3,11 +3,13 @@
 
 import type { ReadPageParams, SnapshotResult } from "./generated/protocol";
 import { SNAPSHOT_DEFAULT_TOKENS, SNAPSHOT_MAX_TOKENS } from "./generated/protocol";
+import { collapseSpace } from "./dom";
 import { ExecutorError } from "./failure";
 import type { RefRegistry } from "./refs";
 import { fit, renderView, viewTree, type ViewNode } from "./snapshot/budget";
 import { estimateTokens } from "./snapshot/tokens";
-import type { SnapNode } from "./snapshot/tree";
+import { yamlScalar, type SnapNode } from "./snapshot/tree";
+import { clipName, quoteName } from "./snapshot/states";
 import { walk } from "./snapshot/walk";
 
 /** Snapshots of one document. */
@@ -51,7 +53,7 @@ export class Snapshotter {
     let target = budget - headerTokens - FOOTER_TOKENS;
     for (let attempt = 0; attempt < 4; attempt++) {
       const root = viewTree(roots, rootEl);
-      fit(root, target, lineText);
+      fit(root, target, lineText, this.registry);
       let tokens: number;
       ({ lines, folded, tokens } = renderView(root, this.registry, lineText, true));
       const total = headerTokens + tokens + (folded > 0 ? FOOTER_TOKENS : 0);
@@ -113,10 +115,29 @@ export class Snapshotter {
     if (form === "open") return `- ${yamlScalar(node.line)}:`;
     const inside = v.lines - 1;
     const interactive = v.interactive - (node.ref ? 1 : 0);
-    const what = interactive > 0 ? `${inside} lines, ${interactive} interactive` : `${inside} lines`;
+    const title = node.line.includes('"') ? "" : regionTitle(node);
+    const what = `${interactive > 0 ? `${inside} lines, ${interactive} interactive` : `${inside} lines`}${title ? `, with ${title}` : ""}`;
     const ref = node.ref ? "" : node.el ? ` [${this.registry.peek(node.el)}]` : "";
     return `- ${yamlScalar(`${node.line} [folded ${what}]${ref}`)}`;
   }
+}
+
+/**
+ * What names a region without a name of its own when it is folded: its first heading (among its
+ * first lines), or a <details>' summary; "" when neither.
+ */
+function regionTitle(node: SnapNode): string {
+  const children = node.children;
+  if (node.el?.tagName === "DETAILS") {
+    const summary = node.el.querySelector(":scope > summary");
+    const text = summary ? collapseSpace(summary.textContent ?? "") : "";
+    if (text) return `summary ${quoteName(clipName(text))}`;
+  }
+  for (let i = 0; i < children.length && i < 64; i++) {
+    const child = children[i] as SnapNode;
+    if (child.heading) return child.line;
+  }
+  return "";
 }
 
 /** Tokens a diff after an action may take. */
@@ -140,11 +161,4 @@ const FOOTER_TOKENS = 18;
 
 function oneLine(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f-\u009f\ufeff\ufffe\uffff]/g, " ").replace(/\s+/g, " ").trim();
-}
-
-/** A line body as a YAML scalar: plain when that reads back the same, else single-quoted. */
-export function yamlScalar(body: string): string {
-  if (body.startsWith('"')) return body;
-  if (/: |:$| #|^[-?:,[\]{}#&*!|>'"%@`]|\t/.test(body)) return `'${body.replace(/'/g, "''")}'`;
-  return body;
 }

@@ -347,11 +347,9 @@ fn executor_coverage_shadow_dom_iframes_and_hidden_controls() {
 - clickable "Card title Card body text" [ref]
 - clickable "Red dot" [ref]
 - button "Hidden yet focusable" [ref]
-- group:
-  - button "More options Help" [collapsed] [ref]:
-    - link "Help" [ref]
-- group:
-  - button "Shipping" [collapsed] [ref]
+- button "More options Help" [collapsed] [ref]:
+  - link "Help" [ref]
+- button "Shipping" [collapsed] [ref]
 - slider "Volume" [value="40"] [ref]
 - slider "Zoom" [value="7"] [ref]
 - focusable [ref]

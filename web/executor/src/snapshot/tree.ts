@@ -13,6 +13,10 @@ export interface SnapNode {
   readonly inViewport: boolean;
   /** Plain text (not an element line). */
   isText: boolean;
+  /** A heading without a ref (it names the lines around it when they are folded). */
+  readonly heading?: boolean;
+  /** A list (its items, and lists nested in it, are one level of the outline). */
+  readonly list?: boolean;
   /** Lines of the subtree, this one's included (set by `measure` once the walk is done). */
   lines: number;
   /** Refs in the subtree, this one's included (set by `measure`). */
@@ -54,4 +58,11 @@ export function measure(roots: SnapNode[]): { lines: number; interactive: number
     interactive += root.interactive;
   }
   return { lines, interactive };
+}
+
+/** A line body as a YAML scalar: plain when that reads back the same, else single-quoted. */
+export function yamlScalar(body: string): string {
+  if (body.startsWith('"')) return body;
+  if (/: |:$| #|^[-?:,[\]{}#&*!|>'"%@`]|\t/.test(body)) return `'${body.replace(/'/g, "''")}'`;
+  return body;
 }

@@ -353,6 +353,14 @@ function visitElement(el: Element, parent: Element | null, state: WalkState, col
     return;
   }
   if (kind === "container" && node.children.length === 0 && !node.ref) return;
+  // A group without a name around a single line (a closed <details> around its summary) says
+  // nothing that line does not, and folded it would hide the line behind `group [folded 1 …]`:
+  // the line stands in its place.
+  const only = node.children[0];
+  if (kind === "container" && role === "group" && !node.ref && node.children.length === 1 && only && !containerNamed(el, role)) {
+    collector.out.push(only);
+    return;
+  }
   collector.out.push(node);
 }
 
@@ -449,6 +457,15 @@ class ElementNode implements SnapNode {
 
   get inViewport(): boolean {
     return this.probe.inView;
+  }
+
+  /** A heading to name folded lines by (one with a ref is listed as an element instead). */
+  get heading(): boolean {
+    return this.role === "heading" && this.ref === null;
+  }
+
+  get list(): boolean {
+    return this.role === "list";
   }
 
   get line(): string {
