@@ -87,6 +87,15 @@ fn main() {
             .map(|line| bpe.encode_ordinary(&format!("{line}\n")).len())
             .sum();
         let listed = refs_in(&text).len();
+        // Refs of elements on lines of their own: a fold line's ref (often the same parent's,
+        // repeated on every `more` line) names a region to expand, not an element to act on.
+        let mut element_refs: Vec<String> = text
+            .lines()
+            .filter(|line| !line.starts_with('#') && !line.contains("[folded "))
+            .flat_map(refs_in)
+            .collect();
+        element_refs.sort_unstable();
+        element_refs.dedup();
         let (round_trip, in_page) = (median(round_trips), median(in_page));
         if page.small {
             small_tokens.push(tokens as f64);
@@ -94,8 +103,9 @@ fn main() {
             small_without_hop.push(round_trip - hop);
         }
         println!(
-            "executor: snapshot {:<12} {elements:>6} elements {tokens:>5} tokens (o200k, budget 3,000) {in_page:>6.1} ms in the page, {round_trip:>6.1} ms round trip ({hop:.1} ms message hop); {listed} refs listed, fold lines {:.0} % of the tokens; interactive {accounted}/{} {}",
+            "executor: snapshot {:<12} {elements:>6} elements {tokens:>5} tokens (o200k, budget 3,000) {in_page:>6.1} ms in the page, {round_trip:>6.1} ms round trip ({hop:.1} ms message hop); {listed} refs listed ({} on element lines), fold lines {:.0} % of the tokens; interactive {accounted}/{} {}",
             page.name,
+            element_refs.len(),
             fold_tokens as f64 * 100.0 / tokens.max(1) as f64,
             page.interactive,
             if accounted == page.interactive { "ok" } else { "MISMATCH" },
