@@ -182,7 +182,8 @@ fn trusted(block: &ContextBlock) -> bool {
         | ContextKind::Selection
         | ContextKind::Screenshot
         | ContextKind::Tab
-        | ContextKind::McpResource => false,
+        | ContextKind::McpResource
+        | ContextKind::McpPrompt => false,
     };
     users_own && block.trust == Trust::Trusted
 }

@@ -64,6 +64,8 @@ pub enum Input {
     HostAccessRemoved(Vec<String>),
     /// An MCP server's status changed (server id, status).
     McpStatus(String, panelot_protocol::engine::McpStatus),
+    /// The MCP client answered a question about prompts or resources.
+    McpAnswered(EffectId, Result<serde_json::Value, String>),
     /// An MCP server's OAuth sign-in was made or refreshed (server id, sealed by the host).
     McpCredentials(String, serde_json::Value),
     /// An MCP server's catalog was listed (server id, tools).
@@ -215,6 +217,7 @@ impl<S: Store, H: HostIo> Driver<S, H> {
                 Effect::CallModel { id, .. }
                 | Effect::ResolveTarget { id, .. }
                 | Effect::RunTool { id, .. }
+                | Effect::McpQuery { id, .. }
                 | Effect::VerifyConnection { id, .. } => {
                     let (handle, signal) = AbortSignal::new();
                     self.inner.aborts.borrow_mut().insert(id, handle);
@@ -260,6 +263,7 @@ async fn handle<S: Store>(
         Input::HostAccessRemoved(origins) => engine.on_host_access_removed(&origins).await,
         Input::McpStatus(server, status) => engine.on_mcp_status(&server, status).await,
         Input::McpCatalog(server, tools) => engine.on_mcp_catalog(&server, tools).await,
+        Input::McpAnswered(id, answer) => engine.on_mcp_answered(id, answer),
         Input::McpCredentials(server, sealed) => engine.on_mcp_credentials(&server, sealed).await,
         Input::Tick => {
             tick_at.set(None);

@@ -74,6 +74,7 @@ pub use interactions::WATCH_PAGE;
 pub use machine::result::FAILURE_BREAKER_AT;
 pub use machine::result::FAILURE_REMINDER_AT;
 pub use machine::title::TITLE_PROMPT;
+pub use mcp::McpQuery;
 pub use outbox::Effect;
 pub use outbox::EffectId;
 pub use outbox::FailureCause;
@@ -347,6 +348,7 @@ impl<S: Store> Engine<S> {
             }
             Some(
                 InFlight::Tool(..)
+                | InFlight::McpQuery { .. }
                 | InFlight::Watch(..)
                 | InFlight::Target(..)
                 | InFlight::Verify { .. },
@@ -480,6 +482,44 @@ impl<S: Store> Engine<S> {
         }
     }
 
+    /// Asks the host's MCP client a port's question.
+    fn ask_mcp(
+        &mut self,
+        port: PortId,
+        submission_id: panelot_protocol::SubmissionId,
+        query: mcp::McpQuery,
+        out: &mut Outbox,
+    ) {
+        let id =
+            self.in_flight.start(InFlight::McpQuery { port, submission_id, query: query.clone() });
+        out.effects.push(Effect::McpQuery { id, query });
+    }
+
+    /// The MCP client's answer to a port's question: sent to that port, if still connected.
+    pub fn on_mcp_answered(
+        &mut self,
+        id: EffectId,
+        answer: Result<serde_json::Value, String>,
+    ) -> Outbox {
+        let mut out = Outbox::default();
+        if let Some(InFlight::McpQuery { port, submission_id, query }) = self.in_flight.finish(id)
+            && self.delivery.has_port(port)
+        {
+            let event = match mcp::answered(submission_id.clone(), &query, answer) {
+                Ok(event) => event,
+                Err(message) => {
+                    AgentEvent::CommandRejected(panelot_protocol::engine::CommandRejectedEvent {
+                        submission_id,
+                        code: ErrorCode::InvalidCommand,
+                        message,
+                    })
+                }
+            };
+            Delivery::reply(port, EventFrame::new(event), &mut out);
+        }
+        out
+    }
+
     /// Remembers a finished call of an MCP tool for its server's recent calls.
     async fn record_mcp_call(&mut self, run: &RunId, index: usize, outcome: &ToolOutcome) {
         let Some(call) = self.runs.get(run).and_then(|r| r.tools.get(index)) else { return };
@@ -561,6 +601,16 @@ impl<S: Store> Engine<S> {
                 }
             }
             Op::ConnectionVerify(params) => self.verify_connection(port, params, out).await,
+            Op::McpList(params) => {
+                let query = mcp::McpQuery::List { server: params.server_id };
+                self.ask_mcp(port, params.submission_id, query, out);
+                Ok(())
+            }
+            Op::McpFetch(params) => {
+                let query = mcp::McpQuery::Fetch { server: params.server_id, fetch: params.fetch };
+                self.ask_mcp(port, params.submission_id, query, out);
+                Ok(())
+            }
             Op::McpConnect(ref params) => {
                 let server = params.server_id.clone();
                 let known = mcp::stored_servers(&self.store).await.map(|servers| {
@@ -728,6 +778,8 @@ impl<S: Store> Engine<S> {
             | Op::SettingsGet(_)
             | Op::ConnectionVerify(_)
             | Op::McpConnect(_)
+            | Op::McpList(_)
+            | Op::McpFetch(_)
             | Op::Ping(_) => {
                 Ok(Decision::rejected(op, ErrorCode::InvalidCommand, "not a receipted command"))
             }

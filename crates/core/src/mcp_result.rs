@@ -1,7 +1,8 @@
-//! What the model reads of an MCP tool result: its content items as text, in order. Images and
-//! audio are named with their type and size (the model gets no image from a tool yet), embedded
-//! resources give their text, links their URI; structured content stands in when the server
-//! sent no text. The engine fences it all as MCP content, untrusted.
+//! What the model reads of what an MCP server sent: a tool result's content items as text, in
+//! order (images and audio named with their type and size, as the model gets no image from a
+//! tool yet; embedded resources give their text, links their URI; structured content stands in
+//! when the server sent no text), a prompt's messages, a resource's contents. The engine fences
+//! it all as MCP content, untrusted.
 
 use serde_json::Value;
 
@@ -21,8 +22,39 @@ pub fn render(result: &Value) -> String {
     {
         parts.push(structured.to_string());
     }
+    joined(parts, "(the tool returned no content)")
+}
+
+/// A `GetPromptResult` (`{description, messages: [{role, content}]}`) as text: each message
+/// with its role.
+pub fn render_prompt(result: &Value) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for message in result.get("messages").and_then(Value::as_array).into_iter().flatten() {
+        let role = message.get("role").and_then(Value::as_str).unwrap_or("user");
+        if let Some(text) = message.get("content").and_then(item_text) {
+            parts.push(format!("[{role}]\n{text}"));
+        }
+    }
+    joined(parts, "(the prompt has no messages)")
+}
+
+/// A `ReadResourceResult` (`{contents: [{uri, mimeType, text | blob}]}`) as text.
+pub fn render_resource(result: &Value) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for content in result.get("contents").and_then(Value::as_array).into_iter().flatten() {
+        let uri = content.get("uri").and_then(Value::as_str).unwrap_or("?");
+        match content.get("text").and_then(Value::as_str) {
+            Some(text) => parts.push(text.to_owned()),
+            None => parts.push(format!("[{uri}: binary content, not shown]")),
+        }
+    }
+    joined(parts, "(the resource is empty)")
+}
+
+/// `parts` on their own lines, `empty` when there are none, cut at [`MAX_CHARS`].
+fn joined(parts: Vec<String>, empty: &str) -> String {
     let text = match parts.is_empty() {
-        true => "(the tool returned no content)".to_owned(),
+        true => empty.to_owned(),
         false => parts.join("\n"),
     };
     match text.char_indices().nth(MAX_CHARS) {
@@ -85,6 +117,24 @@ mod tests {
         let result = json!({"content": [], "structuredContent": {"temp": 21}});
         assert_eq!(render(&result), r#"{"temp":21}"#);
         assert_eq!(render(&json!({})), "(the tool returned no content)");
+    }
+
+    #[test]
+    fn prompts_keep_their_roles_and_resources_their_text() {
+        let prompt = json!({"messages": [
+            {"role": "user", "content": {"type": "text", "text": "Summarize"}},
+            {"role": "assistant", "content": {"type": "text", "text": "Sure"}}
+        ]});
+        assert_eq!(super::render_prompt(&prompt), "[user]\nSummarize\n[assistant]\nSure");
+        let resource = json!({"contents": [
+            {"uri": "mem://a", "text": "alpha"},
+            {"uri": "mem://b", "blob": "AAAA"}
+        ]});
+        assert_eq!(
+            super::render_resource(&resource),
+            "alpha\n[mem://b: binary content, not shown]"
+        );
+        assert_eq!(super::render_resource(&json!({})), "(the resource is empty)");
     }
 
     #[test]

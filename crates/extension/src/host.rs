@@ -149,6 +149,9 @@ async fn run_effect(
             crate::mcp_bridge::configure(vault, servers, credentials, push).await;
             None
         }
+        Effect::McpQuery { id, query } => {
+            Some(Input::McpAnswered(id, crate::mcp_bridge::query(&query).await))
+        }
         Effect::McpConnect { server } => {
             crate::mcp_bridge::connect(&server, |input| push(driver, input)).await;
             None

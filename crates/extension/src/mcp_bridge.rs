@@ -14,11 +14,13 @@ use js_sys::Reflect;
 use panelot_core::combinators::Either;
 use panelot_core::combinators::race;
 use panelot_core::driver::Input;
+use panelot_core::engine::McpQuery;
 use panelot_core::engine::ToolInvocation;
 use panelot_core::engine::ToolOutcome;
 use panelot_core::env::AbortSignal;
 use panelot_core::settings::McpCatalogTool;
 use panelot_core::settings::StoredCredentials;
+use panelot_protocol::engine::McpFetch;
 use panelot_protocol::engine::McpStatus;
 use panelot_providers::Vault;
 use serde_json::Value;
@@ -161,6 +163,21 @@ pub(crate) async fn connect(server: &str, push: impl Fn(Input)) {
     if let Err(reason) = command(&json!({"type": "connect", "server": server})).await {
         push(Input::McpStatus(server.to_owned(), McpStatus::Error { reason }));
     }
+}
+
+/// Asks the module for prompts and resources (`list`, `getPrompt`, `readResource`); its reply
+/// as JSON, or why there is none.
+pub(crate) async fn query(query: &McpQuery) -> Result<Value, String> {
+    let message = match query {
+        McpQuery::List { server } => json!({"type": "list", "server": server}),
+        McpQuery::Fetch { server, fetch: McpFetch::Prompt { name, arguments } } => {
+            json!({"type": "getPrompt", "server": server, "name": name, "arguments": arguments})
+        }
+        McpQuery::Fetch { server, fetch: McpFetch::Resource { uri } } => {
+            json!({"type": "readResource", "server": server, "uri": uri})
+        }
+    };
+    command(&message).await
 }
 
 /// Runs one call of an `mcp__` tool; an abort cancels it at the server.

@@ -2,7 +2,7 @@
 
 /// Hash of the engine protocol (`panelot/engine-v1`) schema.
 pub const ENGINE_SCHEMA_HASH: &str =
-    "8ec59b199203dfec212b4c10d8f7b7b66f9d854b70646b88e44a5149f22c5ae1";
+    "d0e561b60cef80a46893ce1e40c12e0d33ba058991880acef2db1ce38e02e163";
 /// Hash of the page-executor protocol (`panelot/content-v1`) schema.
 pub const CONTENT_SCHEMA_HASH: &str =
     "0def8842280f6022d009b9d9196b6f9e2a323c83b97ddda2f0699d6829813e4c";

@@ -25,6 +25,8 @@ pub(crate) enum InFlight {
     Title { thread: ThreadId, fallback: String },
     /// A connection check asked for by a port.
     Verify { port: PortId, submission_id: SubmissionId, connection_id: ConnectionId },
+    /// A port's question to the MCP servers.
+    McpQuery { port: PortId, submission_id: SubmissionId, query: super::mcp::McpQuery },
 }
 
 impl InFlight {
@@ -34,7 +36,7 @@ impl InFlight {
             | InFlight::Target(run, _)
             | InFlight::Tool(run, _)
             | InFlight::Watch(run, _) => Some(run),
-            InFlight::Title { .. } | InFlight::Verify { .. } => None,
+            InFlight::Title { .. } | InFlight::Verify { .. } | InFlight::McpQuery { .. } => None,
         }
     }
 }
@@ -88,7 +90,7 @@ impl InFlightTable {
             | InFlight::Target(run, _)
             | InFlight::Tool(run, _)
             | InFlight::Watch(run, _) => of_thread(run),
-            InFlight::Verify { .. } => false,
+            InFlight::Verify { .. } | InFlight::McpQuery { .. } => false,
         })
     }
 

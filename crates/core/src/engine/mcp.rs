@@ -11,17 +11,27 @@
 
 use std::collections::VecDeque;
 
+use panelot_protocol::AgentEvent;
 use panelot_protocol::Op;
+use panelot_protocol::SubmissionId;
+use panelot_protocol::engine::ContextBlock;
+use panelot_protocol::engine::ContextContent;
+use panelot_protocol::engine::ContextKind;
 use panelot_protocol::engine::ErrorCode;
 use panelot_protocol::engine::MCP_MAX_SERVERS;
 use panelot_protocol::engine::MCP_RECENT_CALLS;
 use panelot_protocol::engine::McpCallOutcome;
 use panelot_protocol::engine::McpCallView;
 use panelot_protocol::engine::McpDeleteParams;
+use panelot_protocol::engine::McpFetch;
+use panelot_protocol::engine::McpFetchedEvent;
+use panelot_protocol::engine::McpListedEvent;
 use panelot_protocol::engine::McpSaveParams;
 use panelot_protocol::engine::McpServerView;
 use panelot_protocol::engine::McpStatus;
 use panelot_protocol::engine::McpToolView;
+use panelot_protocol::engine::Provenance;
+use panelot_protocol::engine::Trust;
 use panelot_protocol::engine::is_mcp_server_id;
 use panelot_protocol::engine::mcp_server_id;
 use serde::Deserialize;
@@ -354,4 +364,83 @@ pub(crate) fn call_view(
 /// Forgets what was known of a deleted server.
 pub(crate) fn forget(live: &mut McpLive, server: &str) {
     live.forget(server);
+}
+
+/// What a UI asked of the servers (prompts and resources); the host asks its MCP client and
+/// answers with [`super::Engine::on_mcp_answered`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum McpQuery {
+    /// The prompts and resources of one server, or of every enabled one.
+    List {
+        /// The server; every enabled one when `None`.
+        server: Option<String>,
+    },
+    /// A prompt filled in, or a resource read.
+    Fetch {
+        /// The server.
+        server: String,
+        /// What to get.
+        fetch: McpFetch,
+    },
+}
+
+/// The event answering a query from the host's answer; `Err` is the refusal's words.
+pub(crate) fn answered(
+    submission_id: SubmissionId,
+    query: &McpQuery,
+    answer: Result<Value, String>,
+) -> Result<AgentEvent, String> {
+    let answer = answer?;
+    match query {
+        McpQuery::List { .. } => {
+            let list = |key: &str| answer.get(key).cloned().unwrap_or(Value::Array(Vec::new()));
+            let decode = |e: serde_json::Error| format!("the MCP client's list: {e}");
+            Ok(AgentEvent::McpListed(McpListedEvent {
+                submission_id,
+                prompts: panelot_protocol::from_value(list("prompts")).map_err(decode)?,
+                resources: panelot_protocol::from_value(list("resources")).map_err(decode)?,
+                failures: panelot_protocol::from_value(list("failures")).map_err(decode)?,
+            }))
+        }
+        McpQuery::Fetch { server, fetch } => {
+            if answer.get("ok").and_then(Value::as_bool) != Some(true) {
+                let error = answer.get("error").and_then(|e| e.get("message"));
+                return Err(error
+                    .and_then(Value::as_str)
+                    .unwrap_or("the server failed")
+                    .to_owned());
+            }
+            let result = answer.get("result").cloned().unwrap_or(Value::Null);
+            let (kind, label, source, text) = match fetch {
+                McpFetch::Prompt { name, .. } => (
+                    ContextKind::McpPrompt,
+                    format!("/{server}:{name}"),
+                    format!("mcp://{server}/prompts/{name}"),
+                    crate::mcp_result::render_prompt(&result),
+                ),
+                McpFetch::Resource { uri } => (
+                    ContextKind::McpResource,
+                    uri.clone(),
+                    uri.clone(),
+                    crate::mcp_result::render_resource(&result),
+                ),
+            };
+            let approx_tokens = u32::try_from(text.len() / 4).ok();
+            Ok(AgentEvent::McpFetched(McpFetchedEvent {
+                submission_id,
+                block: ContextBlock {
+                    kind,
+                    label,
+                    origin: Some(format!("mcp:{server}")),
+                    // Server text: fenced as data whatever a UI later marks it.
+                    trust: Trust::Untrusted,
+                    provenance: Provenance::Mcp,
+                    source_ref: Some(source),
+                    tab: None,
+                    content: ContextContent::Text { text },
+                    approx_tokens,
+                },
+            }))
+        }
+    }
 }

@@ -103,6 +103,14 @@ pub enum Effect {
         /// The servers' OAuth sign-ins, sealed.
         credentials: Vec<crate::settings::StoredCredentials>,
     },
+    /// Ask the MCP client for prompts and resources, feeding the answer back
+    /// (`Engine::on_mcp_answered`).
+    McpQuery {
+        /// The effect.
+        id: EffectId,
+        /// What to ask.
+        query: super::mcp::McpQuery,
+    },
     /// Connect an MCP server now (the user asked; signs in when it needs it).
     McpConnect {
         /// The server.

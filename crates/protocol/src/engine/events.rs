@@ -12,6 +12,10 @@ use super::codes::ErrorCode;
 use super::codes::ItemKind;
 use super::codes::StopReason;
 use super::codes::TurnKind;
+use super::input::ContextBlock;
+use super::mcp::McpListFailure;
+use super::mcp::McpPromptView;
+use super::mcp::McpResourceView;
 use super::requests::ApprovalRequestPayload;
 use super::requests::InteractionRequestPayload;
 use super::requests::RunRecoveryState;
@@ -408,6 +412,29 @@ event_payloads! {
     }
     submission: optional; thread: none;
 
+    /// The prompts and resources of the MCP servers, answering `mcp.list`.
+    struct McpListedEvent {
+        /// The `mcp.list` answered.
+        submission_id: SubmissionId,
+        /// Every prompt, server by server.
+        prompts: Vec<McpPromptView>,
+        /// Every resource, server by server.
+        resources: Vec<McpResourceView>,
+        /// Servers that could not be listed.
+        failures: Vec<McpListFailure>,
+    }
+    submission: required; thread: none;
+
+    /// A prompt or resource of an MCP server as a context block (untrusted, MCP provenance),
+    /// answering `mcp.fetch`; a failure is a `command.rejected`.
+    struct McpFetchedEvent {
+        /// The `mcp.fetch` answered.
+        submission_id: SubmissionId,
+        /// The block to attach to the message.
+        block: ContextBlock,
+    }
+    submission: required; thread: none;
+
     /// What checking a connection found, answering `connection.verify`.
     struct ConnectionVerifiedEvent {
         /// The `connection.verify` answered.
@@ -619,6 +646,10 @@ wire_catalog! {
     "settings.state" => SettingsState(SettingsStateEvent),
     /// Connection check.
     "connection.verified" => ConnectionVerified(ConnectionVerifiedEvent),
+    /// MCP prompts and resources.
+    "mcp.listed" => McpListed(McpListedEvent),
+    /// An MCP prompt or resource.
+    "mcp.fetched" => McpFetched(McpFetchedEvent),
 }
 
 /// Which UIs an event reaches.
@@ -645,6 +676,8 @@ impl EventKind {
             | EventKind::ThreadEarlier
             | EventKind::ThreadListed
             | EventKind::ConnectionVerified
+            | EventKind::McpListed
+            | EventKind::McpFetched
             // One view opens it, or every view of the thread would open a tab.
             | EventKind::ViewOpen => Audience::Reply,
             EventKind::Error

@@ -70,6 +70,8 @@ pub enum ContextKind {
     Tab,
     /// A resource of an MCP server.
     McpResource,
+    /// A prompt of an MCP server, filled in.
+    McpPrompt,
     /// A file.
     File,
     /// The body of a skill.

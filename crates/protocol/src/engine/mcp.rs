@@ -325,3 +325,78 @@ pub fn is_mcp_server_id(id: &str) -> bool {
         && id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
         && !id.starts_with('-')
 }
+
+/// An argument of an MCP prompt.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct McpPromptArgumentView {
+    /// Its name.
+    pub name: String,
+    /// What it is for (server text).
+    pub description: Option<String>,
+    /// Whether the prompt needs it.
+    pub required: bool,
+}
+
+/// A prompt a server offers, as the composer lists it (`/server:prompt`).
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct McpPromptView {
+    /// The server.
+    pub server_id: String,
+    /// The prompt's name.
+    pub name: String,
+    /// Its title (the name when it has none).
+    pub title: String,
+    /// What it does (server text).
+    pub description: Option<String>,
+    /// Its arguments, asked for in a small form.
+    pub arguments: Vec<McpPromptArgumentView>,
+}
+
+/// A resource a server offers, as the composer lists it.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct McpResourceView {
+    /// The server.
+    pub server_id: String,
+    /// Its URI.
+    pub uri: String,
+    /// Its name.
+    pub name: String,
+    /// Its title (the name when it has none).
+    pub title: String,
+    /// What it holds (server text).
+    pub description: Option<String>,
+    /// Its MIME type, when the server says.
+    pub mime_type: Option<String>,
+}
+
+/// A server that could not be listed, and why.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct McpListFailure {
+    /// The server.
+    pub server_id: String,
+    /// Why, in words.
+    pub reason: String,
+}
+
+/// What `mcp.fetch` gets: a prompt with its arguments, or a resource.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum McpFetch {
+    /// A prompt, filled in.
+    Prompt {
+        /// Its name.
+        name: String,
+        /// Its arguments by name.
+        #[serde(default)]
+        arguments: std::collections::BTreeMap<String, String>,
+    },
+    /// A resource, read.
+    Resource {
+        /// Its URI.
+        uri: String,
+    },
+}

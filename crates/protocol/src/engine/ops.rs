@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use super::input::TurnOverrides;
 use super::input::UserInput;
+use super::mcp::McpFetch;
 use super::mcp::McpServerInput;
 use super::requests::ApprovalDecision;
 use super::requests::InteractionResponse;
@@ -376,6 +377,24 @@ op_params! {
     }
     thread: none;
 
+    /// Lists the prompts and resources of the ready MCP servers (answered with `mcp.listed`).
+    struct McpListParams {
+        /// Only this server; every enabled one when absent.
+        #[serde(default)]
+        server_id: Option<String>,
+    }
+    thread: none;
+
+    /// Gets a prompt or reads a resource of an MCP server, as a context block to attach to a
+    /// message (answered with `mcp.fetched`).
+    struct McpFetchParams {
+        /// The server.
+        server_id: String,
+        /// What to get.
+        fetch: McpFetch,
+    }
+    thread: none;
+
     /// Heartbeat; also keeps the service worker alive.
     struct PingParams {}
     thread: none;
@@ -464,6 +483,10 @@ wire_catalog! {
     "mcp.delete" => McpDelete(McpDeleteParams),
     /// Connect an MCP server now.
     "mcp.connect" => McpConnect(McpConnectParams),
+    /// List MCP prompts and resources.
+    "mcp.list" => McpList(McpListParams),
+    /// Get an MCP prompt or resource.
+    "mcp.fetch" => McpFetch(McpFetchParams),
     /// Heartbeat.
     "ping" => Ping(PingParams),
 }
@@ -488,6 +511,8 @@ impl OpKind {
             | OpKind::SettingsGet
             | OpKind::ConnectionVerify
             | OpKind::McpConnect
+            | OpKind::McpList
+            | OpKind::McpFetch
             | OpKind::Ping => OpClass::Control,
             OpKind::ThreadCreate
             | OpKind::ThreadUpdate

@@ -373,6 +373,8 @@ impl EngineClient {
             | AgentEvent::ActivityUpdated(_)
             | AgentEvent::ViewOpen(_)
             | AgentEvent::SettingsState(_)
+            | AgentEvent::McpListed(_)
+            | AgentEvent::McpFetched(_)
             | AgentEvent::ConnectionVerified(_) => vec![ClientEffect::Deliver(Box::new(frame))],
         }
     }

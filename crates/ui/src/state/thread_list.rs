@@ -84,6 +84,8 @@ impl ThreadList {
             | AgentEvent::RunRecoveryRequired(_)
             | AgentEvent::TabsUpdated(_)
             | AgentEvent::ViewOpen(_)
+            | AgentEvent::McpListed(_)
+            | AgentEvent::McpFetched(_)
             | AgentEvent::ConnectionVerified(_) => return false,
         }
         true

@@ -518,6 +518,8 @@ impl ThreadView {
             | AgentEvent::ActivityUpdated(_)
             | AgentEvent::ViewOpen(_)
             | AgentEvent::SettingsState(_)
+            | AgentEvent::McpListed(_)
+            | AgentEvent::McpFetched(_)
             | AgentEvent::ConnectionVerified(_) => return Applied::Ignored,
         }
         Applied::Changed

@@ -507,6 +507,7 @@ pub fn rich_input() -> UserInput {
         (ContextKind::Screenshot, Provenance::Tool, Trust::Untrusted),
         (ContextKind::Tab, Provenance::Page, Trust::Untrusted),
         (ContextKind::McpResource, Provenance::Mcp, Trust::Untrusted),
+        (ContextKind::McpPrompt, Provenance::Mcp, Trust::Untrusted),
         (ContextKind::File, Provenance::Import, Trust::Trusted),
         (ContextKind::Skill, Provenance::Plugin, Trust::Trusted),
     ];
@@ -532,6 +533,7 @@ pub fn rich_input() -> UserInput {
                     ContextKind::Page
                     | ContextKind::Selection
                     | ContextKind::McpResource
+                    | ContextKind::McpPrompt
                     | ContextKind::File
                     | ContextKind::Skill => ContextContent::Text { text: format!("text {idx}") },
                 },

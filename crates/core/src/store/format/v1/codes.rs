@@ -117,6 +117,7 @@ stored_enum! {
         Screenshot = "screenshot",
         Tab = "tab",
         McpResource = "mcp_resource",
+        McpPrompt = "mcp_prompt",
         File = "file",
         Skill = "skill",
     }
