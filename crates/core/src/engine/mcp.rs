@@ -25,7 +25,11 @@ use panelot_protocol::engine::McpCallView;
 use panelot_protocol::engine::McpDeleteParams;
 use panelot_protocol::engine::McpFetch;
 use panelot_protocol::engine::McpFetchedEvent;
+use panelot_protocol::engine::McpListFailure;
 use panelot_protocol::engine::McpListedEvent;
+use panelot_protocol::engine::McpPromptArgumentView;
+use panelot_protocol::engine::McpPromptView;
+use panelot_protocol::engine::McpResourceView;
 use panelot_protocol::engine::McpSaveParams;
 use panelot_protocol::engine::McpServerView;
 use panelot_protocol::engine::McpStatus;
@@ -384,6 +388,48 @@ pub enum McpQuery {
     },
 }
 
+// The list is read field by field rather than through serde: the module is ours and already
+// checked what the servers sent, and derived decoders for these types cost the engine's wasm
+// kilobytes it does not have.
+
+/// The entries of `answer[key]` that `read` makes sense of.
+fn listed<T>(answer: &Value, key: &str, read: impl Fn(&Value) -> Option<T>) -> Vec<T> {
+    answer.get(key).and_then(Value::as_array).into_iter().flatten().filter_map(read).collect()
+}
+
+fn text(value: &Value, key: &str) -> Option<String> {
+    value.get(key).and_then(Value::as_str).map(str::to_owned)
+}
+
+fn prompt_view(p: &Value) -> Option<McpPromptView> {
+    let name = text(p, "name")?;
+    Some(McpPromptView {
+        server_id: text(p, "serverId")?,
+        title: text(p, "title").unwrap_or_else(|| name.clone()),
+        name,
+        description: text(p, "description"),
+        arguments: listed(p, "arguments", |a| {
+            Some(McpPromptArgumentView {
+                name: text(a, "name")?,
+                description: text(a, "description"),
+                required: a.get("required").and_then(Value::as_bool).unwrap_or(false),
+            })
+        }),
+    })
+}
+
+fn resource_view(r: &Value) -> Option<McpResourceView> {
+    let name = text(r, "name")?;
+    Some(McpResourceView {
+        server_id: text(r, "serverId")?,
+        uri: text(r, "uri")?,
+        title: text(r, "title").unwrap_or_else(|| name.clone()),
+        name,
+        description: text(r, "description"),
+        mime_type: text(r, "mimeType"),
+    })
+}
+
 /// The event answering a query from the host's answer; `Err` is the refusal's words.
 pub(crate) fn answered(
     submission_id: SubmissionId,
@@ -392,16 +438,14 @@ pub(crate) fn answered(
 ) -> Result<AgentEvent, String> {
     let answer = answer?;
     match query {
-        McpQuery::List { .. } => {
-            let list = |key: &str| answer.get(key).cloned().unwrap_or(Value::Array(Vec::new()));
-            let decode = |e: serde_json::Error| format!("the MCP client's list: {e}");
-            Ok(AgentEvent::McpListed(McpListedEvent {
-                submission_id,
-                prompts: panelot_protocol::from_value(list("prompts")).map_err(decode)?,
-                resources: panelot_protocol::from_value(list("resources")).map_err(decode)?,
-                failures: panelot_protocol::from_value(list("failures")).map_err(decode)?,
-            }))
-        }
+        McpQuery::List { .. } => Ok(AgentEvent::McpListed(McpListedEvent {
+            submission_id,
+            prompts: listed(&answer, "prompts", prompt_view),
+            resources: listed(&answer, "resources", resource_view),
+            failures: listed(&answer, "failures", |f| {
+                Some(McpListFailure { server_id: text(f, "serverId")?, reason: text(f, "reason")? })
+            }),
+        })),
         McpQuery::Fetch { server, fetch } => {
             if answer.get("ok").and_then(Value::as_bool) != Some(true) {
                 let error = answer.get("error").and_then(|e| e.get("message"));
