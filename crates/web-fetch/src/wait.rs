@@ -5,12 +5,20 @@
 use js_sys::Function;
 use js_sys::Promise;
 use js_sys::Reflect;
+use panelot_core::model::LocalFuture;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::JsFuture;
 
 /// Waits `ms` milliseconds (at once when `setTimeout` is missing, which no worker lacks).
-pub async fn sleep(ms: u64) {
+///
+/// Boxed for the same reason as [`crate::fetch`]: one copy of the state machine for its many
+/// callers in the engine.
+pub fn sleep(ms: u64) -> LocalFuture<'static, ()> {
+    Box::pin(sleep_unboxed(ms))
+}
+
+async fn sleep_unboxed(ms: u64) {
     let promise = Promise::new(&mut |resolve, _reject| {
         let set_timeout = Reflect::get(&js_sys::global(), &"setTimeout".into())
             .ok()
