@@ -46,12 +46,14 @@ function load() {
 // (wasm/mcp.js), usually from a microtask, so its promise never settles: answer every pending
 // command, tell the engine, and refuse later commands (the instance cannot be trusted again).
 function isOurTrap(reason) {
-  return reason instanceof WebAssembly.RuntimeError && String(reason.stack ?? "").includes("/wasm/mcp.js");
+  if (!(reason instanceof WebAssembly.RuntimeError)) return false;
+  return String(reason.stack ?? "").includes("/wasm/mcp.js");
 }
 
 function crash(reason) {
   if (crashed) return;
-  crashed = `the MCP module crashed (${reason?.message ?? reason}); restart the browser or reload the extension`;
+  const detail = reason?.message ?? reason;
+  crashed = `the MCP module crashed (${detail}); restart the browser or reload the extension`;
   for (const resolve of pending) resolve(failure("crashed", crashed));
   pending.clear();
   deliver(JSON.stringify({ type: "crashed", message: crashed }));
