@@ -65,6 +65,30 @@ pub enum Command {
         /// The call's id.
         call_id: String,
     },
+    /// The prompts and resources of one server, or of every enabled one. Answered with
+    /// [`Reply::Listed`].
+    List {
+        /// The server; every enabled one when absent.
+        #[serde(default)]
+        server: Option<String>,
+    },
+    /// Fills a prompt in. Answered with [`Reply::Fetched`] (a `GetPromptResult`) or an error.
+    GetPrompt {
+        /// The server.
+        server: String,
+        /// The prompt.
+        name: String,
+        /// Its arguments.
+        #[serde(default)]
+        arguments: Map<String, Value>,
+    },
+    /// Reads a resource. Answered with [`Reply::Fetched`] (`{contents}`) or an error.
+    ReadResource {
+        /// The server.
+        server: String,
+        /// The resource.
+        uri: String,
+    },
     /// The user's answer to an [`Event::Elicit`]. Answered with `{}`.
     ElicitAnswer {
         /// The elicitation's id.
@@ -150,6 +174,17 @@ impl std::fmt::Debug for ServerSpec {
 pub enum Reply {
     /// `call`'s answer, and any command's failure.
     Call(CallReply),
+    /// `list`'s answer, in the shapes of the engine's `mcp.listed` (`serverId` on each).
+    Listed {
+        /// Prompts.
+        prompts: Vec<Value>,
+        /// Resources.
+        resources: Vec<Value>,
+        /// Servers that could not be listed: `{serverId, reason}`.
+        failures: Vec<Value>,
+    },
+    /// `getPrompt`'s and `readResource`'s answer.
+    Fetched(FetchReply),
     /// `connect`'s answer: where the server stands after the attempt.
     Status {
         /// The status.
@@ -194,6 +229,15 @@ pub enum CallReply {
         /// What went wrong.
         error: BridgeError,
     },
+}
+
+/// A prompt filled in or a resource read: `{"ok": true, "result": …}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FetchReply {
+    /// Always `true`.
+    pub ok: True,
+    /// The server's result.
+    pub result: Value,
 }
 
 /// A `true` that (de)serializes only as `true`, to tag [`CallReply`].

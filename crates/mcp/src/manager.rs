@@ -19,6 +19,7 @@
 //! host's [`Spawn`] (`spawn_local` in the worker, a tokio `LocalSet` in tests).
 
 mod oneshot;
+mod prompts;
 mod server;
 mod wording;
 
@@ -171,6 +172,11 @@ impl<H: Http + 'static, T: Timer + 'static> McpManager<H, T> {
                 self.cancel(&call_id);
                 Reply::Done {}
             }
+            Command::List { server } => self.list(server.as_deref()).await,
+            Command::GetPrompt { server, name, arguments } => {
+                self.get_prompt(&server, &name, arguments).await
+            }
+            Command::ReadResource { server, uri } => self.read_resource(&server, &uri).await,
             Command::ElicitAnswer { request_id, result } => {
                 self.answer(&request_id, result);
                 Reply::Done {}

@@ -517,3 +517,60 @@ async fn an_oauth_sign_in_is_used_refreshed_after_a_401_and_handed_back() {
     })
     .await;
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn prompts_and_resources_are_listed_filled_in_and_read_in_the_engine_s_shapes() {
+    local(async {
+        let h = harness(MockMcpConfig::default(), ManagerOptions::default());
+        // A lazy server connects for the listing.
+        h.manager.configure(vec![spec(&h, McpConnectMode::Lazy)]);
+        let listed: Value = serde_json::from_str(
+            &h.manager.command_json(r#"{"type":"list"}"#).await,
+        )
+        .unwrap();
+        assert_eq!(
+            listed,
+            json!({
+                "prompts": [{"serverId": "mock", "title": "greet", "name": "greet",
+                    "description": "Greets someone.",
+                    "arguments": [{"name": "who", "description": null, "required": true}]}],
+                "resources": [{"serverId": "mock", "uri": "mem://readme", "title": "readme",
+                    "name": "readme", "description": null, "mimeType": "text/plain"}],
+                "failures": []
+            })
+        );
+        let got: Value = serde_json::from_str(
+            &h.manager
+                .command_json(
+                    r#"{"type":"getPrompt","server":"mock","name":"greet","arguments":{"who":"Ada"}}"#,
+                )
+                .await,
+        )
+        .unwrap();
+        assert_eq!(got["ok"], true);
+        assert_eq!(got["result"]["messages"][0]["content"]["text"], "Say hello to Ada.");
+        let read: Value = serde_json::from_str(
+            &h.manager
+                .command_json(r#"{"type":"readResource","server":"mock","uri":"mem://readme"}"#)
+                .await,
+        )
+        .unwrap();
+        assert_eq!(read["result"]["contents"][0]["text"], "Read me.");
+        // An unknown server is named with its reason, in the list and as an error.
+        let none: Value = serde_json::from_str(
+            &h.manager.command_json(r#"{"type":"list","server":"nope"}"#).await,
+        )
+        .unwrap();
+        assert_eq!(none["failures"][0]["serverId"], "nope");
+        assert_eq!(none["prompts"], json!([]));
+        let refused: Value = serde_json::from_str(
+            &h.manager
+                .command_json(r#"{"type":"readResource","server":"nope","uri":"mem://x"}"#)
+                .await,
+        )
+        .unwrap();
+        assert_eq!(refused["ok"], false);
+        assert_eq!(refused["error"]["kind"], "notConnected");
+    })
+    .await;
+}
