@@ -18,6 +18,7 @@ mod ui_artifacts;
 mod ui_attach;
 mod ui_design;
 mod ui_long_thread;
+mod ui_mcp;
 mod ui_memory;
 mod ui_options;
 mod ui_pages;

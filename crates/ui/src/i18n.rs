@@ -172,6 +172,38 @@ catalog! {
     NothingSelected => "Nothing is selected in the current tab.", "当前标签页中没有选中内容。";
     /// Attached context chip: remove.
     Detach => "Remove attachment", "移除附件";
+    /// Composer's slash menu: its name.
+    McpPrompts => "MCP prompts", "MCP 提示词";
+    /// Composer's slash menu: no server offers a prompt.
+    McpNoPrompts => "No MCP prompts", "没有 MCP 提示词";
+    /// Composer's slash menu: nothing matches what was typed.
+    McpNoMatch => "No MCP prompt matches “{query}”", "没有与“{query}”匹配的 MCP 提示词";
+    /// Composer's MCP menus: the listing is on its way.
+    McpListing => "Asking the MCP servers…", "正在询问 MCP 服务器…";
+    /// Composer's MCP menus: a server could not be listed.
+    McpListFailed => "{server} could not be listed: {reason}", "无法列出 {server}：{reason}";
+    /// Composer's MCP menus: the engine refused to list.
+    McpListRefused => "The MCP servers could not be asked: {reason}", "无法询问 MCP 服务器：{reason}";
+    /// Composer's slash menu: how to use it.
+    McpMenuHint => "↑↓ choose · Enter add · Esc close", "↑↓ 选择 · Enter 添加 · Esc 关闭";
+    /// Composer's prompt argument form: its name.
+    McpPromptArguments => "Arguments of {command}", "{command} 的参数";
+    /// Composer's prompt argument form: a required argument.
+    McpRequired => "required", "必填";
+    /// Composer's prompt argument form: a required argument left empty.
+    McpArgumentMissing => "Fill in {name}.", "请填写 {name}。";
+    /// Composer's prompt argument form: fetch the prompt.
+    McpAddPrompt => "Add prompt", "添加提示词";
+    /// Composer's attach menu: an MCP resource.
+    AttachMcpResource => "MCP resource…", "MCP 资源…";
+    /// Composer's resource list: no server offers one.
+    McpNoResources => "No MCP resources", "没有 MCP 资源";
+    /// Composer's resource list: back to the attach menu.
+    McpBack => "Back", "返回";
+    /// Composer: a prompt or resource is being fetched.
+    McpFetching => "Getting {label}…", "正在获取 {label}…";
+    /// Composer: a prompt or resource could not be fetched.
+    McpFetchRefused => "Could not get {label}: {reason}", "无法获取 {label}：{reason}";
     /// Queue dock: edit a queued message.
     EditQueued => "Edit", "编辑";
     /// Queue dock: save the edit.
@@ -875,7 +907,7 @@ catalog! {
     McpTokenHint => "Stored sealed, never shown again. Leave empty to keep the saved one.", "加密保存，不会再显示。留空则保留已保存的令牌。";
     McpClientId => "OAuth client id (optional)", "OAuth 客户端 ID（可选）";
     McpClientIdHint => "Without one, Panelot registers itself with the server's sign-in service.", "留空时，Panelot 会向服务器的登录服务自动注册。";
-    McpConnectWhen => "Connect", "连接时机";
+    McpConnectWhen => "When to connect", "连接时机";
     McpConnectStartup => "At startup", "启动时";
     McpConnectLazy => "On first use", "首次使用时";
     McpTimeout => "Call timeout (seconds)", "调用超时（秒）";

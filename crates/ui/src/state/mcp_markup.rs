@@ -29,7 +29,8 @@ use crate::icons::Icon;
 use crate::markdown::escape_html;
 
 /// The section's title and what it is, its "Add a server" and "Paste mcpServers JSON" buttons
-/// (`can_add`: no form or import box is open), and with no server stored what to do.
+/// (`can_add`: no form or import box is open), and with no server stored and nothing open what
+/// to do.
 pub fn head_html(lang: Lang, can_add: bool, none_stored: bool) -> String {
     let t = |msg| escape_html(i18n::text(lang, msg));
     let buttons = if can_add {
@@ -44,7 +45,7 @@ pub fn head_html(lang: Lang, can_add: bool, none_stored: bool) -> String {
     } else {
         String::new()
     };
-    let empty = if none_stored {
+    let empty = if none_stored && can_add {
         format!("<p class=\"mcp-empty\">{}</p>", t(Msg::McpNone))
     } else {
         String::new()
@@ -114,7 +115,7 @@ fn import_row_html(lang: Lang, index: usize, row: &ImportRow) -> String {
             "<li class=\"mcp-import-row\" data-kind=\"command\">{mark}<span class=\"mcp-import-text\">\
              <strong>{name}</strong><code class=\"mcp-import-detail\">{command}</code>\
              <span class=\"mcp-import-why\">{why}</span></span></li>",
-            mark = icon_html(Icon::NotRun),
+            mark = icon_html(Icon::Plug),
             name = escape_html(name),
             command = escape_html(command),
             why = t(Msg::McpImportNeedsHost),
@@ -338,11 +339,17 @@ fn details_html(lang: Lang, view: &McpServerView, utc_offset_min: i32) -> String
             } else {
                 format!("<span class=\"mcp-tool-desc\">{}</span>", escape_html(tool.description.trim()))
             };
+            // The server's name beside the title only when it says something more.
+            let code = if tool.title == tool.name {
+                String::new()
+            } else {
+                format!("<code class=\"mcp-tool-name\">{name}</code>")
+            };
             format!(
                 "<li class=\"mcp-tool\" data-tool=\"{name}\"><input type=\"checkbox\" role=\"switch\" \
                  class=\"switch\" name=\"mcp-tool\" data-id=\"{id}\" value=\"{name}\" aria-label=\"{label}\"{checked}>\
                  <span class=\"mcp-tool-text\"><span class=\"mcp-tool-title\">{title}</span>\
-                 <code class=\"mcp-tool-name\">{name}</code>{description}</span></li>",
+                 {code}{description}</span></li>",
                 label = escape_html(&i18n::format(lang, Msg::McpToolSwitch, &[("tool", &tool.title)])),
                 checked = if on { " checked" } else { "" },
                 title = escape_html(&tool.title),

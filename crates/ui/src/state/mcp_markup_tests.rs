@@ -127,6 +127,10 @@ fn details_list_tools_with_switches_and_the_last_calls() {
             "<time class=\"mcp-call-when\">1970-01-02 01:00</time>",
         ],
     );
+    assert!(
+        !html.contains("<code class=\"mcp-tool-name\">drop</code>"),
+        "a title that is the name: {html}"
+    );
     let bare = McpServerView { tools: Vec::new(), recent_calls: Vec::new(), ..view() };
     let html = server_html(Lang::ZhCn, &bare, card(false, true));
     assert_contains(&html, &["尚未列出工具", "还没有调用。"]);
@@ -190,4 +194,15 @@ fn the_import_preview_lists_each_kind_of_entry() {
     import.choose(0, false);
     let html = import_preview_html(Lang::En, &import);
     assert_contains(&html, &["data-act=\"import-add\" disabled>"]);
+}
+
+#[test]
+fn the_head_offers_adding_and_says_what_to_do_only_while_nothing_is_open() {
+    let idle = head_html(Lang::En, true, true);
+    assert_contains(
+        &idle,
+        &["Tool servers (MCP)", "data-act=\"add\"", "data-act=\"import\"", "class=\"mcp-empty\""],
+    );
+    let open = head_html(Lang::En, false, true);
+    assert!(!open.contains("data-act") && !open.contains("mcp-empty"), "{open}");
 }
