@@ -7,6 +7,7 @@
 //! * `threads`: the thread list;
 //! * `open_thread`: the thread shown;
 //! * `draft`: the composer (text, attachments, per-turn choices, a draft's preset);
+//! * `mcp`: the composer's MCP prompts and resources (listing, argument form, fetches);
 //! * `settings`: the engine's settings, connection checks, the preset form;
 //! * `notices`: the notice bar;
 //! * `turns`: the commands that start and steer turns;
@@ -14,6 +15,7 @@
 
 mod draft;
 mod engine;
+mod mcp;
 mod notices;
 mod open_thread;
 mod page;
@@ -26,6 +28,8 @@ pub(crate) use draft::Draft;
 pub(crate) use draft::use_draft;
 pub(crate) use engine::Engine;
 pub(crate) use engine::use_engine;
+pub(crate) use mcp::Mcp;
+pub(crate) use mcp::use_mcp;
 pub(crate) use notices::Notices;
 pub(crate) use notices::use_notices;
 pub(crate) use open_thread::OpenThread;
@@ -55,6 +59,7 @@ pub(crate) fn provide_all(kind: PageKind, lang: Lang, thread_id: Option<ThreadId
     let draft = draft::provide_draft();
     let settings = settings::provide_settings();
     let notices = notices::provide_notices();
+    let mcp = mcp::provide_mcp();
     let turns = turns::provide_turns(page, engine, open, draft, settings, notices);
-    Router { page, engine, threads, open, draft, settings, notices, turns }
+    Router { page, engine, threads, open, draft, settings, notices, turns, mcp }
 }

@@ -16,6 +16,8 @@
 //!   [`connection_markup`] and [`options_markup`]: the options page's markup as HTML text;
 //! * [`mcp_form`]: the MCP servers' form, its validation, the import of a pasted snippet, what
 //!   a server's status and switches say and send; [`mcp_markup`]: that section as HTML text;
+//! * [`mcp_picker`]: the composer's MCP prompts (slash commands, their argument form) and
+//!   resources, fetched as chips;
 //! * [`memory_notes`]: the agent's memory in settings (the note edited, the delete asked about);
 //! * [`language`]: the language setting shared by every page;
 //! * [`urls`]: the origin of a URL, and whether it is a web page.
@@ -32,6 +34,7 @@ pub mod language;
 pub mod list_window;
 pub mod mcp_form;
 pub mod mcp_markup;
+pub mod mcp_picker;
 pub mod memory_notes;
 pub mod options_markup;
 pub mod preset_form;

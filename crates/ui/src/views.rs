@@ -13,7 +13,7 @@
 //! * `approval_card`: the approval card (its sentence, Allow / Decline, the menu, keys);
 //! * `cards`: question and recovery cards;
 //! * `composer`, `queue_dock`, `turn_choices`: the composer, its queue, its model chip and
-//!   per-turn options;
+//!   per-turn options; `mcp_picker`: its MCP prompts (slash menu, argument form) and resources;
 //! * `empty_state`: what a new chat shows (connect a model first, or what Panelot does);
 //! * `icon`, `popover`, `focus`, `copy`: an icon of the sprite; a button with a panel (menus,
 //!   options); focusing a box that just opened; copy buttons;
@@ -43,6 +43,8 @@ mod empty_state;
 mod events;
 mod focus;
 mod icon;
+#[allow(unreachable_pub)]
+mod mcp_picker;
 #[allow(unreachable_pub)]
 mod mcp_section;
 #[allow(unreachable_pub)]

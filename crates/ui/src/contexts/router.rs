@@ -11,6 +11,7 @@ use panelot_protocol::engine::ThreadListParams;
 
 use super::draft::Draft;
 use super::engine::Engine;
+use super::mcp::Mcp;
 use super::notices::Notices;
 use super::open_thread::OpenThread;
 use super::page::Page;
@@ -36,6 +37,7 @@ pub(crate) struct Router {
     pub(crate) settings: Settings,
     pub(crate) notices: Notices,
     pub(crate) turns: Turns,
+    pub(crate) mcp: Mcp,
 }
 
 impl Router {
@@ -58,6 +60,10 @@ impl Router {
                 self.open.update(|view| view.confirm(&submission_id));
             }
             ClientEffect::Rejected { submission_id, message, .. } => {
+                if self.mcp.refused(&submission_id, &message) {
+                    // The composer shows the reason next to what was asked for.
+                    return;
+                }
                 if self.settings.answer_forms(&submission_id, Some(&message)) {
                     // The form shows the reason next to what was typed.
                     return;
@@ -113,6 +119,14 @@ impl Router {
             self.settings.view.set(Some(state.settings.clone()));
             // Every page follows the stored language, also when another page changed it.
             self.page.follow_language(state.settings.language);
+        }
+        if let AgentEvent::McpListed(listed) = event {
+            self.mcp.listed(listed);
+        }
+        if let AgentEvent::McpFetched(fetched) = event
+            && let Some(block) = self.mcp.fetched(fetched)
+        {
+            self.draft.attached.update(|a| a.push(block));
         }
         if let AgentEvent::ConnectionVerified(verified) = event {
             self.settings

@@ -1,13 +1,23 @@
 //! The composer: Enter sends (steers while a turn runs), Shift+Alt+Enter queues, Esc interrupts,
 //! Shift+Enter is a newline. The queue dock sits above it and the attached context above the
 //! text box; under it one row of controls that fits a 320 px side panel: the attach menu, the
-//! model chip and the per-turn options (`turn_choices`), then stop and send.
+//! model chip and the per-turn options (`turn_choices`), then stop and send. With an MCP server
+//! configured, a leading `/` opens the prompts' menu over the box and the attach menu lists the
+//! servers' resources (`mcp_picker`).
 
 use leptos::prelude::*;
 use panelot_protocol::engine::TabRef;
 use web_sys::KeyboardEvent;
 
 use super::icon::icon;
+use super::mcp_picker::FetchRefusal;
+use super::mcp_picker::PendingChips;
+use super::mcp_picker::PromptArgsForm;
+use super::mcp_picker::ResourceList;
+use super::mcp_picker::SlashMenu;
+use super::mcp_picker::focus_later;
+use super::mcp_picker::has_servers;
+use super::mcp_picker::menu_keydown;
 use super::popover::Popover;
 use super::queue_dock::QueueDock;
 use super::turn_choices::TurnChoices;
@@ -17,9 +27,11 @@ use crate::contexts::Page;
 use crate::contexts::tabs_in_view;
 use crate::contexts::use_draft;
 use crate::contexts::use_engine;
+use crate::contexts::use_mcp;
 use crate::contexts::use_notices;
 use crate::contexts::use_open_thread;
 use crate::contexts::use_page;
+use crate::contexts::use_settings;
 use crate::contexts::use_turns;
 use crate::host;
 use crate::i18n::Msg;
@@ -44,6 +56,9 @@ pub(crate) fn Composer() -> impl IntoView {
     let running =
         Memo::new(move |_| open.view.with(|v| v.as_ref().is_some_and(|v| v.active_turn.is_some())));
     let on_keydown = move |event: KeyboardEvent| {
+        if menu_keydown(&event) {
+            return;
+        }
         let modifiers = Modifiers {
             shift: event.shift_key(),
             alt: event.alt_key(),
@@ -69,7 +84,10 @@ pub(crate) fn Composer() -> impl IntoView {
                 <Show when=disabled>
                     <p class="disabled-reason" role="alert">{page.t(Msg::InputDisabledReload)}</p>
                 </Show>
+                <SlashMenu/>
                 <AttachedChips/>
+                <PromptArgsForm/>
+                <FetchRefusal/>
                 <textarea
                     rows="2"
                     aria-label=placeholder
@@ -95,26 +113,51 @@ pub(crate) fn Composer() -> impl IntoView {
     }
 }
 
-/// The attach menu: the text of the page the next message is about, or its selection.
+/// The attach menu: the text of the page the next message is about, or its selection; with an
+/// MCP server configured, one of the servers' resources (a list in the same panel).
 #[component]
 fn AttachMenu() -> impl IntoView {
     let page = use_page();
     let draft = use_draft();
     let notices = use_notices();
+    let settings = use_settings();
+    let (mcp, engine) = (use_mcp(), use_engine());
     let open = RwSignal::new(false);
+    let resources = RwSignal::new(false);
+    // The panel opens on its first items again.
+    Effect::new(move |_| {
+        if !open.get() {
+            resources.set(false);
+        }
+    });
     let pick = move |what: Attach| {
         open.set(false);
         attach(page, draft, notices, what);
     };
+    // The items stay in the document while the resource list shows (hidden): a click on one
+    // that left the document would count as outside the menu and close it.
     view! {
         <Popover open button_class="attach-menu" label=page.t(Msg::Attach) glyph=Icon::Plus
             panel_class="up start menu" role="menu">
-            <button type="button" role="menuitem" class="attach-page" on:click=move |_| pick(Attach::Page)>
+            <button type="button" role="menuitem" class="attach-page" hidden=move || resources.get()
+                on:click=move |_| pick(Attach::Page)>
                 {icon(Icon::Page)}{page.t(Msg::AttachPage)}
             </button>
-            <button type="button" role="menuitem" class="attach-selection" on:click=move |_| pick(Attach::Selection)>
+            <button type="button" role="menuitem" class="attach-selection" hidden=move || resources.get()
+                on:click=move |_| pick(Attach::Selection)>
                 {icon(Icon::Selection)}{page.t(Msg::AttachSelection)}
             </button>
+            <button type="button" role="menuitem" class="attach-mcp-resource"
+                hidden=move || resources.get() || !has_servers(settings)
+                on:click=move |_| {
+                    resources.set(true);
+                    mcp.refresh(engine);
+                    // This item is hidden now: the keyboard goes into the list.
+                    focus_later(".mcp-resources .mcp-back");
+                }>
+                {icon(Icon::Plug)}{page.t(Msg::AttachMcpResource)}
+            </button>
+            <ResourceList shown=resources on_chosen=Callback::new(move |()| open.set(false))/>
         </Popover>
     }
 }
@@ -124,10 +167,12 @@ fn AttachMenu() -> impl IntoView {
 fn AttachedChips() -> impl IntoView {
     let page = use_page();
     let draft = use_draft();
+    let mcp = use_mcp();
     move || {
         let lang = page.lang.get();
         let blocks = draft.attached.get();
-        (!blocks.is_empty()).then(|| {
+        let fetching = mcp.fetches.with(|f| !f.pending.is_empty());
+        (!blocks.is_empty() || fetching).then(|| {
             let chips = blocks.into_iter().enumerate().map(|(index, block)| {
                 let tokens = block.approx_tokens.map(|n| format!(" · ~{n} tokens")).unwrap_or_default();
                 view! {
@@ -138,7 +183,7 @@ fn AttachedChips() -> impl IntoView {
                     </li>
                 }
             }).collect_view();
-            view! { <ul class="attached">{chips}</ul> }
+            view! { <ul class="attached">{chips}<PendingChips/></ul> }
         })
     }
 }
