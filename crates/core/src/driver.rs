@@ -64,6 +64,17 @@ pub enum Input {
     HostAccessRemoved(Vec<String>),
     /// An MCP server's status changed (server id, status).
     McpStatus(String, panelot_protocol::engine::McpStatus),
+    /// An MCP server asks the user something during a call (form-mode elicitation).
+    McpElicit {
+        /// The module's id of the question, to answer with.
+        request_id: String,
+        /// The server.
+        server: String,
+        /// What it asks (untrusted text).
+        message: String,
+        /// The form: a JSON Schema object of primitive fields.
+        schema: serde_json::Value,
+    },
     /// The MCP client answered a question about prompts or resources.
     McpAnswered(EffectId, Result<serde_json::Value, String>),
     /// An MCP server's OAuth sign-in was made or refreshed (server id, sealed by the host).
@@ -211,6 +222,7 @@ impl<S: Store, H: HostIo> Driver<S, H> {
                 Effect::Highlight { .. }
                 | Effect::Notify { .. }
                 | Effect::McpConfigure { .. }
+                | Effect::McpElicitAnswer { .. }
                 | Effect::McpConnect { .. } => {
                     io.start(effect, AbortSignal::default());
                 }
@@ -264,6 +276,9 @@ async fn handle<S: Store>(
         Input::McpStatus(server, status) => engine.on_mcp_status(&server, status).await,
         Input::McpCatalog(server, tools) => engine.on_mcp_catalog(&server, tools).await,
         Input::McpAnswered(id, answer) => engine.on_mcp_answered(id, answer),
+        Input::McpElicit { request_id, server, message, schema } => {
+            engine.on_mcp_elicit(request_id, &server, message, schema).await
+        }
         Input::McpCredentials(server, sealed) => engine.on_mcp_credentials(&server, sealed).await,
         Input::Tick => {
             tick_at.set(None);

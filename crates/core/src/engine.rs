@@ -24,6 +24,7 @@ mod in_flight;
 mod interactions;
 mod machine;
 mod mcp;
+mod mcp_live;
 mod notices;
 mod outbox;
 mod presets;
@@ -42,6 +43,7 @@ use std::rc::Rc;
 use panelot_protocol::AgentEvent;
 use panelot_protocol::ClientId;
 use panelot_protocol::EventFrame;
+use panelot_protocol::InteractionId;
 use panelot_protocol::Op;
 use panelot_protocol::Origin;
 use panelot_protocol::RunId;
@@ -52,6 +54,7 @@ use panelot_protocol::engine::ConnectionVerifiedEvent;
 use panelot_protocol::engine::ConnectionVerifyParams;
 use panelot_protocol::engine::ErrorCode;
 use panelot_protocol::engine::InitializeParams;
+use panelot_protocol::engine::InteractionRequestPayload;
 use panelot_protocol::engine::InteractionResponse;
 use panelot_protocol::engine::McpStatus;
 use panelot_protocol::engine::PongEvent;
@@ -74,10 +77,10 @@ pub use interactions::WATCH_PAGE;
 pub use machine::result::FAILURE_BREAKER_AT;
 pub use machine::result::FAILURE_REMINDER_AT;
 pub use machine::title::TITLE_PROMPT;
-pub use mcp::McpQuery;
 pub use outbox::Effect;
 pub use outbox::EffectId;
 pub use outbox::FailureCause;
+pub use outbox::McpQuery;
 pub use outbox::Notice;
 pub use outbox::Outbox;
 pub use outbox::PortId;
@@ -151,7 +154,10 @@ pub struct Engine<S: Store> {
     /// When each thread's running turn started, for the notice of a long turn that ended.
     running_since: SortedMap<ThreadId, u64>,
     /// What the host's MCP client last said about each server.
-    mcp: mcp::McpLive,
+    mcp: mcp_live::McpLive,
+    /// The MCP client's id of each server question shown as an interaction (lost with the
+    /// worker, as the question is: recovery parks such a run).
+    elicitations: SortedMap<InteractionId, String>,
 }
 
 impl<S: Store> std::fmt::Debug for Engine<S> {
@@ -177,7 +183,8 @@ impl<S: Store> Engine<S> {
             activity: Vec::new(),
             notified: SortedMap::new(),
             running_since: SortedMap::new(),
-            mcp: mcp::McpLive::default(),
+            mcp: mcp_live::McpLive::default(),
+            elicitations: SortedMap::new(),
         }
     }
 
@@ -403,6 +410,7 @@ impl<S: Store> Engine<S> {
         match self.in_flight.finish(id) {
             Some(InFlight::Tool(run, index)) => {
                 self.record_mcp_call(&run, index, &outcome).await;
+                self.end_elicitation(&run, &mut out).await;
                 let body = decision::ResultBody::Outcome(outcome);
                 self.follow_ups.push_back(FollowUp::WriteResult { run, index, body });
             }
@@ -482,12 +490,73 @@ impl<S: Store> Engine<S> {
         }
     }
 
+    /// An MCP server asks the user something during a call: the run of that call waits on
+    /// the question as an interaction; with no call of that server under way it is declined.
+    pub async fn on_mcp_elicit(
+        &mut self,
+        request_id: String,
+        server: &str,
+        message: String,
+        schema: serde_json::Value,
+    ) -> Outbox {
+        let mut out = Outbox::default();
+        let asking = self.in_flight.tool_calls().into_iter().rev().find(|(run, index)| {
+            self.runs.get(run).is_some_and(|r| {
+                r.interaction.is_none()
+                    && r.tools
+                        .get(*index)
+                        .is_some_and(|call| mcp_live::server_of(&call.tool_name) == Some(server))
+            })
+        });
+        let Some((run_id, index)) = asking else {
+            let result = serde_json::json!({"action": "decline"});
+            out.effects.push(Effect::McpElicitAnswer { request_id, result });
+            return out;
+        };
+        let Some(run) = self.runs.get(&run_id).cloned() else { return out };
+        let request = InteractionRequestPayload::McpElicitation {
+            server_id: server.to_owned(),
+            message,
+            schema,
+        };
+        let step = interactions::ask(self.reads().cx(), run, index, request);
+        if let Ok(step) = &step {
+            for event in &step.events {
+                if let AgentEvent::InteractionRequest(asked) = event {
+                    self.elicitations.insert(asked.interaction_id.clone(), request_id.clone());
+                }
+            }
+        }
+        self.apply(&run_id, step, &mut out).await;
+        self.drain(&mut out).await;
+        out
+    }
+
+    /// A call ended while its server's question was still shown: the question goes (the
+    /// server stopped waiting), then the result is written.
+    async fn end_elicitation(&mut self, run_id: &RunId, out: &mut Outbox) {
+        let Some(run) = self.runs.get(run_id).cloned() else { return };
+        let waiting = run
+            .interaction
+            .as_ref()
+            .is_some_and(|i| matches!(i.request, InteractionRequestPayload::McpElicitation { .. }));
+        if !waiting {
+            return;
+        }
+        let state = self.reads().thread_state(&run.thread_id).await;
+        let step = state.and_then(|state| {
+            let timeout = InteractionResponse::Timeout { value: None };
+            interactions::settle_elicitation(self.reads().cx(), state, run, &timeout)
+        });
+        self.apply(run_id, step, out).await;
+    }
+
     /// Asks the host's MCP client a port's question.
     fn ask_mcp(
         &mut self,
         port: PortId,
         submission_id: panelot_protocol::SubmissionId,
-        query: mcp::McpQuery,
+        query: McpQuery,
         out: &mut Outbox,
     ) {
         let id =
@@ -523,7 +592,7 @@ impl<S: Store> Engine<S> {
     /// Remembers a finished call of an MCP tool for its server's recent calls.
     async fn record_mcp_call(&mut self, run: &RunId, index: usize, outcome: &ToolOutcome) {
         let Some(call) = self.runs.get(run).and_then(|r| r.tools.get(index)) else { return };
-        if mcp::server_of(&call.tool_name).is_none() {
+        if mcp_live::server_of(&call.tool_name).is_none() {
             return;
         }
         let exposed = call.tool_name.clone();
@@ -602,12 +671,12 @@ impl<S: Store> Engine<S> {
             }
             Op::ConnectionVerify(params) => self.verify_connection(port, params, out).await,
             Op::McpList(params) => {
-                let query = mcp::McpQuery::List { server: params.server_id };
+                let query = McpQuery::List { server: params.server_id };
                 self.ask_mcp(port, params.submission_id, query, out);
                 Ok(())
             }
             Op::McpFetch(params) => {
-                let query = mcp::McpQuery::Fetch { server: params.server_id, fetch: params.fetch };
+                let query = McpQuery::Fetch { server: params.server_id, fetch: params.fetch };
                 self.ask_mcp(port, params.submission_id, query, out);
                 Ok(())
             }
@@ -979,9 +1048,15 @@ impl<S: Store> Engine<S> {
             FollowUp::EngineTool { run, index, call } => {
                 self.engine_tool(run, index, &call, out).await;
             }
+            FollowUp::McpElicitAnswered(interaction, response) => {
+                if let Some(request_id) = self.elicitations.remove(&interaction) {
+                    let result = mcp::elicit_result(&response);
+                    out.effects.push(Effect::McpElicitAnswer { request_id, result });
+                }
+            }
             FollowUp::McpChanged(deleted) => {
                 if let Some(server) = deleted {
-                    mcp::forget(&mut self.mcp, &server);
+                    self.mcp.forget(&server);
                 }
                 self.offer_mcp(out).await;
             }

@@ -18,7 +18,8 @@
 //! * [`tools`]: the tool registry and the one catalog of tools ([`tools::catalog`]).
 //! * [`target`]: where a tool call acts, resolved before judgement; the run's route.
 //! * [`gatekeeper`]: the pure permission decision; [`taint`]: values seen in untrusted content.
-//! * [`context`]: the model's view of a thread, with untrusted content fenced.
+//! * [`context`]: the model's view of a thread, with untrusted content fenced;
+//!   [`mcp_result`]: what the model reads of an MCP server's results, prompts and resources.
 //! * [`model`]: provider-neutral model requests and streams, implemented by `panelot-providers`;
 //!   [`env`]: clock, ids and cancellation; [`combinators`]: race and join without a runtime;
 //!   [`sort`]: stable sorting by an integer key, compiled once; [`sorted_map`]: small maps

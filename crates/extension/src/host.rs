@@ -152,6 +152,10 @@ async fn run_effect(
         Effect::McpQuery { id, query } => {
             Some(Input::McpAnswered(id, crate::mcp_bridge::query(&query).await))
         }
+        Effect::McpElicitAnswer { request_id, result } => {
+            crate::mcp_bridge::answer(&request_id, result).await;
+            None
+        }
         Effect::McpConnect { server } => {
             crate::mcp_bridge::connect(&server, |input| push(driver, input)).await;
             None

@@ -103,6 +103,12 @@ fn event_input(event: Value, vault: &Vault) -> Option<Input> {
             let sealed = vault.seal(&text).ok()?;
             Some(Input::McpCredentials(server, sealed))
         }
+        "elicit" => Some(Input::McpElicit {
+            request_id: event.get("requestId")?.as_str()?.to_owned(),
+            server,
+            message: event.get("message")?.as_str()?.to_owned(),
+            schema: event.get("schema")?.clone(),
+        }),
         "catalog" => {
             let tools: Vec<McpCatalogTool> =
                 panelot_protocol::from_value(event.get("tools")?.clone()).ok()?;
@@ -156,6 +162,13 @@ pub(crate) async fn configure(
             push(Input::McpStatus(server.to_owned(), McpStatus::Error { reason: err.clone() }));
         }
     }
+}
+
+/// Hands the user's answer to the server's question; a question that already ended is ignored
+/// by the module.
+pub(crate) async fn answer(request_id: &str, result: Value) {
+    let _ =
+        command(&json!({"type": "elicitAnswer", "requestId": request_id, "result": result})).await;
 }
 
 /// Connects a server now; the module reports how it went as status events.

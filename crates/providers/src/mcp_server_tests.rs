@@ -1,3 +1,6 @@
+//! Stored MCP servers: secrets sealed at rest and opened only for the client, edits that keep
+//! or drop them, forms refused in words.
+
 use panelot_protocol::engine::HeaderInput;
 use panelot_protocol::engine::McpAuth;
 use panelot_protocol::engine::McpConnectMode;

@@ -84,6 +84,12 @@ pub(crate) enum FollowUp {
     },
     /// Stop every effect of the run.
     AbortRun(RunId),
+    /// The user answered an MCP server's question (or the call ended first): the answer goes
+    /// to the server.
+    McpElicitAnswered(
+        panelot_protocol::InteractionId,
+        panelot_protocol::engine::InteractionResponse,
+    ),
     /// The MCP servers changed (one was deleted, when named): offer their tools anew and tell
     /// the host the new set.
     McpChanged(Option<String>),

@@ -26,7 +26,7 @@ pub(crate) enum InFlight {
     /// A connection check asked for by a port.
     Verify { port: PortId, submission_id: SubmissionId, connection_id: ConnectionId },
     /// A port's question to the MCP servers.
-    McpQuery { port: PortId, submission_id: SubmissionId, query: super::mcp::McpQuery },
+    McpQuery { port: PortId, submission_id: SubmissionId, query: super::outbox::McpQuery },
 }
 
 impl InFlight {
@@ -71,6 +71,17 @@ impl InFlightTable {
     /// The owner of `id`, still in flight (a model stream goes on after each event).
     pub(crate) fn owner(&self, id: EffectId) -> Option<&InFlight> {
         self.owners.get(&id)
+    }
+
+    /// The tool calls in flight: run and index.
+    pub(crate) fn tool_calls(&self) -> Vec<(RunId, usize)> {
+        self.owners
+            .values()
+            .filter_map(|owner| match owner {
+                InFlight::Tool(run, index) => Some((run.clone(), *index)),
+                _ => None,
+            })
+            .collect()
     }
 
     /// Takes every effect of `run` out of flight, for aborting.

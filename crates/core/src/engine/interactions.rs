@@ -166,7 +166,8 @@ pub(crate) fn ask(
 }
 
 /// `interaction.response`: the answer's audit node, the run's next state and the receipt in one
-/// unit; the answer reaches the model as the call's result once that is durable.
+/// unit; the answer reaches the model as the call's result once that is durable. An MCP
+/// server's question is answered to the server instead: its call goes on.
 pub(crate) fn respond(
     cx: Cx<'_>,
     state: Option<ThreadState>,
@@ -177,6 +178,11 @@ pub(crate) fn respond(
     let Some(interaction) = &run.interaction else {
         return Err(StoreError::Integrity(format!("run {} has no interaction", run.id)));
     };
+    if matches!(interaction.request, InteractionRequestPayload::McpElicitation { .. }) {
+        let answer = run_ack(op, &run.thread_id, &run.id);
+        let Step { unit, events, effects, then } = settle_elicitation(cx, state, run, &p.response)?;
+        return Ok(Decision { unit, answer, events, effects, then });
+    }
     let outcome = answer_for_model(&interaction.request, &p.response);
     let answer = run_ack(op, &run.thread_id, &run.id);
     let Step { unit, events, effects, then } = settle(cx, state, run, &p.response, outcome)?;
@@ -223,6 +229,39 @@ pub(crate) fn settle(
         index,
         body: ResultBody::Outcome(outcome),
     });
+    Ok(Step { unit, events: vec![resolved], effects: Vec::new(), then })
+}
+
+/// Ends the run's wait on an MCP server's question with `response` (the user's, or a timeout
+/// when the call ended first): its audit node and the run back to its call, which goes on at
+/// the server; the answer goes to the server (`FollowUp::McpElicitAnswered`).
+pub(crate) fn settle_elicitation(
+    cx: Cx<'_>,
+    state: Option<ThreadState>,
+    mut run: RunRecord,
+    response: &InteractionResponse,
+) -> Result<Step, StoreError> {
+    let Some(interaction) = run.interaction.take() else {
+        return Err(StoreError::Integrity(format!("run {} has no interaction", run.id)));
+    };
+    let now = cx.env.now_ms();
+    let recorded =
+        panelot_protocol::to_value(response).map_err(|err| StoreError::Corrupt(err.to_string()))?;
+    let mut unit = UnitOfWork::new();
+    if let Some(state) = state {
+        let answer = NodeBody::InteractionResponse {
+            interaction_id: interaction.id.to_string(),
+            response: recorded,
+        };
+        audit_node(cx, &run, state, answer, now, None, &mut unit)?;
+    }
+    move_run(&mut run, RunState::ExecutingTool, now)?;
+    unit.push(WriteOp::PutRun(Box::new(run.clone())));
+    let resolved = AgentEvent::InteractionResolved(InteractionResolvedEvent {
+        thread_id: run.thread_id.clone(),
+        interaction_id: interaction.id.clone(),
+    });
+    let then = vec![FollowUp::McpElicitAnswered(interaction.id, response.clone())];
     Ok(Step { unit, events: vec![resolved], effects: Vec::new(), then })
 }
 

@@ -1,15 +1,14 @@
-//! MCP servers in the engine: the settings commands (`mcp.save`, `mcp.delete`), what the host's
-//! MCP client last told about each server (status, catalog), and the tools the model is offered
-//! from those catalogs.
+//! MCP servers in the engine: the settings commands (`mcp.save`, `mcp.delete`), their catalogs
+//! and sign-ins as stored, the tools the model is offered from those catalogs, the answers to a
+//! UI's questions about prompts and resources, and a server's questions to the user as MCP's
+//! `ElicitResult`. What the client says of each server now is in [`super::mcp_live`].
 //!
 //! The host runs the client; the engine stores the servers as the vault makes them (secrets
-//! sealed), tells the host the whole set whenever it changes ([`Effect::McpConfigure`]), and
-//! hears back each server's status and catalog. A catalog is kept in the store as the last good
+//! sealed), tells the host the whole set whenever it changes
+//! ([`super::outbox::Effect::McpConfigure`]), and hears back each server's status and catalog. A catalog is kept in the store as the last good
 //! one: after a restart the tools are offered (and a restored call is judged) before the server
 //! answers again, and a failed refresh never empties it. A call of an `mcp__` tool is an
 //! ordinary `RunTool` effect the host routes to its client.
-
-use std::collections::VecDeque;
 
 use panelot_protocol::AgentEvent;
 use panelot_protocol::Op;
@@ -18,8 +17,8 @@ use panelot_protocol::engine::ContextBlock;
 use panelot_protocol::engine::ContextContent;
 use panelot_protocol::engine::ContextKind;
 use panelot_protocol::engine::ErrorCode;
+use panelot_protocol::engine::InteractionResponse;
 use panelot_protocol::engine::MCP_MAX_SERVERS;
-use panelot_protocol::engine::MCP_RECENT_CALLS;
 use panelot_protocol::engine::McpCallOutcome;
 use panelot_protocol::engine::McpCallView;
 use panelot_protocol::engine::McpDeleteParams;
@@ -31,18 +30,18 @@ use panelot_protocol::engine::McpPromptArgumentView;
 use panelot_protocol::engine::McpPromptView;
 use panelot_protocol::engine::McpResourceView;
 use panelot_protocol::engine::McpSaveParams;
-use panelot_protocol::engine::McpServerView;
-use panelot_protocol::engine::McpStatus;
-use panelot_protocol::engine::McpToolView;
 use panelot_protocol::engine::Provenance;
+use panelot_protocol::engine::ToolLevel;
 use panelot_protocol::engine::Trust;
 use panelot_protocol::engine::is_mcp_server_id;
 use panelot_protocol::engine::mcp_server_id;
 use serde::Deserialize;
 use serde_json::Value;
+use serde_json::json;
 
 use super::decision::Decision;
 use super::decision::FollowUp;
+use super::outbox::McpQuery;
 use super::reads::Reads;
 use super::setup::Overlay;
 use super::setup::settings_changed;
@@ -55,15 +54,12 @@ use crate::settings::MCP_SERVERS;
 use crate::settings::McpCatalogTool;
 use crate::settings::StoredCatalog;
 use crate::settings::StoredCredentials;
-use crate::sorted_map::SortedMap;
 use crate::store::Store;
 use crate::store::StoreError;
 use crate::store::UnitOfWork;
 use crate::tools::ToolDescriptor;
 use crate::tools::ToolEffect;
 use crate::tools::ToolRegistry;
-use crate::tools::catalog::MCP_PREFIX;
-use panelot_protocol::engine::ToolLevel;
 
 /// Longest tool description offered to the model: a server's words are paid on every call.
 const DESCRIPTION_MAX_CHARS: usize = 1_000;
@@ -76,77 +72,6 @@ struct ServerEntry {
     enabled: bool,
     #[serde(default)]
     disabled_tools: Vec<String>,
-}
-
-/// What the host's client last said about each server, and its recent calls (not stored: a
-/// restart starts from the stored catalogs and `disconnected`).
-#[derive(Debug, Default)]
-pub(crate) struct McpLive {
-    status: SortedMap<String, McpStatus>,
-    recent: SortedMap<String, VecDeque<McpCallView>>,
-}
-
-impl McpLive {
-    /// A server's status changed; whether it differs from what was known.
-    pub(crate) fn set_status(&mut self, server: &str, status: McpStatus) -> bool {
-        if self.status.get(server) == Some(&status) {
-            return false;
-        }
-        self.status.insert(server.to_owned(), status);
-        true
-    }
-
-    /// Remembers a finished call of an `mcp__` tool, newest first.
-    pub(crate) fn record_call(&mut self, exposed: &str, call: McpCallView) {
-        let Some(server) = server_of(exposed) else { return };
-        let calls = self.recent.get_or_insert_with(server.to_owned(), VecDeque::new);
-        calls.push_front(call);
-        calls.truncate(MCP_RECENT_CALLS);
-    }
-
-    fn forget(&mut self, server: &str) {
-        self.status.remove(server);
-        self.recent.remove(server);
-    }
-}
-
-/// The server an exposed tool name belongs to.
-pub(crate) fn server_of(exposed: &str) -> Option<&str> {
-    exposed.strip_prefix(MCP_PREFIX)?.split_once("__").map(|(server, _)| server)
-}
-
-/// The settings page's view of the stored servers, with what is known of each now.
-pub(crate) async fn views<S: Store>(
-    reads: &Reads<'_, S>,
-    stored: &[Value],
-) -> Result<Vec<McpServerView>, StoreError> {
-    let Some(vault) = reads.vault else { return Ok(Vec::new()) };
-    let catalogs = settings::read_or_default(reads.store, MCP_CATALOGS).await?;
-    let mut views = Vec::new();
-    for server in stored {
-        let Some(mut view) = vault.view_mcp(server) else { continue };
-        if let Some(status) = reads.mcp.status.get(&view.id) {
-            view.status = status.clone();
-        }
-        if let Some(calls) = reads.mcp.recent.get(&view.id) {
-            view.recent_calls = calls.iter().cloned().collect();
-        }
-        let catalog = catalogs.iter().find(|c| c.server == view.id);
-        view.tools = catalog.map_or_else(Vec::new, |c| {
-            c.tools
-                .iter()
-                .map(|t| McpToolView {
-                    name: t.name.clone(),
-                    exposed_name: t.exposed_name.clone(),
-                    title: t.title.clone(),
-                    description: t.description.clone(),
-                    enabled: !view.disabled_tools.contains(&t.name),
-                })
-                .collect()
-        });
-        views.push(view);
-    }
-    Ok(views)
 }
 
 /// `mcp.save`: sealed by the vault and stored with the receipt; the host is told the new set.
@@ -281,7 +206,7 @@ pub(crate) async fn offer_tools(
             continue;
         }
         for tool in catalog.tools.iter().filter(|t| !server.disabled_tools.contains(&t.name)) {
-            if server_of(&tool.exposed_name) != Some(server.id.as_str()) {
+            if super::mcp_live::server_of(&tool.exposed_name) != Some(server.id.as_str()) {
                 continue;
             }
             offered.push(descriptor(tool));
@@ -314,14 +239,14 @@ fn descriptor(tool: &McpCatalogTool) -> ToolDescriptor {
     descriptor
 }
 
-/// The stored servers, as the host gets them ([`super::Effect::McpConfigure`]).
+/// The stored servers, as the host gets them ([`super::outbox::Effect::McpConfigure`]).
 pub(crate) async fn stored_servers(store: &impl Store) -> Result<Vec<Value>, StoreError> {
     settings::read_or_default(store, MCP_SERVERS).await
 }
 
 /// What the host is told to run: every stored server and their sign-ins.
-pub(crate) async fn configure(store: &impl Store) -> Result<super::Effect, StoreError> {
-    Ok(super::Effect::McpConfigure {
+pub(crate) async fn configure(store: &impl Store) -> Result<super::outbox::Effect, StoreError> {
+    Ok(super::outbox::Effect::McpConfigure {
         servers: stored_servers(store).await?,
         credentials: settings::read_or_default(store, MCP_CREDENTIALS).await?,
     })
@@ -365,27 +290,14 @@ pub(crate) fn call_view(
     }
 }
 
-/// Forgets what was known of a deleted server.
-pub(crate) fn forget(live: &mut McpLive, server: &str) {
-    live.forget(server);
-}
-
-/// What a UI asked of the servers (prompts and resources); the host asks its MCP client and
-/// answers with [`super::Engine::on_mcp_answered`].
-#[derive(Debug, Clone, PartialEq)]
-pub enum McpQuery {
-    /// The prompts and resources of one server, or of every enabled one.
-    List {
-        /// The server; every enabled one when `None`.
-        server: Option<String>,
-    },
-    /// A prompt filled in, or a resource read.
-    Fetch {
-        /// The server.
-        server: String,
-        /// What to get.
-        fetch: McpFetch,
-    },
+/// An answer to a server's question as MCP's `ElicitResult`: a submitted form accepts with its
+/// values, anything else declines (the user said no) or cancels (nobody answered).
+pub(crate) fn elicit_result(response: &InteractionResponse) -> Value {
+    match response {
+        InteractionResponse::Submit { value } => json!({"action": "accept", "content": value}),
+        InteractionResponse::Cancel { .. } => json!({"action": "decline"}),
+        InteractionResponse::Timeout { .. } => json!({"action": "cancel"}),
+    }
 }
 
 // The list is read field by field rather than through serde: the module is ours and already

@@ -109,7 +109,15 @@ pub enum Effect {
         /// The effect.
         id: EffectId,
         /// What to ask.
-        query: super::mcp::McpQuery,
+        query: McpQuery,
+    },
+    /// Answer an MCP server's question (`elicitation/create`) with the user's answer:
+    /// `{action: accept|decline|cancel, content?}`. Nothing comes back.
+    McpElicitAnswer {
+        /// The module's id of the question.
+        request_id: String,
+        /// The answer, as MCP's `ElicitResult`.
+        result: Value,
     },
     /// Connect an MCP server now (the user asked; signs in when it needs it).
     McpConnect {
@@ -120,6 +128,24 @@ pub enum Effect {
     Abort {
         /// The effect.
         id: EffectId,
+    },
+}
+
+/// What a UI asked of the servers (prompts and resources); the host asks its MCP client and
+/// answers with [`super::Engine::on_mcp_answered`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum McpQuery {
+    /// The prompts and resources of one server, or of every enabled one.
+    List {
+        /// The server; every enabled one when `None`.
+        server: Option<String>,
+    },
+    /// A prompt filled in, or a resource read.
+    Fetch {
+        /// The server.
+        server: String,
+        /// What to get.
+        fetch: panelot_protocol::engine::McpFetch,
     },
 }
 

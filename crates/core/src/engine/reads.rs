@@ -29,7 +29,7 @@ pub(crate) struct Reads<'a, S> {
     /// The browser session session grants belong to.
     pub(crate) session: &'a str,
     /// What the host's MCP client last said about each server.
-    pub(crate) mcp: &'a super::mcp::McpLive,
+    pub(crate) mcp: &'a super::mcp_live::McpLive,
 }
 
 impl<S: Store> Reads<'_, S> {

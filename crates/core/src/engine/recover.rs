@@ -58,6 +58,11 @@ pub(crate) fn recover(open: Vec<RunRecord>, tools: &ToolRegistry, now: u64) -> R
                 recovery.steps.push((run.id.clone(), step));
             }
             RecoveryAction::ParkUncertain(_) => {
+                if crate::runs::recovery::asked_by_server(&run) {
+                    // The server's question went with the call; its card goes too.
+                    run.interaction = None;
+                    run.state = RunState::ExecutingTool;
+                }
                 let reason = "The engine stopped while this action was running: it may or may not have happened.";
                 let step = park(run.clone(), RunState::PausedUncertain, reason, now);
                 recovery.steps.push((run.id.clone(), step));

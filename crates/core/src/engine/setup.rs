@@ -11,6 +11,8 @@ use panelot_protocol::engine::ConnectionDeleteParams;
 use panelot_protocol::engine::ConnectionSaveParams;
 use panelot_protocol::engine::ErrorCode;
 use panelot_protocol::engine::Language;
+use panelot_protocol::engine::McpServerView;
+use panelot_protocol::engine::McpToolView;
 use panelot_protocol::engine::MemoryDeleteParams;
 use panelot_protocol::engine::MemoryNoteView;
 use panelot_protocol::engine::MemorySaveParams;
@@ -123,8 +125,11 @@ pub(crate) async fn settings_view<S: Store>(
         None => settings::AGENT_OPEN_TOOLS.read(store).await?.unwrap_or(false),
     };
     let mcp_servers = match overlay.mcp_servers {
-        Some(servers) => super::mcp::views(reads, servers).await?,
-        None => super::mcp::views(reads, &super::mcp::stored_servers(store).await?).await?,
+        Some(servers) => mcp_views(reads, servers).await?,
+        None => {
+            mcp_views(reads, &settings::read_or_default(store, settings::MCP_SERVERS).await?)
+                .await?
+        }
     };
     Ok(SettingsView {
         agent_open_tools,
@@ -140,6 +145,35 @@ pub(crate) async fn settings_view<S: Store>(
         templates,
         mcp_servers,
     })
+}
+
+/// The settings page's view of the stored servers, with what is known of each now.
+pub(crate) async fn mcp_views<S: Store>(
+    reads: &Reads<'_, S>,
+    stored: &[Value],
+) -> Result<Vec<McpServerView>, StoreError> {
+    let Some(vault) = reads.vault else { return Ok(Vec::new()) };
+    let catalogs = settings::read_or_default(reads.store, settings::MCP_CATALOGS).await?;
+    let mut views = Vec::new();
+    for server in stored {
+        let Some(mut view) = vault.view_mcp(server) else { continue };
+        reads.mcp.fill(&mut view);
+        let catalog = catalogs.iter().find(|c| c.server == view.id);
+        view.tools = catalog.map_or_else(Vec::new, |c| {
+            c.tools
+                .iter()
+                .map(|t| McpToolView {
+                    name: t.name.clone(),
+                    exposed_name: t.exposed_name.clone(),
+                    title: t.title.clone(),
+                    description: t.description.clone(),
+                    enabled: !view.disabled_tools.contains(&t.name),
+                })
+                .collect()
+        });
+        views.push(view);
+    }
+    Ok(views)
 }
 
 /// The decision of a settings change: `unit`, acked, announced with the view after it.

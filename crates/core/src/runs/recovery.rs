@@ -30,6 +30,8 @@ pub enum RecoveryAction {
 /// The recovery action for `run`.
 pub fn plan(run: &RunRecord, tools: &ToolRegistry) -> RecoveryAction {
     match run.state {
+        // An MCP server's question lived in the call the restart cut: the call is what counts.
+        RunState::WaitingInteraction if asked_by_server(run) => tool_step(run, tools),
         RunState::Queued
         | RunState::WaitingApproval
         | RunState::WaitingInteraction
@@ -42,6 +44,16 @@ pub fn plan(run: &RunRecord, tools: &ToolRegistry) -> RecoveryAction {
         RunState::StreamingModel => RecoveryAction::Interrupt,
         RunState::ExecutingTool => tool_step(run, tools),
     }
+}
+
+/// Whether the run waits on a question an MCP server asked during one of its calls.
+pub fn asked_by_server(run: &RunRecord) -> bool {
+    run.interaction.as_ref().is_some_and(|i| {
+        matches!(
+            i.request,
+            panelot_protocol::engine::InteractionRequestPayload::McpElicitation { .. }
+        )
+    })
 }
 
 fn tool_step(run: &RunRecord, tools: &ToolRegistry) -> RecoveryAction {

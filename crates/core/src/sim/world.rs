@@ -410,7 +410,9 @@ impl HostIo for SimIo {
         match effect {
             Effect::Highlight { .. } => self.highlights.borrow_mut().push(effect),
             Effect::Notify { .. } => self.notices.borrow_mut().push(effect),
-            Effect::McpConfigure { .. } | Effect::McpConnect { .. } => {
+            Effect::McpConfigure { .. }
+            | Effect::McpConnect { .. }
+            | Effect::McpElicitAnswer { .. } => {
                 self.mcp.borrow_mut().push(effect);
             }
             Effect::RunTool { ref call, .. } if call.tool == crate::engine::WATCH_PAGE => {
@@ -728,6 +730,7 @@ impl World {
             | Effect::Notify { .. }
             | Effect::McpConfigure { .. }
             | Effect::McpConnect { .. }
+            | Effect::McpElicitAnswer { .. }
             | Effect::Abort { .. } => {}
             Effect::McpQuery { id, query } => {
                 let answer = sim_mcp_answer(&query);

@@ -507,7 +507,6 @@ pub fn rich_input() -> UserInput {
         (ContextKind::Screenshot, Provenance::Tool, Trust::Untrusted),
         (ContextKind::Tab, Provenance::Page, Trust::Untrusted),
         (ContextKind::McpResource, Provenance::Mcp, Trust::Untrusted),
-        (ContextKind::McpPrompt, Provenance::Mcp, Trust::Untrusted),
         (ContextKind::File, Provenance::Import, Trust::Trusted),
         (ContextKind::Skill, Provenance::Plugin, Trust::Trusted),
     ];
