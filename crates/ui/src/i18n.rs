@@ -344,6 +344,20 @@ catalog! {
     Done => "Done", "已完成";
     /// Interaction card: do not answer.
     Skip => "Don't answer", "不回答";
+    /// Interaction card: an MCP server asks the user during a tool call.
+    McpAskTitle => "{server} asks", "{server} 提问";
+    /// Interaction card: send the form to the MCP server.
+    McpAskSend => "Send", "发送";
+    /// Interaction card: decline the MCP server's question.
+    McpAskDecline => "Decline", "拒绝";
+    /// Interaction card: a required field of the server's form is empty.
+    McpAskMissing => "Fill in “{field}”.", "请填写“{field}”。";
+    /// Interaction card: a field of the server's form needs a number.
+    McpAskNumber => "“{field}” needs a number.", "“{field}”需要数字。";
+    /// Interaction card: a field of the server's form needs a whole number.
+    McpAskWhole => "“{field}” needs a whole number.", "“{field}”需要整数。";
+    /// Interaction card: a yes/no field is on.
+    McpAskYes => "Yes", "是";
     /// Wait card: the run waits for a page.
     WatchTitle => "Waiting for the page", "正在等待页面";
     /// Wait card: until some text shows.

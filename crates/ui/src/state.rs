@@ -18,6 +18,7 @@
 //!   a server's status and switches say and send; [`mcp_markup`]: that section as HTML text;
 //! * [`mcp_picker`]: the composer's MCP prompts (slash commands, their argument form) and
 //!   resources, fetched as chips;
+//! * [`elicitation`]: an MCP server's question as a form, and the answer it sends back;
 //! * [`memory_notes`]: the agent's memory in settings (the note edited, the delete asked about);
 //! * [`language`]: the language setting shared by every page;
 //! * [`urls`]: the origin of a URL, and whether it is a web page.
@@ -29,6 +30,7 @@ pub mod choices;
 pub mod client;
 pub mod connection_form;
 pub mod connection_markup;
+pub mod elicitation;
 pub mod keys;
 pub mod language;
 pub mod list_window;

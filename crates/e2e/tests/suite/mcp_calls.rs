@@ -4,7 +4,8 @@
 //! write of the MCP category (a card without a site under `untrusted`), runs at the server only
 //! after the user allows it, and its result reaches the model fenced as MCP content. After the
 //! worker restarts, the tools are offered again from the last good catalog; a server that
-//! refuses its token shows an error status in words.
+//! refuses its token shows an error status in words; a server's question during a call is a
+//! card in the panel whose answer reaches the server and the call's result.
 
 use std::time::Duration;
 use std::time::Instant;
@@ -14,6 +15,7 @@ use panelot_e2e::side_panel::DEADLINE;
 use panelot_e2e::side_panel::Decision;
 use panelot_e2e::side_panel::Panel;
 use panelot_e2e::side_panel::PanelOptions;
+use panelot_e2e::side_panel::TurnHooks;
 use panelot_testkit::mock_mcp::MockMcp;
 use panelot_testkit::mock_mcp::MockMcpConfig;
 use panelot_testkit::mock_mcp::ResponseMode;
@@ -53,9 +55,8 @@ fn an_mcp_tool_is_offered_judged_run_and_fenced_and_survives_a_worker_restart() 
     let mut p = Panel::launch(PanelOptions::default()).expect("launch the side panel");
     save(&mut p, server("Mock Tools", &mcp.url(), None));
     let ready = wait_server(&mut p, "ready", |s| s["status"]["state"] == "ready");
-    let tools: Vec<&str> =
-        ready["tools"].as_array().unwrap().iter().filter_map(|t| t["name"].as_str()).collect();
-    assert!(tools.contains(&"echo"), "{ready:#}");
+    let tools = ready["tools"].as_array().unwrap();
+    assert!(tools.iter().any(|t| t["name"] == "echo"), "{ready:#}");
     assert_eq!(ready["id"], "mock-tools");
 
     // The model calls the server's echo with words that try to steer it.
@@ -122,4 +123,66 @@ fn a_server_that_wants_a_token_shows_why_and_works_once_it_has_one() {
         .filter_map(|r| r.header("authorization").map(str::to_owned))
         .collect();
     assert!(sent.iter().any(|h| h == "Bearer right-token"), "{sent:?}");
+}
+
+/// Answers the MCP server's question in the panel when its card shows: types the name, sends.
+struct AnswerTheServer {
+    answered: bool,
+}
+
+impl TurnHooks for AnswerTheServer {
+    fn answer(&mut self, _: &mut Panel, card: &Card) -> anyhow::Result<Decision> {
+        assert_eq!(card.tool, "mcp__mock-tools__ask", "{card:#?}");
+        Ok(Decision::Allow)
+    }
+
+    fn poll(&mut self, p: &mut Panel) -> anyhow::Result<()> {
+        if self.answered {
+            return Ok(());
+        }
+        let panel = p.panel.clone();
+        let shown = p.browser.cdp.evaluate(
+            &panel,
+            "(() => { const card = document.querySelector('.interaction-card.mcp-ask');
+                return card ? card.innerText : null; })()",
+        )?;
+        let Some(text) = shown.as_str() else { return Ok(()) };
+        assert!(text.contains("mock-tools asks") && text.contains("What is your name?"), "{text}");
+        // Sending it empty is refused in words: the name is required.
+        p.browser
+            .cdp
+            .evaluate(&panel, "document.querySelector('.mcp-ask .answer').click(), true")?;
+        let refused = p
+            .browser
+            .cdp
+            .evaluate(&panel, "document.querySelector('.mcp-ask [role=alert]')?.innerText ?? ''")?;
+        assert!(refused.as_str().unwrap_or_default().contains("name"), "{refused}");
+        p.browser.cdp.evaluate(
+            &panel,
+            "(() => { const input = document.querySelector('.mcp-ask input[name=name]');
+                input.value = 'Ada'; input.dispatchEvent(new Event('input', { bubbles: true }));
+                document.querySelector('.mcp-ask .answer').click(); return true; })()",
+        )?;
+        self.answered = true;
+        Ok(())
+    }
+}
+
+#[test]
+fn a_server_s_question_during_a_call_is_a_card_whose_answer_reaches_the_server() {
+    let mcp = MockMcp::start(MockMcpConfig { mode: ResponseMode::Sse, ..MockMcpConfig::default() })
+        .expect("start the MCP server");
+    let mut p = Panel::launch(PanelOptions::default()).expect("launch the side panel");
+    save(&mut p, server("Mock Tools", &mcp.url(), None));
+    wait_server(&mut p, "ready", |s| s["status"]["state"] == "ready");
+    p.model.reply(Reply::tool_call("mcp__mock-tools__ask", json!({})));
+    p.model.push(|t| {
+        let seen = t.last_result().unwrap_or_default();
+        Reply::text(if seen.contains("Ada") { "Hello Ada." } else { "[no answer]" })
+    });
+    let mut hooks = AnswerTheServer { answered: false };
+    p.run_turn("Ask me something", &mut hooks).expect("the turn");
+    assert!(hooks.answered, "the card never showed");
+    let text = p.panel_text();
+    assert!(text.contains("Hello Ada."), "{text}");
 }

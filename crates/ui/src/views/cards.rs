@@ -22,6 +22,7 @@ use crate::contexts::use_open_thread;
 use crate::contexts::use_page;
 use crate::i18n;
 use crate::i18n::Msg;
+use crate::state::elicitation;
 use crate::state::memory_notes::local_time;
 use crate::views::memory_section::utc_offset_min;
 
@@ -153,13 +154,111 @@ pub(crate) fn InteractionCard() -> impl IntoView {
                         </section>
                     }.into_any()
                 }
-                // The engine does not ask this yet; offer the one answer that always works.
-                InteractionRequestPayload::McpElicitation { .. } => view! {
-                    <section class="interaction-card"><button on:click=skip>{t(Msg::Skip)}</button></section>
-                }.into_any(),
+                InteractionRequestPayload::McpElicitation { server_id, message, schema } => {
+                    elicitation_card(engine, lang, interaction, &server_id, message, &schema)
+                }
             }
         })
     }
+}
+
+/// An MCP server's question during a tool call: its message and its form (all server text,
+/// shown as text); Send answers with the typed values, Decline refuses.
+fn elicitation_card(
+    engine: Engine,
+    lang: i18n::Lang,
+    interaction: PendingInteraction,
+    server: &str,
+    message: String,
+    schema: &serde_json::Value,
+) -> AnyView {
+    use crate::state::elicitation::FieldKind;
+    use crate::state::elicitation::Problem;
+    let t = move |msg| i18n::text(lang, msg);
+    let fields = elicitation::fields(schema);
+    let values = RwSignal::new(serde_json::Map::new());
+    let problem = RwSignal::new(None::<String>);
+    let set = move |name: String, value: String| {
+        values.update(|v| {
+            v.insert(name, value.into());
+        })
+    };
+    let rows = fields
+        .iter()
+        .map(|field| {
+            let name = field.name.clone();
+            let input = match &field.kind {
+                FieldKind::Boolean => {
+                    let checked = field.default == "true";
+                    view! {
+                        <label class="check"><input type="checkbox" name=name.clone() prop:checked=checked
+                            on:change=move |ev| set(name.clone(), event_target_checked(&ev).to_string())/>
+                            {t(Msg::McpAskYes)}</label>
+                    }
+                    .into_any()
+                }
+                FieldKind::Choice(choices) => {
+                    let options = choices
+                        .iter()
+                        .map(|(value, label)| {
+                            let selected = *value == field.default;
+                            view! { <option value=value.clone() selected=selected>{label.clone()}</option> }
+                        })
+                        .collect_view();
+                    view! {
+                        <select name=name.clone() on:change=move |ev| set(name.clone(), event_target_value(&ev))>
+                            <option value="">"—"</option>{options}</select>
+                    }
+                    .into_any()
+                }
+                kind => {
+                    let input_type = if matches!(kind, FieldKind::Text) { "text" } else { "number" };
+                    view! {
+                        <input type=input_type name=name.clone() value=field.default.clone()
+                            on:input=move |ev| set(name.clone(), event_target_value(&ev))/>
+                    }
+                    .into_any()
+                }
+            };
+            let label = if field.required { format!("{} *", field.label) } else { field.label.clone() };
+            view! {
+                <label class="field"><span>{label}</span>{input}
+                    {field.description.clone().map(|d| view! { <small>{d}</small> })}</label>
+            }
+        })
+        .collect_view();
+    let (send, decline) = {
+        let asked = interaction.clone();
+        let send = move |_| match elicitation::answer(&fields, &values.get_untracked()) {
+            Ok(value) => answer(engine, &asked, InteractionResponse::Submit { value }),
+            Err(found) => {
+                let (msg, field) = match found {
+                    Problem::Missing(f) => (Msg::McpAskMissing, f),
+                    Problem::NotANumber(f) => (Msg::McpAskNumber, f),
+                    Problem::NotAWholeNumber(f) => (Msg::McpAskWhole, f),
+                };
+                problem.set(Some(i18n::format(lang, msg, &[("field", &field)])));
+            }
+        };
+        let decline =
+            move |_| answer(engine, &interaction, InteractionResponse::Cancel { note: None });
+        (send, decline)
+    };
+    let title = i18n::format(lang, Msg::McpAskTitle, &[("server", server)]);
+    let label = title.clone();
+    view! {
+        <section class="interaction-card mcp-ask" role="dialog" aria-label=label>
+            <header>{title}</header>
+            <p>{message}</p>
+            {rows}
+            {move || problem.get().map(|p| view! { <p class="reason" role="alert">{p}</p> })}
+            <div class="actions">
+                <button class="answer btn-primary" on:click=send>{t(Msg::McpAskSend)}</button>
+                <button on:click=decline>{t(Msg::McpAskDecline)}</button>
+            </div>
+        </section>
+    }
+    .into_any()
 }
 
 fn recover(engine: Engine, open: OpenThread, run: &RunRecoveryState, option: RecoveryOption) {
