@@ -20,8 +20,6 @@ mod rules;
 mod secrets;
 mod sensitive;
 
-use std::collections::BTreeSet;
-
 use panelot_protocol::engine::ApprovalFlag;
 use panelot_protocol::engine::PermissionPolicy;
 use panelot_protocol::engine::Provenance;
@@ -83,7 +81,7 @@ pub struct GateInput<'a> {
     /// The sensitive-origin denylist.
     pub sensitive: &'a SensitiveOrigins,
     /// This thread's session grants, keyed by [`grant_key`].
-    pub session_grants: &'a BTreeSet<String>,
+    pub session_grants: &'a [String],
     /// Origins the thread has accepted; emails may go there without asking.
     pub scope_origins: &'a [Origin],
     /// Parameters whose values came from elsewhere; page and MCP content counts as taint.

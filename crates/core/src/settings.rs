@@ -13,7 +13,6 @@
 //! * [`PermissionState`]: everything the gatekeeper reads, loaded at once.
 
 use std::collections::BTreeMap;
-use std::collections::BTreeSet;
 use std::marker::PhantomData;
 use std::ops::Deref;
 use std::ops::DerefMut;
@@ -440,15 +439,16 @@ pub fn seeded_rules() -> Vec<StoredRule> {
 pub struct SessionGrants {
     /// The browser session the grants belong to.
     pub session: String,
-    /// Grant keys by thread.
-    pub threads: BTreeMap<ThreadId, BTreeSet<String>>,
+    /// Grant keys by thread, each thread's sorted and distinct (stored as a JSON array, as a
+    /// set was; a `BTreeSet<String>` compiled a B-tree of its own into the engine wasm).
+    pub threads: BTreeMap<ThreadId, Vec<String>>,
 }
 
 impl SessionGrants {
     /// The grants of `thread` in `session`.
-    pub fn of(&self, session: &str, thread: &ThreadId) -> BTreeSet<String> {
+    pub fn of(&self, session: &str, thread: &ThreadId) -> Vec<String> {
         if self.session != session {
-            return BTreeSet::new();
+            return Vec::new();
         }
         self.threads.get(thread).cloned().unwrap_or_default()
     }
@@ -458,7 +458,10 @@ impl SessionGrants {
         if self.session != session {
             *self = SessionGrants { session: session.to_owned(), threads: BTreeMap::new() };
         }
-        self.threads.entry(thread.clone()).or_default().insert(key);
+        let keys = self.threads.entry(thread.clone()).or_default();
+        if let Err(at) = keys.binary_search(&key) {
+            keys.insert(at, key);
+        }
     }
 
     /// Drops every grant whose origin is one of `origins` (their access was revoked).
@@ -491,7 +494,7 @@ pub struct PermissionState {
     /// The denylist.
     pub sensitive: SensitiveOrigins,
     /// The thread's session grants.
-    pub grants: BTreeSet<String>,
+    pub grants: Vec<String>,
 }
 
 impl PermissionState {

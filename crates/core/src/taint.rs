@@ -18,7 +18,6 @@
 //! was read on one source. It catches reuse, not rewriting: a model that spells a URL
 //! differently escapes it, which is why taint only adds questions and never removes any.
 
-use std::collections::BTreeSet;
 use std::collections::VecDeque;
 
 use panelot_protocol::engine::Provenance;
@@ -88,7 +87,9 @@ pub struct TaintLedger {
 struct PhraseSource {
     provenance: Provenance,
     source: String,
-    windows: BTreeSet<u32>,
+    /// Sorted and distinct (a set searched by binary search: a `BTreeSet<u32>` compiled a B-tree
+    /// of its own into the engine wasm for this alone).
+    windows: Vec<u32>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -255,7 +256,7 @@ impl TaintLedger {
             !windows.is_empty() && windows.iter().all(|w| self.user_windows.contains(w));
         let windows = if the_users { Vec::new() } else { windows };
         self.phrases.iter().rev().filter(move |phrase| {
-            !windows.is_empty() && windows.iter().all(|w| phrase.windows.contains(w))
+            !windows.is_empty() && windows.iter().all(|w| phrase.windows.binary_search(w).is_ok())
         })
     }
 
@@ -293,12 +294,14 @@ impl TaintLedger {
         }
         let at = self.phrases.iter().position(|p| p.provenance == provenance && p.source == source);
         let old = at.and_then(|idx| self.phrases.remove(idx)).map(|p| p.windows);
-        let mut merged = BTreeSet::new();
+        let mut merged: Vec<u32> = Vec::new();
         for window in windows.into_iter().chain(old.into_iter().flatten()) {
             if merged.len() == MAX_PHRASE_WINDOWS {
                 break;
             }
-            merged.insert(window);
+            if let Err(at) = merged.binary_search(&window) {
+                merged.insert(at, window);
+            }
         }
         self.phrases.push_back(PhraseSource { provenance, source, windows: merged });
         let mut total: usize = self.phrases.iter().map(|p| p.windows.len()).sum();

@@ -1,8 +1,6 @@
 //! The taint ledger: what it records, what it matches, its bounds, and the verdicts it drives
 //! through the gatekeeper.
 
-use std::collections::BTreeSet;
-
 use panelot_protocol::engine::ApprovalFlag;
 use panelot_protocol::engine::PermissionPolicy;
 use pretty_assertions::assert_eq;
@@ -175,7 +173,7 @@ fn serializes_and_reads_back_within_bounds() {
 /// Runs the gatekeeper under `auto` with the ledger's taint for the call.
 fn verdict(ledger: &TaintLedger, tool: &str, params: &Value) -> Verdict {
     let sensitive = SensitiveOrigins::default();
-    let grants = BTreeSet::new();
+    let grants: Vec<String> = Vec::new();
     let taint = ledger.taint_of(params);
     decide(&GateInput {
         tool,

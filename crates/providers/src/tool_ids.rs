@@ -1,7 +1,5 @@
 //! Thread-unique tool-call ids: the provider's id when it is usable, a generated one otherwise.
 
-use std::collections::BTreeSet;
-
 /// Longest provider id kept as is.
 const MAX_ID_LEN: usize = 64;
 
@@ -15,20 +13,35 @@ const MAX_ID_LEN: usize = 64;
 pub struct ToolCallIds {
     prefix: String,
     next: u64,
-    used: BTreeSet<String>,
+    /// Sorted and distinct, searched by binary search (a `BTreeSet<String>` compiled a B-tree of
+    /// its own into the engine wasm).
+    used: Vec<String>,
 }
 
 impl ToolCallIds {
     /// Ids generated as `{prefix}0`, `{prefix}1`, …; the prefix should itself be made of
     /// `[A-Za-z0-9_-]` so the ids replay to every wire format.
     pub fn new(prefix: impl Into<String>) -> ToolCallIds {
-        ToolCallIds { prefix: prefix.into(), next: 0, used: BTreeSet::new() }
+        ToolCallIds { prefix: prefix.into(), next: 0, used: Vec::new() }
     }
 
     /// Marks ids already used in the thread, so a provider repeating one gets a fresh id.
     pub fn with_taken(mut self, ids: impl IntoIterator<Item = String>) -> ToolCallIds {
-        self.used.extend(ids);
+        for id in ids {
+            self.insert(id);
+        }
         self
+    }
+
+    /// Adds `id` to the used ids; false when it was there.
+    fn insert(&mut self, id: String) -> bool {
+        match self.used.binary_search(&id) {
+            Ok(_) => false,
+            Err(at) => {
+                self.used.insert(at, id);
+                true
+            }
+        }
     }
 
     /// The id for a call the provider named `provider_id`.
@@ -39,14 +52,13 @@ impl ToolCallIds {
         let usable = !provider_id.is_empty()
             && provider_id.len() <= MAX_ID_LEN
             && provider_id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-        if usable && !self.used.contains(provider_id) {
-            self.used.insert(provider_id.to_owned());
+        if usable && self.insert(provider_id.to_owned()) {
             return provider_id.to_owned();
         }
         loop {
             let id = format!("{}{}", self.prefix, self.next);
             self.next += 1;
-            if self.used.insert(id.clone()) {
+            if self.insert(id.clone()) {
                 return id;
             }
         }

@@ -101,7 +101,7 @@ impl Case {
                 .map(|it| OriginPattern::parse(it).expect("pattern"))
                 .collect(),
         );
-        let grants: BTreeSet<String> = self.grants.iter().map(|it| (*it).to_owned()).collect();
+        let grants: Vec<String> = self.grants.iter().map(|it| (*it).to_owned()).collect();
         let scope: Vec<Origin> =
             self.scope.iter().map(|it| Origin::parse(it).expect("scope")).collect();
         decide(&GateInput {
