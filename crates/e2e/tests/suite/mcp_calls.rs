@@ -16,6 +16,8 @@ use panelot_e2e::side_panel::Decision;
 use panelot_e2e::side_panel::Panel;
 use panelot_e2e::side_panel::PanelOptions;
 use panelot_e2e::side_panel::TurnHooks;
+use panelot_e2e::ui::Scheme;
+use panelot_e2e::ui::artifacts_dir;
 use panelot_testkit::mock_mcp::MockMcp;
 use panelot_testkit::mock_mcp::MockMcpConfig;
 use panelot_testkit::mock_mcp::ResponseMode;
@@ -148,6 +150,14 @@ impl TurnHooks for AnswerTheServer {
         )?;
         let Some(text) = shown.as_str() else { return Ok(()) };
         assert!(text.contains("mock-tools asks") && text.contains("What is your name?"), "{text}");
+        for width in [360, 1280] {
+            p.browser.set_viewport(&panel, width, 800)?;
+            for scheme in [Scheme::Light, Scheme::Dark] {
+                let name = format!("mcp-ask-{}-{width}.png", scheme.name());
+                p.browser.screenshot(&panel, scheme, &artifacts_dir().join(name))?;
+            }
+        }
+        p.browser.clear_viewport(&panel)?;
         // Sending it empty is refused in words: the name is required.
         p.browser
             .cdp
