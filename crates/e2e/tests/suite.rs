@@ -19,6 +19,7 @@ mod ui_attach;
 mod ui_design;
 mod ui_long_thread;
 mod ui_mcp;
+mod ui_mcp_composer;
 mod ui_memory;
 mod ui_options;
 mod ui_pages;
