@@ -410,6 +410,10 @@ impl<S: Store> Engine<S> {
         match self.in_flight.finish(id) {
             Some(InFlight::Tool(run, index)) => {
                 self.record_mcp_call(&run, index, &outcome).await;
+                if let ToolStatus::Failed { cause: FailureCause::NeedsSignIn, .. } = &outcome.status
+                {
+                    self.ask_sign_in(&run, index, &mut out).await;
+                }
                 self.end_elicitation(&run, &mut out).await;
                 let body = decision::ResultBody::Outcome(outcome);
                 self.follow_ups.push_back(FollowUp::WriteResult { run, index, body });
@@ -530,6 +534,21 @@ impl<S: Store> Engine<S> {
         self.apply(&run_id, step, &mut out).await;
         self.drain(&mut out).await;
         out
+    }
+
+    /// Tells the user, with a notification, that a run's MCP server wants them to sign in
+    /// again: the run cannot do it alone, and may be in the background.
+    async fn ask_sign_in(&mut self, run: &RunId, index: usize, out: &mut Outbox) {
+        let Some(run) = self.runs.get(run) else { return };
+        let thread = run.thread_id.clone();
+        let tool = run.tools.get(index).map(|call| call.tool_name.clone()).unwrap_or_default();
+        let Some(server) = mcp_live::server_of(&tool) else { return };
+        let title = self.store.thread(&thread).await.ok().flatten().map(|m| m.title);
+        let language =
+            settings::LANGUAGE.read(&self.store).await.ok().flatten().unwrap_or_default();
+        let what = notices::Waiting::SignIn(server);
+        let notice = notices::notice(language, &title.unwrap_or_default(), &what);
+        out.effects.push(Effect::Notify { thread_id: thread, notice: Some(notice) });
     }
 
     /// A call ended while its server's question was still shown: the question goes (the

@@ -14,6 +14,7 @@ use js_sys::Reflect;
 use panelot_core::combinators::Either;
 use panelot_core::combinators::race;
 use panelot_core::driver::Input;
+use panelot_core::engine::FailureCause;
 use panelot_core::engine::McpQuery;
 use panelot_core::engine::ToolInvocation;
 use panelot_core::engine::ToolOutcome;
@@ -215,16 +216,19 @@ pub(crate) async fn call(call: &ToolInvocation, signal: AbortSignal) -> ToolOutc
     }
 }
 
-/// A call's reply as the model reads it.
+/// A call's reply as the model reads it; a server that wants a sign-in says so to the engine,
+/// which tells the user.
 fn outcome(reply: &Value) -> ToolOutcome {
     if reply.get("ok").and_then(Value::as_bool) != Some(true) {
         let error = reply.get("error");
         let message = error.and_then(|e| e.get("message")).and_then(Value::as_str);
         let kind = error.and_then(|e| e.get("kind")).and_then(Value::as_str).unwrap_or("error");
-        return ToolOutcome::failed(format!(
-            "MCP call failed ({kind}): {}",
-            message.unwrap_or("the server gave no reason")
-        ));
+        let message =
+            format!("MCP call failed ({kind}): {}", message.unwrap_or("the server gave no reason"));
+        return match kind {
+            "unauthorized" => ToolOutcome::failed_because(message, FailureCause::NeedsSignIn),
+            _ => ToolOutcome::failed(message),
+        };
     }
     let result = reply.get("result").cloned().unwrap_or(Value::Null);
     let text = panelot_core::mcp_result::render(&result);

@@ -23,6 +23,8 @@ pub(crate) enum Waiting<'a> {
     Interaction(&'a InteractionRequestPayload),
     /// Nothing more: a long turn ended.
     Finished,
+    /// An MCP server's sign-in ran out during a run.
+    SignIn(&'a str),
 }
 
 /// The notice for a thread titled `title` that waits for `what`.
@@ -53,6 +55,13 @@ pub(crate) fn notice(language: Language, title: &str, what: &Waiting<'_>) -> Not
                 "Panelot 有问题要问你。".to_owned()
             } else {
                 "Panelot has a question for you.".to_owned()
+            }
+        }
+        Waiting::SignIn(server) => {
+            if chinese {
+                format!("请在设置中重新登录 MCP 服务器 {server}，然后继续。")
+            } else {
+                format!("Sign in to the MCP server {server} again in Settings, then carry on.")
             }
         }
         Waiting::Finished => {

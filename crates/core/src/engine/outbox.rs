@@ -230,6 +230,10 @@ pub enum FailureCause {
     /// The page was not the one the call was judged for (it navigated, the tab moved); the call
     /// did not act.
     TargetChanged,
+    /// The call's MCP server wants the user to sign in (again) before it answers; the call
+    /// did not run. The user is told, outside any view too: a run in the background cannot
+    /// sign in.
+    NeedsSignIn,
 }
 
 impl ToolOutcome {

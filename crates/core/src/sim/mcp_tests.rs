@@ -486,3 +486,26 @@ fn a_call_that_ends_first_takes_its_question_along_and_a_restart_parks_the_call(
     assert!(run.interaction.is_none(), "the server's question went with the call");
     assert_eq!(world.executions.len(), 1, "the cut call is not repeated");
 }
+
+#[test]
+fn a_sign_in_that_ran_out_during_a_run_is_told_with_a_notification() {
+    let mut world = with_server();
+    let thread = world.create_thread();
+    world.script.push_back(Reply::tool("mcp__notes-server__add", json!({"text": "expired"})));
+    world.script.push_back(Reply::text("I could not add it."));
+    submit(&mut world, &thread, "note it");
+    world.settle();
+    let told: Vec<String> = world
+        .notices()
+        .into_iter()
+        .filter_map(|e| match e {
+            Effect::Notify { notice: Some(notice), .. } => Some(notice.message),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        told.iter().any(|m| m.contains("Sign in to the MCP server notes-server again")),
+        "{told:?}"
+    );
+    assert_eq!(results(&world.path(&thread)), ["Error: notes-server: sign in again"]);
+}

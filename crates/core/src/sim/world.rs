@@ -750,6 +750,13 @@ impl World {
                 return refused;
             }
         };
+        // An MCP server whose sign-in ran out.
+        if call.tool.starts_with("mcp__") && call.params.get("text") == Some(&json!("expired")) {
+            let execution = Execution { call: call.clone(), acted_on: None, url_after: None };
+            self.executions.push(execution);
+            let cause = crate::engine::FailureCause::NeedsSignIn;
+            return ToolOutcome::failed_because("notes-server: sign in again", cause);
+        }
         if call.tool == "fetch_url" {
             let execution = Execution { call: call.clone(), acted_on: None, url_after: None };
             self.executions.push(execution);
