@@ -76,6 +76,12 @@ fn clear_composer(p: &mut Panel, page: &Page) {
 fn add_greet_prompt(p: &mut Panel, page: &Page, who: &str, shots: Option<(&str, u32)>) {
     p.browser.type_into(page, sel::COMPOSER, "/gre").expect("type the slash command");
     wait(p, page, GREET);
+    // A screen reader follows the highlighted entry from the text box.
+    let active = p.browser.run_js(
+        page,
+        "document.querySelector('.composer textarea').getAttribute('aria-activedescendant')",
+    );
+    assert_eq!(active, json!("slash-option-0"));
     let menu = text_of(p, page, ".slash-menu");
     assert!(menu.contains("/mock-tools:greet") && menu.contains("Greets someone."), "{menu}");
     if let Some((name, width)) = shots {

@@ -12,12 +12,12 @@ use web_sys::KeyboardEvent;
 use super::icon::icon;
 use super::mcp_picker::FetchRefusal;
 use super::mcp_picker::PendingChips;
+use super::mcp_picker::Picker;
 use super::mcp_picker::PromptArgsForm;
 use super::mcp_picker::ResourceList;
 use super::mcp_picker::SlashMenu;
 use super::mcp_picker::focus_later;
 use super::mcp_picker::has_servers;
-use super::mcp_picker::menu_keydown;
 use super::popover::Popover;
 use super::queue_dock::QueueDock;
 use super::turn_choices::TurnChoices;
@@ -55,8 +55,9 @@ pub(crate) fn Composer() -> impl IntoView {
     let disabled = move || engine.reload_required();
     let running =
         Memo::new(move |_| open.view.with(|v| v.as_ref().is_some_and(|v| v.active_turn.is_some())));
+    let picker = Picker::new();
     let on_keydown = move |event: KeyboardEvent| {
-        if menu_keydown(&event) {
+        if picker.keydown(&event) {
             return;
         }
         let modifiers = Modifiers {
@@ -92,6 +93,8 @@ pub(crate) fn Composer() -> impl IntoView {
                     rows="2"
                     aria-label=placeholder
                     placeholder=placeholder
+                    aria-controls=move || picker.active_option().map(|_| "slash-menu")
+                    aria-activedescendant=move || picker.active_option()
                     disabled=disabled
                     prop:value=move || draft.text.get()
                     on:input=move |ev| draft.text.set(event_target_value(&ev))

@@ -10,6 +10,8 @@ use wasm_bindgen::JsCast;
 use web_sys::KeyboardEvent;
 
 use super::icon::icon;
+use crate::contexts::Draft;
+use crate::contexts::Engine;
 use crate::contexts::Mcp;
 use crate::contexts::Settings;
 use crate::contexts::use_draft;
@@ -62,54 +64,85 @@ pub(crate) fn focus_later(selector: &'static str) {
     });
 }
 
-/// Chooses `prompt`: its argument form opens, or it is fetched at once (the slash command then
-/// leaves the box).
-fn choose(prompt: &McpPromptView) {
-    let (mcp, engine, draft) = (use_mcp(), use_engine(), use_draft());
-    match choose_prompt(prompt) {
-        PromptChoice::Ask(form) => {
-            mcp.form.set(Some(form));
-            focus_later(".mcp-args input");
-        }
-        PromptChoice::Fetch(fetch) => {
-            mcp.fetch(engine, &prompt.server_id, fetch);
-            draft.text.update(|t| *t = without_slash_command(t));
-        }
-    }
+/// The contexts the slash menu's handlers need, found when a component is made: an event
+/// handler runs outside the reactive owner, where contexts cannot be looked up.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Picker {
+    mcp: Mcp,
+    settings: Settings,
+    draft: Draft,
+    engine: Engine,
 }
 
-/// The composer's keys while the slash menu shows; returns whether the key was the menu's
-/// (then the composer leaves it alone). Enter on an empty menu sends the text as typed.
-pub(crate) fn menu_keydown(event: &KeyboardEvent) -> bool {
-    let (mcp, settings, draft) = (use_mcp(), use_settings(), use_draft());
-    let Some(key) = menu_key(&event.key(), event.shift_key(), event.is_composing()) else {
-        return false;
-    };
-    let Some(query) = untrack(|| draft.text.with(|t| menu_query(mcp, settings, t))) else {
-        return false;
-    };
-    let prompts = untrack(|| menu_prompts(mcp, &query));
-    match key {
-        MenuKey::Close => mcp.dismissed.set(true),
-        MenuKey::Up | MenuKey::Down if !prompts.is_empty() => {
-            mcp.selected.update(|s| *s = step_selection(*s, prompts.len(), key));
+impl Picker {
+    /// The picker of this page (call while making a component).
+    pub(crate) fn new() -> Picker {
+        Picker {
+            mcp: use_mcp(),
+            settings: use_settings(),
+            draft: use_draft(),
+            engine: use_engine(),
         }
-        MenuKey::Choose if !prompts.is_empty() => {
-            let index = step_selection(mcp.selected.get_untracked(), prompts.len(), key);
-            choose(&prompts[index]);
-        }
-        MenuKey::Up | MenuKey::Down | MenuKey::Choose => return false,
     }
-    event.prevent_default();
-    true
+
+    /// Chooses `prompt`: its argument form opens, or it is fetched at once (the slash command
+    /// then leaves the box).
+    fn choose(self, prompt: &McpPromptView) {
+        match choose_prompt(prompt) {
+            PromptChoice::Ask(form) => {
+                self.mcp.form.set(Some(form));
+                focus_later(".mcp-args input");
+            }
+            PromptChoice::Fetch(fetch) => {
+                self.mcp.fetch(self.engine, &prompt.server_id, fetch);
+                self.draft.text.update(|t| *t = without_slash_command(t));
+            }
+        }
+    }
+
+    /// The id of the highlighted option while the menu shows (tracked): the text box's
+    /// `aria-activedescendant`, so a screen reader follows the arrows.
+    pub(crate) fn active_option(self) -> Option<String> {
+        let query = self.draft.text.with(|t| menu_query(self.mcp, self.settings, t))?;
+        let n_prompts = self.mcp.catalog.with(|c| matching_prompts(&c.prompts, &query).len());
+        let selected = step_selection(self.mcp.selected.get(), n_prompts, MenuKey::Choose);
+        (n_prompts > 0).then(|| format!("slash-option-{selected}"))
+    }
+
+    /// The composer's keys while the slash menu shows; returns whether the key was the menu's
+    /// (then the composer leaves it alone). Enter on an empty menu sends the text as typed.
+    pub(crate) fn keydown(self, event: &KeyboardEvent) -> bool {
+        let Picker { mcp, settings, draft, .. } = self;
+        let Some(key) = menu_key(&event.key(), event.shift_key(), event.is_composing()) else {
+            return false;
+        };
+        let Some(query) = untrack(|| draft.text.with(|t| menu_query(mcp, settings, t))) else {
+            return false;
+        };
+        let prompts = untrack(|| menu_prompts(mcp, &query));
+        match key {
+            MenuKey::Close => mcp.dismissed.set(true),
+            MenuKey::Up | MenuKey::Down if !prompts.is_empty() => {
+                mcp.selected.update(|s| *s = step_selection(*s, prompts.len(), key));
+            }
+            MenuKey::Choose if !prompts.is_empty() => {
+                let index = step_selection(mcp.selected.get_untracked(), prompts.len(), key);
+                self.choose(&prompts[index]);
+            }
+            MenuKey::Up | MenuKey::Down | MenuKey::Choose => return false,
+        }
+        event.prevent_default();
+        true
+    }
 }
 
 /// The slash menu, above the text box while it is a slash command. It asks for the prompts when
 /// it opens (a listing is used for a while), and shows failures in words.
 #[component]
 pub(crate) fn SlashMenu() -> impl IntoView {
-    let (page, mcp, settings, draft, engine) =
-        (use_page(), use_mcp(), use_settings(), use_draft(), use_engine());
+    let page = use_page();
+    let picker = Picker::new();
+    let Picker { mcp, settings, draft, engine } = picker;
     let query = Memo::new(move |_| draft.text.with(|t| menu_query(mcp, settings, t)));
     Effect::new(move |_| {
         let open = query.with(Option::is_some);
@@ -140,7 +173,7 @@ pub(crate) fn SlashMenu() -> impl IntoView {
                         // Keeps the focus in the text box: the choice is made on the click.
                         on:mousedown=|ev| ev.prevent_default()
                         on:mouseenter=move |_| mcp.selected.set(index)
-                        on:click=move |_| choose(&prompt)>
+                        on:click=move |_| picker.choose(&prompt)>
                         <span class="slash-line">
                             <span class="slash-command">{command}</span>
                             {title.map(|t| view! { <span class="slash-title">{t}</span> })}
@@ -151,7 +184,7 @@ pub(crate) fn SlashMenu() -> impl IntoView {
             })
             .collect_view();
         Some(view! {
-            <div class="slash-menu" role="listbox" aria-label=i18n::text(lang, Msg::McpPrompts)>
+            <div class="slash-menu" id="slash-menu" role="listbox" aria-label=i18n::text(lang, Msg::McpPrompts)>
                 <ListingStatus empty=Msg::McpNoPrompts query=query/>
                 <ul>{options}</ul>
                 <p class="slash-hint">{i18n::text(lang, Msg::McpMenuHint)}</p>
