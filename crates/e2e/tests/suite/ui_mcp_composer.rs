@@ -3,7 +3,8 @@
 //! `/mock-tools:greet`; Escape closes the menu; choosing the prompt opens its argument form,
 //! which refuses an empty required argument, and the filled-in prompt becomes a chip that the
 //! next message carries to the model fenced as MCP content. The attach menu's "MCP resource…"
-//! lists `mem://readme`, which is read into a chip and reaches the model the same way.
+//! lists `mem://readme`, which is read into a chip and reaches the model the same way; when the
+//! server answers garbage, the read is refused and its reason shows by the text box.
 //! Screenshots of the slash menu, the argument form and the chip in light and dark, in the
 //! 360 px side panel and the 1280 px chat page.
 
@@ -19,6 +20,7 @@ use panelot_e2e::side_panel::sel;
 use panelot_e2e::ui::Scheme;
 use panelot_e2e::ui::artifacts_dir;
 use panelot_testkit::cdp::Page;
+use panelot_testkit::mock_mcp::Misbehaviour;
 use panelot_testkit::mock_mcp::MockMcp;
 use panelot_testkit::mock_mcp::MockMcpConfig;
 use panelot_testkit::mock_provider::Reply;
@@ -216,4 +218,20 @@ fn ui_mcp_composer_a_slash_prompt_and_an_attached_resource_reach_the_model_fence
     let chat = p.browser.open_extension_page("chat.html").expect("open the chat page");
     p.browser.wait_ui(&chat, sel::READY);
     add_greet_prompt(&mut p, &chat, "Grace", Some(("chat", 1280)));
+
+    // A server that answers garbage: the read is refused, and the reason shows by the box.
+    mcp.misbehave(Misbehaviour::Garbage);
+    click(&mut p, &chat, ".attach-menu");
+    click(&mut p, &chat, ".attach-mcp-resource");
+    wait(&mut p, &chat, ".mcp-resources .mcp-resource[data-uri='mem://readme']");
+    click(&mut p, &chat, ".mcp-resources .mcp-resource[data-uri='mem://readme']");
+    wait(&mut p, &chat, ".composer .mcp-refusal");
+    let refusal = text_of(&mut p, &chat, ".composer .mcp-refusal");
+    assert!(refusal.contains("Could not get mem://readme:"), "{refusal}");
+    assert_eq!(
+        p.browser.run_js(&chat, "document.querySelectorAll('.attached .chip').length"),
+        json!(1),
+        "only the prompt's chip: nothing was attached, nothing is still busy"
+    );
+    screenshots(&mut p, &chat, "chat-refusal", 1280);
 }
