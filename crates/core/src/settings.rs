@@ -12,7 +12,6 @@
 //! * [`SessionGrants`]: "accept for this session", bound to one browser session.
 //! * [`PermissionState`]: everything the gatekeeper reads, loaded at once.
 
-use std::collections::BTreeMap;
 use std::marker::PhantomData;
 use std::ops::Deref;
 use std::ops::DerefMut;
@@ -36,6 +35,7 @@ use crate::gatekeeper::Rule;
 use crate::gatekeeper::RuleSource;
 use crate::gatekeeper::RuleVerdict;
 use crate::gatekeeper::SensitiveOrigins;
+use crate::sorted_map::SortedMap;
 use crate::store::Store;
 use crate::store::StoreError;
 use crate::store::WriteOp;
@@ -440,8 +440,45 @@ pub struct SessionGrants {
     /// The browser session the grants belong to.
     pub session: String,
     /// Grant keys by thread, each thread's sorted and distinct (stored as a JSON array, as a
-    /// set was; a `BTreeSet<String>` compiled a B-tree of its own into the engine wasm).
-    pub threads: BTreeMap<ThreadId, Vec<String>>,
+    /// set was; a `BTreeSet<String>` compiled a B-tree of its own into the engine wasm), stored
+    /// as an object by thread id as a `BTreeMap` was.
+    #[serde(with = "by_thread")]
+    pub threads: SortedMap<ThreadId, Vec<String>>,
+}
+
+/// [`SessionGrants::threads`] as a JSON object, read through a JSON value instead of a map
+/// decoder of its own.
+mod by_thread {
+    use panelot_protocol::ThreadId;
+    use serde::Deserialize;
+    use serde::Deserializer;
+    use serde::Serializer;
+    use serde::de::Error as _;
+    use serde_json::Value;
+
+    use crate::sorted_map::SortedMap;
+
+    pub(super) fn serialize<S: Serializer>(
+        threads: &SortedMap<ThreadId, Vec<String>>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(threads.iter())
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<SortedMap<ThreadId, Vec<String>>, D::Error> {
+        let Value::Object(fields) = Value::deserialize(deserializer)? else {
+            return Err(D::Error::custom("invalid type: expected a map"));
+        };
+        let mut threads = SortedMap::new();
+        for (thread, keys) in fields {
+            let thread = ThreadId::new(thread).map_err(D::Error::custom)?;
+            let keys = panelot_protocol::from_value(keys).map_err(D::Error::custom)?;
+            threads.insert(thread, keys);
+        }
+        Ok(threads)
+    }
 }
 
 impl SessionGrants {
@@ -456,9 +493,9 @@ impl SessionGrants {
     /// Adds a grant for `thread` in `session`, dropping the grants of an older session.
     pub fn grant(&mut self, session: &str, thread: &ThreadId, key: String) {
         if self.session != session {
-            *self = SessionGrants { session: session.to_owned(), threads: BTreeMap::new() };
+            *self = SessionGrants { session: session.to_owned(), threads: SortedMap::new() };
         }
-        let keys = self.threads.entry(thread.clone()).or_default();
+        let keys = self.threads.get_or_insert_with(thread.clone(), Vec::new);
         if let Err(at) = keys.binary_search(&key) {
             keys.insert(at, key);
         }
@@ -543,6 +580,27 @@ mod tests {
         grants.grant("s2", &thread(1), "click https://shop.test".into());
         assert_eq!(grants.threads.len(), 1, "a new session drops the old grants");
         assert!(grants.of("s1", &thread(1)).is_empty());
+    }
+
+    #[test]
+    fn session_grants_are_stored_as_an_object_of_sorted_distinct_keys() {
+        let mut grants = SessionGrants::default();
+        grants.grant("s1", &thread(2), "b https://b.test".into());
+        grants.grant("s1", &thread(1), "z https://z.test".into());
+        grants.grant("s1", &thread(1), "a https://a.test".into());
+        grants.grant("s1", &thread(1), "a https://a.test".into());
+        let value = panelot_protocol::to_value(&grants).unwrap();
+        let expected = serde_json::json!({"session": "s1", "threads": {
+            "t-1": ["a https://a.test", "z https://z.test"],
+            "t-2": ["b https://b.test"],
+        }});
+        assert_eq!(value, expected);
+        let back: SessionGrants = panelot_protocol::from_value(value).unwrap();
+        assert_eq!(back, grants);
+        let bad_thread = serde_json::json!({"session": "s1", "threads": {"": []}});
+        assert!(panelot_protocol::from_value::<SessionGrants>(bad_thread).is_err());
+        let not_a_map = serde_json::json!({"session": "s1", "threads": []});
+        assert!(panelot_protocol::from_value::<SessionGrants>(not_a_map).is_err());
     }
 
     #[test]

@@ -10,7 +10,7 @@
 use std::borrow::Borrow;
 
 /// A map from `K` to `V`, its entries sorted by key.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SortedMap<K, V> {
     entries: Vec<(K, V)>,
 }
