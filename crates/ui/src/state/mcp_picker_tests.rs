@@ -161,7 +161,7 @@ fn the_argument_form_needs_its_required_values_and_leaves_out_empty_optional_one
 fn the_fetch_op_and_labels_name_the_server_and_what_is_fetched() {
     let fetch = McpFetch::Resource { uri: "mem://readme".into() };
     assert_eq!(fetch_label("docs", &fetch), "mem://readme");
-    let op = fetch_op(sid(1), "docs", fetch.clone());
+    let op = fetch_op(sid(1), "docs", fetch);
     assert_eq!(
         serde_json::to_value(&op).unwrap(),
         serde_json::json!({"type": "mcp.fetch", "submissionId": "s-1", "serverId": "docs",
