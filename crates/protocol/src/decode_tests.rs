@@ -99,6 +99,15 @@ fn sample_ops() -> Vec<Value> {
         json!({"type": "memory.save", "submissionId": "s", "key": "favourite shop",
             "value": "Prefers the shop on Main Street.\nOpen till 6."}),
         json!({"type": "memory.delete", "submissionId": "s", "key": "favourite shop"}),
+        json!({"type": "mcp.save", "submissionId": "s", "server": {"id": null, "name": "Docs",
+            "url": "https://docs.example/mcp", "auth": "bearer", "bearerToken": "t",
+            "oauthClientId": null, "customHeaders": [{"name": "X-Team", "value": "blue"}],
+            "enabled": true, "connect": "lazy", "disabledTools": ["delete"], "timeoutMs": 30000}}),
+        json!({"type": "mcp.delete", "submissionId": "s", "serverId": "docs"}),
+        json!({"type": "mcp.connect", "submissionId": "s", "serverId": "docs"}),
+        json!({"type": "mcp.list", "submissionId": "s", "serverId": null}),
+        json!({"type": "mcp.fetch", "submissionId": "s", "serverId": "docs",
+            "fetch": {"kind": "prompt", "name": "greet", "arguments": {"who": "Ada"}}}),
         json!({"type": "ping", "submissionId": "s"}),
     ]
 }
@@ -217,6 +226,17 @@ fn sample_events() -> Vec<Value> {
             "report": {"reachable": true, "keyValid": false, "streaming": false,
             "toolUse": false, "models": null, "model": null, "failure": "invalid_key",
             "diagnosis": "The key was rejected."}}),
+        json!({"type": "mcp.listed", "submissionId": "s",
+            "prompts": [{"serverId": "docs", "name": "greet", "title": "Greet",
+                "description": null, "arguments": [{"name": "who", "description": null,
+                "required": true}]}],
+            "resources": [{"serverId": "docs", "uri": "mem://readme", "name": "readme",
+                "title": "readme", "description": null, "mimeType": "text/plain"}],
+            "failures": [{"serverId": "down", "reason": "could not reach it"}]}),
+        json!({"type": "mcp.fetched", "submissionId": "s", "block": {"kind": "mcp_prompt",
+            "label": "/docs:greet", "origin": "mcp:docs", "trust": "untrusted",
+            "provenance": "mcp", "sourceRef": "mcp://docs/prompts/greet", "tab": null,
+            "content": {"type": "text", "text": "Say hello"}, "approxTokens": 2}}),
     ]
 }
 

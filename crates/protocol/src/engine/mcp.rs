@@ -400,3 +400,7 @@ pub enum McpFetch {
         uri: String,
     },
 }
+
+#[cfg(test)]
+#[path = "mcp_tests.rs"]
+mod tests;

@@ -1,0 +1,66 @@
+//! Pasted `mcpServers` snippets and server ids.
+
+use pretty_assertions::assert_eq;
+
+use super::*;
+
+#[test]
+fn claude_cursor_and_vscode_snippets_import_their_remote_servers() {
+    let snippet = r#"{"mcpServers": {
+        "docs": {"type": "http", "url": "https://docs.example/mcp",
+            "headers": {"Authorization": "Bearer tok-1", "X-Team": "blue"}},
+        "local": {"command": "npx", "args": ["-y", "some-server"]},
+        "old": {"transport": "stdio", "url": "https://x.example"},
+        "off": {"serverUrl": "https://off.example/mcp", "disabled": true},
+        "nothing": {}
+    }}"#;
+    // Entries come in name order (docs, local, nothing, off, old).
+    // Entries come in name order: docs, local, nothing, off, old.
+    let entries = parse_mcp_import(snippet).unwrap();
+    let McpImportEntry::Remote { server } = &entries[0] else { panic!("{entries:?}") };
+    assert_eq!(server.name, "docs");
+    assert_eq!(server.auth, McpAuth::Bearer);
+    assert_eq!(server.bearer_token.as_deref(), Some("tok-1"));
+    let headers = server.custom_headers.as_ref().unwrap();
+    assert_eq!(headers.len(), 1, "the token is not kept as a header too");
+    assert_eq!(headers[0].name, "X-Team");
+    assert_eq!(
+        entries[1],
+        McpImportEntry::NeedsNativeHost { name: "local".into(), command: "npx".into() }
+    );
+    assert!(matches!(&entries[2], McpImportEntry::Invalid { name, .. } if name == "nothing"));
+    let McpImportEntry::Remote { server } = &entries[3] else { panic!("{entries:?}") };
+    assert!(!server.enabled, "a disabled entry comes in switched off");
+    assert!(
+        matches!(&entries[4], McpImportEntry::Invalid { reason, .. } if reason.contains("stdio")),
+        "{entries:?}"
+    );
+    // VS Code's `servers` and a bare object of servers read the same.
+    let vscode = parse_mcp_import(r#"{"servers": {"a": {"url": "https://a.example"}}}"#).unwrap();
+    let bare = parse_mcp_import(r#"{"a": {"url": "https://a.example"}}"#).unwrap();
+    assert_eq!(vscode, bare);
+}
+
+#[test]
+fn what_is_not_a_snippet_is_refused_in_words() {
+    assert!(matches!(parse_mcp_import("not json"), Err(McpImportError::NotJson(_))));
+    assert_eq!(parse_mcp_import("[1, 2]"), Err(McpImportError::NoServers));
+    assert_eq!(parse_mcp_import(r#"{"mcpServers": {}}"#), Err(McpImportError::NoServers));
+    assert_eq!(parse_mcp_import(r#"{"a": 1}"#), Err(McpImportError::NoServers));
+    let huge = format!(r#"{{"a": {{"url": "{}"}}}}"#, "x".repeat(MCP_IMPORT_MAX_BYTES));
+    assert_eq!(parse_mcp_import(&huge), Err(McpImportError::TooLarge));
+}
+
+#[test]
+fn server_ids_are_slugs_that_fit_in_tool_names() {
+    assert_eq!(mcp_server_id("Notes Server"), "notes-server");
+    assert_eq!(mcp_server_id("  GitHub (work) "), "github-work");
+    assert_eq!(mcp_server_id("日本語"), "server");
+    assert_eq!(mcp_server_id("a very long server name indeed"), "a-very-long-server-n");
+    for id in ["notes-server", "github-work", "server", "a-very-long-server-n", "x1"] {
+        assert!(is_mcp_server_id(id), "{id}");
+    }
+    for id in ["", "-a", "A", "a_b", "a".repeat(21).as_str()] {
+        assert!(!is_mcp_server_id(id), "{id}");
+    }
+}
