@@ -220,6 +220,16 @@ pub struct McpCatalogTool {
     pub input_schema: Value,
 }
 
+impl McpCatalogTool {
+    /// Characters its spec costs in every model call: name, description (as offered, at most
+    /// 1,000 characters) and argument schema, plus the spec's own keys.
+    pub fn offered_chars(&self) -> usize {
+        const SPEC_KEYS: usize = 40;
+        let description = self.description.chars().count().min(1_000);
+        self.exposed_name.len() + description + self.input_schema.to_string().len() + SPEC_KEYS
+    }
+}
+
 /// A server's last good catalog, as stored.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]

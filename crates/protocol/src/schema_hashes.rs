@@ -2,7 +2,7 @@
 
 /// Hash of the engine protocol (`panelot/engine-v1`) schema.
 pub const ENGINE_SCHEMA_HASH: &str =
-    "d0e561b60cef80a46893ce1e40c12e0d33ba058991880acef2db1ce38e02e163";
+    "72fd34abf17bb53e91157e44c69f9e9813d2535141b8a67ebcf55ca8a82f0d32";
 /// Hash of the page-executor protocol (`panelot/content-v1`) schema.
 pub const CONTENT_SCHEMA_HASH: &str =
     "0def8842280f6022d009b9d9196b6f9e2a323c83b97ddda2f0699d6829813e4c";

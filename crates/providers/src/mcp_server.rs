@@ -153,6 +153,7 @@ impl StoredMcpServer {
             status: McpStatus::Disconnected,
             tools: Vec::new(),
             recent_calls: Vec::new(),
+            offered_tokens: 0,
         }
     }
 

@@ -945,6 +945,8 @@ catalog! {
     McpShowDetails => "Tools and calls", "工具与调用";
     McpTools => "Tools", "工具";
     McpNoTools => "No tools listed yet: connect the server to see them.", "尚未列出工具：连接服务器后即可查看。";
+    /// MCP server details: what its offered tools cost in every model call.
+    McpToolsCost => "Its tools add about {n} tokens to every model call.", "其工具会为每次模型调用增加约 {n} 个 token。";
     McpToolSwitch => "Offer {tool} to the model", "向模型提供 {tool}";
     McpRecentCalls => "Recent calls", "最近的调用";
     McpNoCalls => "No calls yet.", "还没有调用。";

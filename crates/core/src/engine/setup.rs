@@ -171,6 +171,15 @@ pub(crate) async fn mcp_views<S: Store>(
                 })
                 .collect()
         });
+        if view.enabled {
+            let chars: usize = catalog
+                .iter()
+                .flat_map(|c| c.tools.iter())
+                .filter(|t| !view.disabled_tools.contains(&t.name))
+                .map(settings::McpCatalogTool::offered_chars)
+                .sum();
+            view.offered_tokens = u32::try_from(chars / 4).unwrap_or(u32::MAX);
+        }
         views.push(view);
     }
     Ok(views)

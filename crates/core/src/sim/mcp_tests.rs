@@ -85,6 +85,7 @@ impl crate::engine::ConnectionVault for PlainVault {
             status: McpStatus::Disconnected,
             tools: Vec::new(),
             recent_calls: Vec::new(),
+            offered_tokens: 0,
         })
     }
 }
@@ -198,6 +199,12 @@ fn a_call_runs_as_a_host_tool_its_result_is_mcp_content_and_it_is_remembered() {
 fn switched_off_tools_and_servers_are_not_offered() {
     let mut world = with_server();
     let id = world.submission();
+    let before = settings_in(&world.send(json!({"type": "settings.get", "submissionId": id})))
+        .unwrap()
+        .mcp_servers[0]
+        .offered_tokens;
+    assert!(before > 20, "two tools cost tokens: {before}");
+    let id = world.submission();
     let mut edit = notes_server(true, &["search"]);
     edit["id"] = json!("notes-server");
     edit["bearerToken"] = Value::Null;
@@ -207,13 +214,16 @@ fn switched_off_tools_and_servers_are_not_offered() {
     assert!(view.mcp_servers[0].has_bearer_token, "no token sent keeps the stored one");
     let enabled: Vec<bool> = view.mcp_servers[0].tools.iter().map(|t| t.enabled).collect();
     assert_eq!(enabled, [true, false]);
+    let after = view.mcp_servers[0].offered_tokens;
+    assert!(after > 0 && after < before, "one tool off costs less: {after} < {before}");
     let thread = world.create_thread();
     world.script.push_back(Reply::text("one"));
     submit(&mut world, &thread, "hi");
     world.settle();
     assert_eq!(offered(&world), ["mcp__notes-server__add"]);
     edit["enabled"] = json!(false);
-    save(&mut world, edit);
+    let off = settings_in(&save(&mut world, edit)).unwrap();
+    assert_eq!(off.mcp_servers[0].offered_tokens, 0, "a server switched off costs nothing");
     world.script.push_back(Reply::text("two"));
     submit(&mut world, &thread, "again");
     world.settle();

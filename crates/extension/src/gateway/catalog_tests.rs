@@ -270,3 +270,56 @@ fn writes_are_judged_by_each_element_they_name_and_what_submits() {
     assert!(names("read_page", json!({"scopeRef": "e4"})).is_empty(), "reads name no element");
     assert!(names("click", json!({"ref": "bad ref"})).is_empty(), "an invalid ref is not sent");
 }
+
+/// The MCP tools' cost shown in settings (characters / 4) against the o200k tokens of the same
+/// specs as offered, for tools shaped like real servers' (GitHub-, search- and fetch-like).
+#[test]
+fn the_mcp_tool_cost_shown_in_settings_is_close_to_the_real_token_count() {
+    use panelot_core::settings::McpCatalogTool;
+    let tool = |name: &str, description: &str, schema: Value| McpCatalogTool {
+        exposed_name: format!("mcp__work__{name}"),
+        name: name.to_owned(),
+        title: name.to_owned(),
+        description: description.to_owned(),
+        input_schema: schema,
+    };
+    let tools = [
+        tool(
+            "create_issue",
+            "Create a new issue in a GitHub repository.",
+            json!({"type": "object", "required": ["owner", "repo", "title"], "properties": {
+                "owner": {"type": "string", "description": "Repository owner"},
+                "repo": {"type": "string", "description": "Repository name"},
+                "title": {"type": "string", "description": "Issue title"},
+                "body": {"type": "string", "description": "Issue body content"},
+                "labels": {"type": "array", "items": {"type": "string"},
+                    "description": "Labels to apply to this issue"}}}),
+        ),
+        tool(
+            "search",
+            "Search the web and return the top results with their titles, URLs and snippets. \
+             Use it for recent events or facts you are unsure of.",
+            json!({"type": "object", "required": ["query"], "properties": {
+                "query": {"type": "string", "description": "What to search for"},
+                "count": {"type": "integer", "minimum": 1, "maximum": 20}}}),
+        ),
+        tool(
+            "fetch",
+            "Fetches a URL from the internet and extracts its contents as markdown.",
+            json!({"type": "object", "required": ["url"], "properties": {
+                "url": {"type": "string", "format": "uri", "description": "URL to fetch"},
+                "max_length": {"type": "integer", "default": 5000},
+                "raw": {"type": "boolean", "default": false}}}),
+        ),
+    ];
+    let bpe = tiktoken_rs::o200k_base().unwrap();
+    let shown: usize = tools.iter().map(McpCatalogTool::offered_chars).sum::<usize>() / 4;
+    let offered: Vec<Value> = tools
+        .iter()
+        .map(|t| json!({"name": t.exposed_name, "description": t.description, "parameters": t.input_schema}))
+        .collect();
+    let real = bpe.encode_with_special_tokens(&serde_json::to_string(&offered).unwrap()).len();
+    eprintln!("MCP tools: {shown} tokens shown, {real} o200k tokens");
+    let (low, high) = (real * 7 / 10, real * 13 / 10);
+    assert!((low..=high).contains(&shown), "shown {shown} vs real {real}");
+}

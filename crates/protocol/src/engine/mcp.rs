@@ -181,6 +181,10 @@ pub struct McpServerView {
     pub tools: Vec<McpToolView>,
     /// The last calls, newest first (at most [`MCP_RECENT_CALLS`]).
     pub recent_calls: Vec<McpCallView>,
+    /// About how many tokens its offered tools add to every model call (their specs' characters
+    /// / 4); 0 when it offers none. Switching tools off is how a user keeps the cost down.
+    #[serde(default)]
+    pub offered_tokens: u32,
 }
 
 /// One entry of a pasted `mcpServers` snippet (Claude Code, Cursor, VS Code).

@@ -28,6 +28,7 @@ fn view() -> McpServerView {
             enabled: true,
         }],
         recent_calls: Vec::new(),
+        offered_tokens: 0,
     }
 }
 

@@ -325,6 +325,19 @@ pub fn server_html(lang: Lang, view: &McpServerView, card: ServerCard) -> String
 
 /// A server's tools (title, name, description as text, a switch each) and its last calls
 /// (tool, time, outcome, what went wrong).
+/// `n` with thousands separated by commas (1,234).
+fn grouped(n: u32) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 fn details_html(lang: Lang, view: &McpServerView, utc_offset_min: i32) -> String {
     let t = |msg| escape_html(i18n::text(lang, msg));
     let id = escape_html(&view.id);
@@ -359,7 +372,15 @@ fn details_html(lang: Lang, view: &McpServerView, utc_offset_min: i32) -> String
     let tools = if tools.is_empty() {
         format!("<p class=\"mcp-none\">{}</p>", t(Msg::McpNoTools))
     } else {
-        format!("<ul class=\"mcp-tools\">{tools}</ul>")
+        // What the switches are for: every offered tool's spec goes with every model call.
+        let cost = match view.offered_tokens {
+            0 => String::new(),
+            n => format!(
+                "<p class=\"mcp-cost\">{}</p>",
+                escape_html(&i18n::format(lang, Msg::McpToolsCost, &[("n", &grouped(n))]))
+            ),
+        };
+        format!("<ul class=\"mcp-tools\">{tools}</ul>{cost}")
     };
     let calls: String = view
         .recent_calls

@@ -60,6 +60,7 @@ fn server(id: &str, name: &str) -> McpServerView {
         status: McpStatus::Ready { tools: 1 },
         tools: Vec::new(),
         recent_calls: Vec::new(),
+        offered_tokens: 0,
     }
 }
 
