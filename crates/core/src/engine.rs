@@ -56,6 +56,7 @@ use panelot_protocol::engine::ErrorCode;
 use panelot_protocol::engine::InitializeParams;
 use panelot_protocol::engine::InteractionRequestPayload;
 use panelot_protocol::engine::InteractionResponse;
+use panelot_protocol::engine::McpCallOutcome;
 use panelot_protocol::engine::McpStatus;
 use panelot_protocol::engine::PongEvent;
 use panelot_protocol::engine::RunState;
@@ -409,7 +410,6 @@ impl<S: Store> Engine<S> {
         let mut out = Outbox::default();
         match self.in_flight.finish(id) {
             Some(InFlight::Tool(run, index)) => {
-                self.record_mcp_call(&run, index, &outcome).await;
                 if let ToolStatus::Failed { cause: FailureCause::NeedsSignIn, .. } = &outcome.status
                 {
                     self.ask_sign_in(&run, index, &mut out).await;
@@ -609,19 +609,27 @@ impl<S: Store> Engine<S> {
     }
 
     /// Remembers a finished call of an MCP tool for its server's recent calls.
-    async fn record_mcp_call(&mut self, run: &RunId, index: usize, outcome: &ToolOutcome) {
+    async fn record_mcp_call(&mut self, run: &RunId, index: usize, body: &decision::ResultBody) {
         let Some(call) = self.runs.get(run).and_then(|r| r.tools.get(index)) else { return };
         if mcp_live::server_of(&call.tool_name).is_none() {
             return;
         }
         let exposed = call.tool_name.clone();
         let catalogs = settings::read_or_default(&self.store, settings::MCP_CATALOGS).await;
-        let failure = match &outcome.status {
-            ToolStatus::Done { .. } => None,
-            ToolStatus::Failed { message, .. } => Some(message.as_str()),
+        let ended = match body {
+            decision::ResultBody::Outcome(ToolOutcome {
+                status: ToolStatus::Failed { message, .. },
+                ..
+            }) => (McpCallOutcome::Error, Some(message.as_str())),
+            decision::ResultBody::Outcome(_) | decision::ResultBody::MarkedDone => {
+                (McpCallOutcome::Ok, None)
+            }
+            decision::ResultBody::Refused { message, .. } => {
+                (McpCallOutcome::Denied, Some(message.as_str()))
+            }
         };
         let view =
-            mcp::call_view(&exposed, &catalogs.unwrap_or_default(), self.env.now_ms(), failure);
+            mcp::call_view(&exposed, &catalogs.unwrap_or_default(), self.env.now_ms(), ended);
         self.mcp.record_call(&exposed, view);
     }
 
@@ -1265,6 +1273,7 @@ impl<S: Store> Engine<S> {
         index: usize,
         body: decision::ResultBody,
     ) -> Result<Step, StoreError> {
+        self.record_mcp_call(run_id, index, &body).await;
         let Some(run) = self.runs.get(run_id).cloned() else { return Ok(Step::default()) };
         let state = self.state_of(&run).await?;
         let permissions = PermissionState::load(&self.store, &self.session, &run.thread_id).await?;

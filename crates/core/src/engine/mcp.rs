@@ -275,19 +275,14 @@ pub(crate) fn call_view(
     exposed: &str,
     tools: &[StoredCatalog],
     at_ms: u64,
-    failure: Option<&str>,
+    (outcome, detail): (McpCallOutcome, Option<&str>),
 ) -> McpCallView {
     let name = tools
         .iter()
         .flat_map(|c| c.tools.iter())
         .find(|t| t.exposed_name == exposed)
         .map_or_else(|| exposed.to_owned(), |t| t.name.clone());
-    McpCallView {
-        tool: name,
-        at_ms,
-        outcome: if failure.is_some() { McpCallOutcome::Error } else { McpCallOutcome::Ok },
-        detail: failure.map(str::to_owned),
-    }
+    McpCallView { tool: name, at_ms, outcome, detail: detail.map(str::to_owned) }
 }
 
 /// An answer to a server's question as MCP's `ElicitResult`: a submitted form accepts with its

@@ -519,3 +519,23 @@ fn a_sign_in_that_ran_out_during_a_run_is_told_with_a_notification() {
     );
     assert_eq!(results(&world.path(&thread)), ["Error: notes-server: sign in again"]);
 }
+
+#[test]
+fn a_call_the_user_declines_is_remembered_as_denied() {
+    let mut world = with_server();
+    super::turn_tests::ask_first(&world);
+    let thread = world.create_thread();
+    world.script.push_back(Reply::tool("mcp__notes-server__add", json!({"text": "no"})));
+    world.script.push_back(Reply::text("ok"));
+    submit(&mut world, &thread, "note it");
+    world.settle();
+    let asked = super::turn_tests::approvals(&world);
+    super::turn_tests::respond(&mut world, &asked[0].0, json!({"type": "decline"}));
+    world.settle();
+    assert!(world.executions.is_empty());
+    let id = world.submission();
+    let view = settings_in(&world.send(json!({"type": "settings.get", "submissionId": id})));
+    let calls = &view.unwrap().mcp_servers[0].recent_calls;
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    assert_eq!(calls[0].outcome, McpCallOutcome::Denied);
+}
