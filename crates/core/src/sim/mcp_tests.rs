@@ -539,3 +539,28 @@ fn a_call_the_user_declines_is_remembered_as_denied() {
     assert_eq!(calls.len(), 1, "{calls:?}");
     assert_eq!(calls[0].outcome, McpCallOutcome::Denied);
 }
+
+#[test]
+fn rules_can_name_a_server_or_one_of_its_tools() {
+    let mut world = with_server();
+    let id = world.submission();
+    let added = world.send(json!({"type": "rule.add", "submissionId": id,
+        "rule": {"tool": "mcp__notes-server__*", "origin": "*", "verdict": "deny"}}));
+    assert!(acked(&added.into_iter().map(|f| f.event).collect::<Vec<_>>()));
+    let thread = world.create_thread();
+    world.script.push_back(Reply::tool("mcp__notes-server__search", json!({"text": "x"})));
+    world.script.push_back(Reply::text("ok"));
+    submit(&mut world, &thread, "search");
+    world.settle();
+    assert!(world.executions.is_empty(), "a rule on the server denies its tools");
+    // A rule on one tool is more specific than the server's.
+    let id = world.submission();
+    world.send(json!({"type": "rule.add", "submissionId": id,
+        "rule": {"tool": "mcp__notes-server__add", "origin": "*", "verdict": "allow"}}));
+    world.script.push_back(Reply::tool("mcp__notes-server__add", json!({"text": "x"})));
+    world.script.push_back(Reply::text("ok"));
+    submit(&mut world, &thread, "add");
+    world.settle();
+    let ran: Vec<&str> = world.executions.iter().map(|e| e.call.tool.as_str()).collect();
+    assert_eq!(ran, ["mcp__notes-server__add"]);
+}
