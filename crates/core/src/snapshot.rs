@@ -3,8 +3,7 @@
 //! snapshot items. A view gets what it shows first, not the whole path: the window ends at the
 //! leaf and starts at a turn's first message, and `thread.loadEarlier` pages further back.
 
-use std::collections::BTreeMap;
-
+use panelot_protocol::ItemId;
 use panelot_protocol::NodeId;
 use panelot_protocol::ThreadId;
 use panelot_protocol::engine::BranchPosition;
@@ -200,16 +199,22 @@ async fn path_records<S: Store>(
 /// result completes its tool-call item; an assistant message with reasoning shows as a reasoning
 /// item and an answer item.
 pub fn project(tree: &ThreadTree, records: Vec<NodeRecord>) -> Vec<SnapshotItem> {
-    let mut results: BTreeMap<String, ToolResultView> = BTreeMap::new();
-    for record in &records {
+    // Each tool result goes to its call, the nearest call before it with its item id (a result
+    // follows its call, within one answer's calls), by the call's position; a later result of a
+    // call replaces an earlier one. A list by position instead of a map by item id, which
+    // compiled a B-tree of its own into the engine wasm for this alone.
+    let mut results: Vec<Option<ToolResultView>> = Vec::new();
+    results.resize_with(records.len(), || None);
+    for (at, record) in records.iter().enumerate() {
         if let NodeBody::ToolResult { item_id, .. } = &record.body
             && let Some(view) = tool_result_view(&record.body)
+            && let Some(call) = records[..at].iter().rposition(|r| is_call(&r.body, item_id))
         {
-            results.insert(item_id.to_string(), view);
+            results[call] = Some(view);
         }
     }
     let mut items = Vec::with_capacity(records.len());
-    for record in records {
+    for (record, result) in records.into_iter().zip(results) {
         let branch = tree.branch_position(&record.id).unwrap_or_else(|_| BranchPosition::only());
         let item = |content| SnapshotItem {
             node_id: record.id.clone(),
@@ -248,7 +253,6 @@ pub fn project(tree: &ThreadTree, records: Vec<NodeRecord>) -> Vec<SnapshotItem>
                 }));
             }
             NodeBody::ToolCall { item_id, tool_name, label, params, .. } => {
-                let result = results.remove(item_id.as_str());
                 items.push(item(ItemContent::ToolCall {
                     item_id,
                     tool_name,
@@ -264,6 +268,11 @@ pub fn project(tree: &ThreadTree, records: Vec<NodeRecord>) -> Vec<SnapshotItem>
         }
     }
     items
+}
+
+/// Whether `body` is the tool call of item `item_id`.
+fn is_call(body: &NodeBody, item_id: &ItemId) -> bool {
+    matches!(body, NodeBody::ToolCall { item_id: id, .. } if id == item_id)
 }
 
 /// What a tool call's stored result shows on its step, the same live (`item.complete`) and

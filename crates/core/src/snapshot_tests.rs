@@ -213,3 +213,43 @@ fn a_long_result_is_cut_to_the_excerpt_budget() {
     let view = tool_result_view(&result_body(true, &exact, None, CallOutcome::Done)).unwrap();
     assert_eq!(view.excerpt.as_deref(), Some(exact.as_str()));
 }
+
+#[test]
+fn each_result_goes_to_the_call_before_it_and_a_later_one_replaces_it() {
+    let call = |n: u64, item: &str| {
+        let body = NodeBody::ToolCall {
+            item_id: ItemId::new(item).unwrap(),
+            call_id: format!("c{n}"),
+            tool_name: "click".into(),
+            label: "Click".into(),
+            params: json!({}),
+            level: ToolLevel::L1,
+        };
+        with_body(n, n - 1, body)
+    };
+    let result = |n: u64, item: &str, said: &str| {
+        let mut body = result_body(true, said, None, CallOutcome::Done);
+        if let NodeBody::ToolResult { item_id, .. } = &mut body {
+            *item_id = ItemId::new(item).unwrap();
+        }
+        with_body(n, n - 1, body)
+    };
+    let records = vec![
+        result(1, "i0", "no call of it"),
+        call(2, "i1"),
+        call(3, "i2"),
+        result(4, "i2", "second"),
+        result(5, "i1", "first"),
+        result(6, "i1", "first, again"),
+        call(7, "i3"),
+    ];
+    let items = project(&ThreadTree::default(), records);
+    let said: Vec<Option<String>> = items
+        .iter()
+        .map(|item| match &item.content {
+            ItemContent::ToolCall { result, .. } => result.as_ref().and_then(|r| r.excerpt.clone()),
+            _ => panic!("not a call: {item:?}"),
+        })
+        .collect();
+    assert_eq!(said, [Some("first, again".to_owned()), Some("second".to_owned()), None]);
+}
