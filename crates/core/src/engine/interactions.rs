@@ -195,38 +195,18 @@ pub(crate) fn respond(
 pub(crate) fn settle(
     cx: Cx<'_>,
     state: Option<ThreadState>,
-    mut run: RunRecord,
+    run: RunRecord,
     response: &InteractionResponse,
     outcome: ToolOutcome,
 ) -> Result<Step, StoreError> {
-    let Some(interaction) = run.interaction.take() else {
-        return Err(StoreError::Integrity(format!("run {} has no interaction", run.id)));
-    };
-    let now = cx.env.now_ms();
-    let index = interaction.tool_index;
-    let recorded =
-        panelot_protocol::to_value(response).map_err(|err| StoreError::Corrupt(err.to_string()))?;
-    let mut unit = UnitOfWork::new();
-    if let Some(state) = state {
-        let answer = NodeBody::InteractionResponse {
-            interaction_id: interaction.id.to_string(),
-            response: recorded,
-        };
-        audit_node(cx, &run, state, answer, now, None, &mut unit)?;
-    }
-    move_run(&mut run, RunState::ExecutingTool, now)?;
-    unit.push(WriteOp::PutRun(Box::new(run.clone())));
-    let resolved = AgentEvent::InteractionResolved(InteractionResolvedEvent {
-        thread_id: run.thread_id.clone(),
-        interaction_id: interaction.id,
-    });
+    let (run, interaction, unit, resolved) = close(cx, state, run, response)?;
     let mut then = Vec::new();
     if matches!(interaction.request, InteractionRequestPayload::WatchPage { .. }) {
         then.push(FollowUp::AbortRun(run.id.clone()));
     }
     then.push(FollowUp::WriteResult {
-        run: run.id.clone(),
-        index,
+        run: run.id,
+        index: interaction.tool_index,
         body: ResultBody::Outcome(outcome),
     });
     Ok(Step { unit, events: vec![resolved], effects: Vec::new(), then })
@@ -238,9 +218,22 @@ pub(crate) fn settle(
 pub(crate) fn settle_elicitation(
     cx: Cx<'_>,
     state: Option<ThreadState>,
-    mut run: RunRecord,
+    run: RunRecord,
     response: &InteractionResponse,
 ) -> Result<Step, StoreError> {
+    let (_, interaction, unit, resolved) = close(cx, state, run, response)?;
+    let then = vec![FollowUp::McpElicitAnswered(interaction.id, response.clone())];
+    Ok(Step { unit, events: vec![resolved], effects: Vec::new(), then })
+}
+
+/// Takes the run's interaction away with `response`: the answer's audit node and the run back
+/// at its call in one unit, and the event that takes the card down.
+fn close(
+    cx: Cx<'_>,
+    state: Option<ThreadState>,
+    mut run: RunRecord,
+    response: &InteractionResponse,
+) -> Result<(RunRecord, InteractionRecord, UnitOfWork, AgentEvent), StoreError> {
     let Some(interaction) = run.interaction.take() else {
         return Err(StoreError::Integrity(format!("run {} has no interaction", run.id)));
     };
@@ -261,8 +254,7 @@ pub(crate) fn settle_elicitation(
         thread_id: run.thread_id.clone(),
         interaction_id: interaction.id.clone(),
     });
-    let then = vec![FollowUp::McpElicitAnswered(interaction.id, response.clone())];
-    Ok(Step { unit, events: vec![resolved], effects: Vec::new(), then })
+    Ok((run, interaction, unit, resolved))
 }
 
 /// What ends a wait that is due at `now` by itself: a schedule's time came, a watch gave up.

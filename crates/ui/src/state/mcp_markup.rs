@@ -325,19 +325,6 @@ pub fn server_html(lang: Lang, view: &McpServerView, card: ServerCard) -> String
 
 /// A server's tools (title, name, description as text, a switch each) and its last calls
 /// (tool, time, outcome, what went wrong).
-/// `n` with thousands separated by commas (1,234).
-fn grouped(n: u32) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 fn details_html(lang: Lang, view: &McpServerView, utc_offset_min: i32) -> String {
     let t = |msg| escape_html(i18n::text(lang, msg));
     let id = escape_html(&view.id);
@@ -377,7 +364,7 @@ fn details_html(lang: Lang, view: &McpServerView, utc_offset_min: i32) -> String
             0 => String::new(),
             n => format!(
                 "<p class=\"mcp-cost\">{}</p>",
-                escape_html(&i18n::format(lang, Msg::McpToolsCost, &[("n", &grouped(n))]))
+                escape_html(&i18n::format(lang, Msg::McpToolsCost, &[("n", &n.to_string())]))
             ),
         };
         format!("<ul class=\"mcp-tools\">{tools}</ul>{cost}")

@@ -126,7 +126,7 @@ fn details_list_tools_with_switches_and_the_last_calls() {
             "<li class=\"mcp-call\" data-outcome=\"error\">",
             "<span class=\"mcp-call-outcome\">Failed</span>",
             "<time class=\"mcp-call-when\">1970-01-02 01:00</time>",
-            "<p class=\"mcp-cost\">Its tools add about 1,234 tokens to every model call.</p>",
+            "<p class=\"mcp-cost\">Its tools add about 1234 tokens to every model call.</p>",
         ],
     );
     assert!(
