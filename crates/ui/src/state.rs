@@ -13,6 +13,7 @@
 //! * [`attach`]: a page or a selection as a context block;
 //! * [`tab_choice`]: which tab a message is about (its browser context);
 //! * [`connection_form`] and [`preset_form`]: the options page's forms and their validation;
+//!   [`save_status`]: a form's save from the click to the engine's answer;
 //!   [`connection_markup`] and [`options_markup`]: the options page's markup as HTML text;
 //! * [`mcp_form`]: the MCP servers' form, its validation, the import of a pasted snippet, what
 //!   a server's status and switches say and send; [`mcp_markup`]: that section as HTML text;
@@ -41,6 +42,7 @@ pub mod memory_notes;
 pub mod options_markup;
 pub mod preset_form;
 pub mod readiness;
+pub mod save_status;
 pub mod tab_choice;
 pub mod thread_list;
 pub mod thread_view;

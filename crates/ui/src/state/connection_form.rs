@@ -522,30 +522,8 @@ pub fn problem_text(lang: Lang, field: Msg, problem: FieldProblem) -> String {
     i18n::format(lang, problem.message(), &[("field", i18n::text(lang, field))])
 }
 
-/// A save sent and waiting for the engine.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PendingSave {
-    /// The `connection.save` sent.
-    pub submission_id: SubmissionId,
-    /// The connections stored when it was sent (a new one is the id that appears).
-    pub known: Vec<ConnectionId>,
-    /// The engine acknowledged it.
-    pub acked: bool,
-}
-
-/// What became of the editor's last save.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum SaveStatus {
-    /// Nothing sent since the form was opened.
-    #[default]
-    Idle,
-    /// Not sent: what is wrong with the fields.
-    Invalid(Vec<(Field, FieldProblem)>),
-    /// Sent; waiting for the engine.
-    Waiting(PendingSave),
-    /// The engine refused it, for this reason.
-    Refused(String),
-}
+/// What became of the connection editor's last save.
+pub type SaveStatus = super::save_status::SaveStatus<(Field, FieldProblem), ConnectionId>;
 
 /// The connection form with the connection it edits and its last save.
 #[derive(Debug, Clone, PartialEq)]
@@ -590,21 +568,13 @@ impl ConnectionEditor {
 
     /// Records that the save `submission_id` went out while `known` were stored.
     pub fn sent(&mut self, submission_id: SubmissionId, known: Vec<ConnectionId>) {
-        self.status = SaveStatus::Waiting(PendingSave { submission_id, known, acked: false });
+        self.status.sent(submission_id, known);
     }
 
     /// Takes the engine's answer to `submission_id` (`refusal` is the reason of a rejection);
     /// returns whether it answered this editor's save.
     pub fn answer(&mut self, submission_id: &SubmissionId, refusal: Option<&str>) -> bool {
-        let SaveStatus::Waiting(pending) = &mut self.status else { return false };
-        if &pending.submission_id != submission_id {
-            return false;
-        }
-        match refusal {
-            None => pending.acked = true,
-            Some(reason) => self.status = SaveStatus::Refused(reason.to_owned()),
-        }
-        true
+        self.status.answer(submission_id, refusal)
     }
 
     /// The connection the save stored, once it is known: the edited one once acknowledged; a
