@@ -148,7 +148,7 @@ impl<T: Serialize + DeserializeOwned> ListSetting<T> {
             match panelot_protocol::from_value(record.clone()) {
                 Ok(item) => list.items.push(item),
                 Err(err) => {
-                    tracing::warn!(key = self.key, %err, "kept a record this version cannot read");
+                    warn_unreadable(self.key, &err);
                     list.unreadable.push(record);
                 }
             }
@@ -168,6 +168,14 @@ impl<T: Serialize + DeserializeOwned> ListSetting<T> {
         records.extend(list.unreadable.iter().cloned());
         Ok(WriteOp::PutSetting { key: self.key.into(), value: Value::Array(records) })
     }
+}
+
+/// Logs a list record kept unread; not generic, so the log call is compiled once and not in
+/// each list's reader.
+#[cold]
+#[inline(never)]
+fn warn_unreadable(key: &str, err: &serde_json::Error) {
+    tracing::warn!(key, %err, "kept a record this version cannot read");
 }
 
 /// The model connections, as the host's vault makes them (keys sealed): the engine never reads
