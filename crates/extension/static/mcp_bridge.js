@@ -31,9 +31,26 @@ function deliver(json) {
 
 const failure = (kind, message) => JSON.stringify({ ok: false, error: { kind, message } });
 
+// The OAuth sign-in's browser part (crates/mcp-worker, JsBrowser). The module calls authorize
+// only when the user pressed Sign in or Connect in the settings (the engine's `connect`), never
+// for background work. chrome.identity needs the "identity" permission; without it the module
+// says so. The redirect URL is https://<extension-id>.chromiumapp.org/mcp, which the browser
+// catches whatever the authorization server is, so no host permission is needed for it.
+const signInBrowser = {
+  redirectUrl: globalThis.chrome?.identity?.getRedirectURL?.("mcp") ?? "",
+  async authorize(url) {
+    if (!globalThis.chrome?.identity?.launchWebAuthFlow) {
+      throw new Error("chrome.identity is not available (the identity permission is missing)");
+    }
+    const redirect = await chrome.identity.launchWebAuthFlow({ url, interactive: true });
+    if (!redirect) throw new Error("the sign-in window closed without an answer");
+    return redirect;
+  },
+};
+
 function load() {
   if (!loading) {
-    loading = initMcp().then(() => mcp_start(deliver));
+    loading = initMcp().then(() => mcp_start(deliver, signInBrowser));
     // A failed load is tried again by the next command.
     loading.catch(() => {
       loading = null;

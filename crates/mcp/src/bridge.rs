@@ -42,7 +42,11 @@ pub enum Command {
         /// Every configured server, enabled or not.
         servers: Vec<ServerSpec>,
     },
-    /// Connect (or retry, or list the tools again) now. Answered with `{"status": …}`.
+    /// Connect (or retry, or list the tools again) now. Answered with `{"status": …}`. This
+    /// is the user's Sign in / Connect in the settings, the only command that may open a
+    /// sign-in window: an OAuth server without a usable sign-in, or one a call found lacking a
+    /// scope, is signed in to through the host's browser first (an [`Event::Credentials`]
+    /// follows).
     Connect {
         /// The server's id.
         server: String,
@@ -392,9 +396,9 @@ pub enum Event {
         /// A JSON Schema object of primitive fields.
         schema: Value,
     },
-    /// The module signed in again (refreshed an expired or refused OAuth token): the engine
-    /// seals and keeps these in place of the old ones, and sends them back as the server's
-    /// `oauthCredentials`. With a rotating refresh token the old one is already spent.
+    /// The module signed in (on `connect`) or signed in again (refreshed an expired or refused
+    /// OAuth token): the engine seals and keeps these in place of the old ones, and sends them
+    /// back as the server's `oauthCredentials`. With a rotating refresh token the old one is already spent.
     Credentials {
         /// The server's id.
         server: String,

@@ -13,6 +13,15 @@
 //!   and a failed listing keeps the last good catalog, reporting the error in the status only.
 //! * Calls are kept by `callId` so `cancel` can stop them (the client then sends
 //!   `notifications/cancelled`); an elicitation waits for `elicitAnswer`.
+//! * OAuth sign-in happens only on `connect`, which the engine sends when the user presses
+//!   Sign in or Connect in the settings: discovery from the server's 401 challenge, a client
+//!   registered when no client id is configured, PKCE in the host's [`Browser`], the code
+//!   redeemed, the credentials sent to the engine as an [`Event::Credentials`]. A 403
+//!   `insufficient_scope` remembers the scopes asked for, and the next `connect` asks for them
+//!   too (step-up). Background work (startup connects, calls, listings) never opens a window:
+//!   it ends in `needs_authorization` with a reason that says to sign in from the settings.
+//!   The pending authorization lives only in memory while the window is open; a worker
+//!   restart during sign-in loses it, and the user presses Sign in again.
 //!
 //! Single-threaded like the engine: futures are not `Send`, state is in `RefCell`s that are
 //! never borrowed across an `.await` or while an event goes out. Background work goes to the
@@ -22,6 +31,9 @@ mod oneshot;
 mod prompts;
 mod server;
 mod wording;
+
+pub use server::Browser;
+pub use server::NoBrowser;
 
 use std::cell::Cell;
 use std::cell::RefCell;
@@ -58,6 +70,7 @@ use crate::model::ElicitResult;
 use crate::names::split_tool_name;
 use crate::validate::Budgets;
 
+use server::Interaction;
 use server::Server;
 
 /// Runs background work (listening, refreshing, closing) on the host's single-threaded
@@ -113,6 +126,7 @@ struct Inner<H, T> {
     http: Rc<H>,
     timer: Rc<T>,
     spawner: Box<dyn Spawn>,
+    browser: Box<dyn Browser>,
     on_event: Box<dyn Fn(Event)>,
     options: ManagerOptions,
     /// The enabled servers by id.
@@ -125,11 +139,13 @@ struct Inner<H, T> {
 }
 
 impl<H: Http + 'static, T: Timer + 'static> McpManager<H, T> {
-    /// A manager with no servers; `on_event` receives every [`Event`].
+    /// A manager with no servers; `on_event` receives every [`Event`]; `browser` runs OAuth
+    /// sign-ins ([`NoBrowser`] where there is none).
     pub fn new(
         http: H,
         timer: T,
         spawner: Box<dyn Spawn>,
+        browser: Box<dyn Browser>,
         on_event: Box<dyn Fn(Event)>,
         options: ManagerOptions,
     ) -> Self {
@@ -138,6 +154,7 @@ impl<H: Http + 'static, T: Timer + 'static> McpManager<H, T> {
                 http: Rc::new(http),
                 timer: Rc::new(timer),
                 spawner,
+                browser,
                 on_event,
                 options,
                 servers: RefCell::new(BTreeMap::new()),
@@ -229,7 +246,7 @@ impl<H: Http + 'static, T: Timer + 'static> McpManager<H, T> {
                 McpConnectMode::Startup => {
                     let task_inner = Rc::clone(inner);
                     inner.spawner.spawn(Box::pin(async move {
-                        server.connect(&task_inner).await;
+                        server.connect(&task_inner, Interaction::Background).await;
                     }));
                 }
                 McpConnectMode::Lazy => {
@@ -239,14 +256,16 @@ impl<H: Http + 'static, T: Timer + 'static> McpManager<H, T> {
         }
     }
 
-    /// Connects `server` now (or lists its tools again) and returns where it stands.
+    /// Connects `server` now (or lists its tools again) and returns where it stands. This is
+    /// the user's Sign in / Connect: an OAuth server that needs a (new or wider) sign-in gets
+    /// one through the [`Browser`].
     pub async fn connect(&self, server: &str) -> McpStatus {
         let Some(found) = self.inner.server(server) else {
             return McpStatus::Error {
                 reason: format!("no enabled MCP server is called {server}"),
             };
         };
-        found.connect(&self.inner).await
+        found.connect(&self.inner, Interaction::User).await
     }
 
     /// Calls the tool the model named `name`, connecting its server first if it has no catalog
@@ -271,15 +290,15 @@ impl<H: Http + 'static, T: Timer + 'static> McpManager<H, T> {
             return failed(ErrorKind::UnknownTool, message);
         };
         if server.catalog().is_none() {
-            let status = server.connect(inner).await;
+            let status = server.connect(inner, Interaction::Background).await;
             if server.catalog().is_none() {
-                let reason = match status {
-                    McpStatus::Error { reason } | McpStatus::NeedsAuthorization { reason } => {
-                        reason
-                    }
-                    _ => "the server is not connected".to_owned(),
+                let (kind, reason) = match status {
+                    // Only the user can sign in, from the settings; a call never opens a window.
+                    McpStatus::NeedsAuthorization { reason } => (ErrorKind::Unauthorized, reason),
+                    McpStatus::Error { reason } => (ErrorKind::NotConnected, reason),
+                    _ => (ErrorKind::NotConnected, "the server is not connected".to_owned()),
                 };
-                return failed(ErrorKind::NotConnected, format!("{server_id}: {reason}"));
+                return failed(kind, format!("{server_id}: {reason}"));
             }
         }
         let Some(tool) = server.catalog().and_then(|catalog| catalog.get(name).cloned()) else {
@@ -345,7 +364,9 @@ impl<H: Http + 'static, T: Timer + 'static> McpManager<H, T> {
                 failed(ErrorKind::Timeout, format!("{server_id} did not answer within {seconds} s"))
             }
             Err(err) => {
-                if matches!(err, McpError::Unauthorized { .. }) {
+                if let McpError::Unauthorized { challenge, .. } = &err {
+                    // A 403 `insufficient_scope` is kept for the next sign-in (step-up).
+                    server.remember_step_up(challenge.as_ref());
                     server.set_status(inner, wording::status_after(&err, &server.spec));
                 }
                 let message = match &err {

@@ -5,6 +5,7 @@ mod harness;
 mod interop;
 mod listen;
 mod manager;
+mod manager_oauth;
 mod oauth;
 mod session;
 mod tools;

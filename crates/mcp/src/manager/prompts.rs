@@ -18,6 +18,7 @@ use serde_json::Value;
 use serde_json::json;
 
 use super::McpManager;
+use super::server::Interaction;
 use super::server::Server;
 use super::wording;
 use crate::bridge::ErrorKind;
@@ -99,9 +100,16 @@ impl<H: Http + 'static, T: Timer + 'static> McpManager<H, T> {
             return Err(Reply::error(ErrorKind::NotConnected, message));
         };
         if found.catalog().is_none() {
-            match found.connect(&self.inner).await {
+            match found.connect(&self.inner, Interaction::Background).await {
                 McpStatus::Ready { .. } => {}
-                McpStatus::Error { reason } | McpStatus::NeedsAuthorization { reason } => {
+                // Listings run in the background: only the settings sign in.
+                McpStatus::NeedsAuthorization { reason } => {
+                    return Err(Reply::error(
+                        ErrorKind::Unauthorized,
+                        format!("{server}: {reason}"),
+                    ));
+                }
+                McpStatus::Error { reason } => {
                     return Err(Reply::error(
                         ErrorKind::NotConnected,
                         format!("{server}: {reason}"),

@@ -1,6 +1,9 @@
 //! One enabled server: its client, status and last good catalog, connecting (single-flight),
 //! the standalone stream with backoff, refreshing after `tools/list_changed`, and the
-//! [`ServerHandler`] that turns what the server sends on its own into events.
+//! [`ServerHandler`] that turns what the server sends on its own into events. Signing in is
+//! in `sign_in`.
+
+mod sign_in;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -12,6 +15,7 @@ use panelot_core::env::AbortHandle;
 use panelot_core::env::AbortSignal;
 use panelot_core::env::Clock;
 use panelot_core::model::LocalFuture;
+use panelot_protocol::engine::McpAuth;
 use panelot_protocol::engine::McpStatus;
 use panelot_providers::HeaderValue;
 use panelot_providers::Http;
@@ -20,7 +24,9 @@ use panelot_providers::Wait;
 
 use super::Inner;
 use super::oneshot;
+use super::wording::SIGN_IN_FROM_SETTINGS;
 use super::wording::status_after;
+use crate::BearerChallenge;
 use crate::Listened;
 use crate::McpClient;
 use crate::ServerConfig;
@@ -34,7 +40,20 @@ use crate::model::ElicitRequest;
 use crate::model::ElicitResult;
 use crate::names::ServerSlug;
 use crate::oauth::Credentials;
+use crate::oauth::OAuthClient;
 use crate::validate::ToolCatalog;
+
+pub use sign_in::Browser;
+pub use sign_in::NoBrowser;
+
+/// Who asked for a connect: only the user may be sent to a sign-in window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Interaction {
+    /// Sign in / Connect in the settings.
+    User,
+    /// A startup connect, a call, a listing.
+    Background,
+}
 
 /// One enabled server.
 pub(super) struct Server<H, T> {
@@ -44,6 +63,10 @@ pub(super) struct Server<H, T> {
     state: RefCell<State>,
     /// The OAuth sign-in, when the server has one.
     credentials: RefCell<Option<Credentials>>,
+    /// The OAuth client of the last sign-in, reused by the next one (no new registration).
+    oauth_client: RefCell<Option<OAuthClient>>,
+    /// A 403 `insufficient_scope` challenge a call got: the next sign-in asks for its scopes.
+    step_up: RefCell<Option<BearerChallenge>>,
     /// Fired when the server is closed: ends its stream, connects and refreshes.
     stop: AbortHandle,
     stopped: AbortSignal,
@@ -77,14 +100,17 @@ impl<H: Http + 'static, T: Timer + 'static> Server<H, T> {
         config.budgets = inner.options.budgets;
         config.timeout_ms = spec.timeout_ms;
         let (stop, stopped) = AbortSignal::new();
-        let credentials = RefCell::new(spec.credentials());
+        let credentials = spec.credentials();
+        let oauth_client = RefCell::new(credentials.as_ref().map(|c| c.client().clone()));
+        let credentials = RefCell::new(credentials);
+        let step_up = RefCell::new(None);
         Ok(Rc::new_cyclic(|weak: &Weak<Server<H, T>>| {
             let handler: Rc<dyn ServerHandler> =
                 Rc::new(Events { inner: Rc::downgrade(inner), server: weak.clone() });
             let client =
                 McpClient::new(Rc::clone(&inner.http), Rc::clone(&inner.timer), config, handler);
             let state = RefCell::new(State::default());
-            Server { spec, client, state, credentials, stop, stopped }
+            Server { spec, client, state, credentials, oauth_client, step_up, stop, stopped }
         }))
     }
 
@@ -119,31 +145,55 @@ impl<H: Http + 'static, T: Timer + 'static> Server<H, T> {
     }
 
     /// Initializes (unless a session is open) and lists the tools; one attempt at a time, the
-    /// others wait for it and share its outcome.
-    pub(super) async fn connect(self: &Rc<Self>, inner: &Rc<Inner<H, T>>) -> McpStatus {
-        let waiting = {
-            let mut state = self.state.borrow_mut();
-            match &mut state.connecting {
-                Some(waiters) => {
-                    let (sender, receiver) = oneshot::channel();
-                    waiters.push(sender);
-                    Some(receiver)
+    /// others wait for it and share its outcome. For the [`Interaction::User`], an OAuth server
+    /// that needs it is signed in to first (see `sign_in`).
+    pub(super) async fn connect(
+        self: &Rc<Self>,
+        inner: &Rc<Inner<H, T>>,
+        interaction: Interaction,
+    ) -> McpStatus {
+        loop {
+            let waiting = {
+                let mut state = self.state.borrow_mut();
+                match &mut state.connecting {
+                    Some(waiters) => {
+                        let (sender, receiver) = oneshot::channel();
+                        waiters.push(sender);
+                        Some(receiver)
+                    }
+                    None => {
+                        state.connecting = Some(Vec::new());
+                        None
+                    }
                 }
-                None => {
-                    state.connecting = Some(Vec::new());
-                    None
-                }
-            }
-        };
-        if let Some(receiver) = waiting {
+            };
+            let Some(receiver) = waiting else { break };
             receiver.await;
-            return self.status();
+            // A background attempt that ended needing a sign-in does not answer the user's
+            // press of Sign in: that one runs on its own.
+            let needs_user = matches!(self.status(), McpStatus::NeedsAuthorization { .. });
+            if interaction == Interaction::Background || !needs_user || self.stopped.is_aborted() {
+                return self.status();
+            }
         }
         let _flight = Flight(&self.state);
         self.set_status(inner, McpStatus::Connecting);
-        if let Err(status) = self.authorize(inner).await {
+        let user = interaction == Interaction::User && self.spec.auth == McpAuth::Oauth;
+        let step_up = if user { self.step_up.borrow_mut().take() } else { None };
+        if let Some(challenge) = step_up
+            && let Err(status) = self.sign_in(inner, Some(&challenge)).await
+        {
             self.set_status(inner, status);
             return self.status();
+        }
+        if let Err(status) = self.authorize(inner).await {
+            let spent = matches!(status, McpStatus::NeedsAuthorization { .. });
+            if !(user && spent) {
+                self.set_status(inner, status);
+                return self.status();
+            }
+            // The stored sign-in cannot be used or refreshed: start over in the browser.
+            self.forget_credentials();
         }
         let list = || async {
             self.client.connect(&self.stopped).await?;
@@ -153,6 +203,21 @@ impl<H: Http + 'static, T: Timer + 'static> Server<H, T> {
             // An expired or revoked token: one refresh, one retry.
             Err(McpError::Unauthorized { status: 401, .. }) if self.refresh(inner).await => {
                 list().await
+            }
+            listed => listed,
+        };
+        let listed = match listed {
+            // No sign-in, or one the server no longer takes: the user signs in now, from the
+            // server's challenge.
+            Err(McpError::Unauthorized { status: 401, challenge }) if user => {
+                self.forget_credentials();
+                match self.sign_in(inner, challenge.as_ref()).await {
+                    Ok(()) => list().await,
+                    Err(status) => {
+                        self.set_status(inner, status);
+                        return self.status();
+                    }
+                }
             }
             listed => listed,
         };
@@ -166,6 +231,22 @@ impl<H: Http + 'static, T: Timer + 'static> Server<H, T> {
         self.status()
     }
 
+    /// Keeps a 403 `insufficient_scope` challenge for the next sign-in.
+    pub(super) fn remember_step_up(&self, challenge: Option<&BearerChallenge>) {
+        if let Some(challenge) = challenge
+            && challenge.error.as_deref() == Some("insufficient_scope")
+            && self.spec.auth == McpAuth::Oauth
+        {
+            *self.step_up.borrow_mut() = Some(challenge.clone());
+        }
+    }
+
+    /// Drops the sign-in in use (its client stays, for the next sign-in).
+    fn forget_credentials(&self) {
+        self.client.set_authorization(None);
+        *self.credentials.borrow_mut() = None;
+    }
+
     /// Takes the sign-in the engine holds now, unless it is the one already in use (the
     /// engine echoes back what the module refreshed).
     pub(super) fn replace_credentials(&self, credentials: Option<Credentials>) {
@@ -173,6 +254,9 @@ impl<H: Http + 'static, T: Timer + 'static> Server<H, T> {
             return;
         }
         self.client.set_authorization(None);
+        if let Some(credentials) = &credentials {
+            *self.oauth_client.borrow_mut() = Some(credentials.client().clone());
+        }
         *self.credentials.borrow_mut() = credentials;
     }
 
@@ -194,7 +278,7 @@ impl<H: Http + 'static, T: Timer + 'static> Server<H, T> {
                 Ok(())
             }
             Err(err) => Err(McpStatus::NeedsAuthorization {
-                reason: format!("sign in to this server again ({err})"),
+                reason: format!("the sign-in cannot be used ({err}); {SIGN_IN_FROM_SETTINGS}"),
             }),
         }
     }
@@ -206,7 +290,7 @@ impl<H: Http + 'static, T: Timer + 'static> Server<H, T> {
         let clock = TimerClock(&*inner.timer);
         let Some(credentials) = self.credentials.borrow().clone() else { return false };
         if !credentials.can_refresh() {
-            let reason = "the sign-in expired; sign in to this server again".to_owned();
+            let reason = format!("the sign-in expired; {SIGN_IN_FROM_SETTINGS}");
             self.set_status(inner, McpStatus::NeedsAuthorization { reason });
             return false;
         }
@@ -217,7 +301,9 @@ impl<H: Http + 'static, T: Timer + 'static> Server<H, T> {
                 Err(err) => {
                     let status = if err.needs_user() {
                         McpStatus::NeedsAuthorization {
-                            reason: format!("sign in to this server again ({err})"),
+                            reason: format!(
+                                "the sign-in could not be renewed ({err}); {SIGN_IN_FROM_SETTINGS}"
+                            ),
                         }
                     } else {
                         McpStatus::Error { reason: format!("could not refresh the sign-in: {err}") }

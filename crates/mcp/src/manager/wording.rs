@@ -8,14 +8,33 @@ use panelot_providers::HttpError;
 use crate::bridge::ServerSpec;
 use crate::error::McpError;
 
+/// What to do when a sign-in is needed: only the user can, and only from the settings (the
+/// module never opens a sign-in window for background work).
+pub(crate) const SIGN_IN_FROM_SETTINGS: &str =
+    "press Sign in on this server in Panelot's settings (MCP servers)";
+
 /// The status after `err`.
 pub(crate) fn status_after(err: &McpError, spec: &ServerSpec) -> McpStatus {
-    if let McpError::Unauthorized { status: 401, .. } = err
-        && spec.auth == McpAuth::Oauth
-    {
-        return McpStatus::NeedsAuthorization {
-            reason: "401: sign in to this server to use it".to_owned(),
-        };
+    if spec.auth == McpAuth::Oauth {
+        match err {
+            McpError::Unauthorized { status: 401, .. } => {
+                return McpStatus::NeedsAuthorization {
+                    reason: format!("401: the server needs a sign-in; {SIGN_IN_FROM_SETTINGS}"),
+                };
+            }
+            McpError::Unauthorized { status, challenge: Some(challenge) }
+                if challenge.error.as_deref() == Some("insufficient_scope") =>
+            {
+                let scope = challenge.scope.as_deref().unwrap_or("a wider permission");
+                return McpStatus::NeedsAuthorization {
+                    reason: format!(
+                        "{status}: this needs the permission {scope}; {SIGN_IN_FROM_SETTINGS} \
+                         to grant it"
+                    ),
+                };
+            }
+            _ => {}
+        }
     }
     McpStatus::Error { reason: reason(err, spec) }
 }
@@ -25,7 +44,7 @@ pub(crate) fn reason(err: &McpError, spec: &ServerSpec) -> String {
     let has_token = spec.headers.iter().any(|(name, _)| name.eq_ignore_ascii_case("authorization"));
     match err {
         McpError::Unauthorized { status: 401, .. } => match (spec.auth, has_token) {
-            (McpAuth::Oauth, _) => "401: sign in to this server again".to_owned(),
+            (McpAuth::Oauth, _) => format!("401: sign in again; {SIGN_IN_FROM_SETTINGS}"),
             (_, true) => "401: the server refused the token; check or replace it".to_owned(),
             (_, false) => {
                 "401: the server needs a token (add a bearer token, or choose OAuth)".to_owned()

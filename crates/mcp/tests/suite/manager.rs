@@ -14,8 +14,10 @@ use panelot_mcp::bridge::ErrorKind;
 use panelot_mcp::bridge::Event;
 use panelot_mcp::bridge::Reply;
 use panelot_mcp::bridge::ServerSpec;
+use panelot_mcp::manager::Browser;
 use panelot_mcp::manager::ManagerOptions;
 use panelot_mcp::manager::McpManager;
+use panelot_mcp::manager::NoBrowser;
 use panelot_mcp::manager::Spawn;
 use panelot_protocol::engine::McpAuth;
 use panelot_protocol::engine::McpConnectMode;
@@ -39,23 +41,33 @@ impl Spawn for LocalSpawner {
     }
 }
 
-struct Harness {
-    mock: MockMcp,
-    manager: McpManager<NativeHttp, TokioTimer>,
-    events: Rc<RefCell<Vec<Event>>>,
+pub(super) struct Harness {
+    pub(super) mock: MockMcp,
+    pub(super) manager: McpManager<NativeHttp, TokioTimer>,
+    pub(super) events: Rc<RefCell<Vec<Event>>>,
 }
 
 fn harness(config: MockMcpConfig, options: ManagerOptions) -> Harness {
+    harness_with(config, options, Box::new(NoBrowser))
+}
+
+/// A manager over a mock started with `config`, signing in through `browser`.
+pub(super) fn harness_with(
+    config: MockMcpConfig,
+    options: ManagerOptions,
+    browser: Box<dyn Browser>,
+) -> Harness {
     let mock = MockMcp::start(config).expect("the mock MCP server starts");
     let events = Rc::new(RefCell::new(Vec::new()));
     let sink = Rc::clone(&events);
     let http = NativeHttp::new().expect("the native transport builds");
     let on_event = Box::new(move |event| sink.borrow_mut().push(event));
-    let manager = McpManager::new(http, TokioTimer, Box::new(LocalSpawner), on_event, options);
+    let spawner = Box::new(LocalSpawner);
+    let manager = McpManager::new(http, TokioTimer, spawner, browser, on_event, options);
     Harness { mock, manager, events }
 }
 
-fn spec(h: &Harness, connect: McpConnectMode) -> ServerSpec {
+pub(super) fn spec(h: &Harness, connect: McpConnectMode) -> ServerSpec {
     ServerSpec {
         id: "mock".to_owned(),
         url: h.mock.url(),
@@ -70,13 +82,13 @@ fn spec(h: &Harness, connect: McpConnectMode) -> ServerSpec {
 }
 
 /// Runs a test body on a `LocalSet`, where the manager's background tasks go.
-async fn local<F: std::future::Future<Output = ()>>(body: F) {
+pub(super) async fn local<F: std::future::Future<Output = ()>>(body: F) {
     tokio::task::LocalSet::new().run_until(body).await;
 }
 
 impl Harness {
     /// Waits up to 10 s for an event matching `wanted`.
-    async fn wait_event(&self, what: &str, wanted: impl Fn(&Event) -> bool) -> Event {
+    pub(super) async fn wait_event(&self, what: &str, wanted: impl Fn(&Event) -> bool) -> Event {
         for _ in 0..2000 {
             if let Some(event) = self.events.borrow().iter().find(|event| wanted(event)) {
                 return event.clone();
@@ -86,7 +98,7 @@ impl Harness {
         panic!("no {what} event; got {:#?}", self.events.borrow());
     }
 
-    async fn wait_status(&self, wanted: impl Fn(&McpStatus) -> bool) -> McpStatus {
+    pub(super) async fn wait_status(&self, wanted: impl Fn(&McpStatus) -> bool) -> McpStatus {
         let event = self
             .wait_event(
                 "status",
@@ -97,7 +109,7 @@ impl Harness {
         status
     }
 
-    fn statuses(&self) -> Vec<McpStatus> {
+    pub(super) fn statuses(&self) -> Vec<McpStatus> {
         self.events
             .borrow()
             .iter()
@@ -121,13 +133,13 @@ impl Harness {
             .collect()
     }
 
-    async fn call(&self, call_id: &str, tool: &str, arguments: Value) -> CallReply {
+    pub(super) async fn call(&self, call_id: &str, tool: &str, arguments: Value) -> CallReply {
         let name = format!("mcp__mock__{tool}");
         let arguments = arguments.as_object().cloned().unwrap_or_default();
         self.manager.call(call_id, &name, arguments, None).await
     }
 
-    fn count(&self, http_method: &str, rpc_method: Option<&str>) -> usize {
+    pub(super) fn count(&self, http_method: &str, rpc_method: Option<&str>) -> usize {
         let requests = self.mock.requests();
         let matching = |r: &&panelot_testkit::mock_mcp::McpRequest| {
             r.http_method == http_method && (rpc_method.is_none() || r.rpc_method() == rpc_method)
@@ -136,7 +148,7 @@ impl Harness {
     }
 }
 
-fn text_of(reply: &CallReply) -> String {
+pub(super) fn text_of(reply: &CallReply) -> String {
     match reply {
         CallReply::Ok { result, .. } => {
             result.content[0].get("text").and_then(Value::as_str).unwrap_or_default().to_owned()
@@ -145,7 +157,7 @@ fn text_of(reply: &CallReply) -> String {
     }
 }
 
-fn error_kind(reply: &CallReply) -> ErrorKind {
+pub(super) fn error_kind(reply: &CallReply) -> ErrorKind {
     match reply {
         CallReply::Err { error, .. } => error.kind,
         CallReply::Ok { result, .. } => panic!("the call succeeded: {result:?}"),
