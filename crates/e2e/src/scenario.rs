@@ -90,6 +90,14 @@ pub fn results_of(events: &[Value]) -> Vec<&Value> {
         .collect()
 }
 
+/// Where a scenario's page is served.
+enum Origin<'a> {
+    /// `http://127.0.0.1:<port>`.
+    Loopback,
+    /// `http://<host>:<port>`, a `*.test` name the browser maps to the loopback address.
+    TestHost(&'a str),
+}
+
 /// See the module docs.
 #[derive(Debug)]
 pub struct Scenario {
@@ -108,12 +116,29 @@ pub struct Scenario {
 impl Scenario {
     /// Serves `html` at `path`, opens it in a tab, and runs a first turn.
     pub fn start(path: &str, html: &str) -> Scenario {
+        Scenario::start_at(Origin::Loopback, path, html)
+    }
+
+    /// As [`Scenario::start`], with the page at `http://<host>:<port>` (`host` ending in
+    /// `.test`): an origin of its own, as a real site's, rather than the loopback address.
+    pub fn start_on_test_host(host: &str, path: &str, html: &str) -> Scenario {
+        Scenario::start_at(Origin::TestHost(host), path, html)
+    }
+
+    fn start_at(origin: Origin<'_>, path: &str, html: &str) -> Scenario {
         let server = MockProvider::start();
         let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures");
         let site = FixtureSite::start(root).expect("start the fixture site");
         site.add_page(path, html);
-        let url = site.url(path);
-        let mut h = ExecutorHarness::launch().expect("launch Chromium");
+        let (url, mut h) = match origin {
+            Origin::Loopback => {
+                (site.url(path), ExecutorHarness::launch().expect("launch Chromium"))
+            }
+            Origin::TestHost(host) => (
+                format!("http://{host}:{}{path}", site.port()),
+                ExecutorHarness::launch_with_test_hosts().expect("launch Chromium"),
+            ),
+        };
         configure(&mut h, &server.base_url());
         let tab = h.open_tab(&url).unwrap_or_else(|e| panic!("open {url}: {e:#}"));
 

@@ -200,6 +200,12 @@ pub enum DebuggerTool {
     Screenshot,
     /// `run_javascript`.
     RunJavascript,
+    /// `press_key_trusted`.
+    PressKeyTrusted,
+    /// `click_xy`.
+    ClickXy,
+    /// `drag`.
+    Drag,
 }
 
 /// Whether an offered tool takes `tabId`.
@@ -752,8 +758,63 @@ pub static CATALOG: &[CatalogTool] = &[
         },
     ),
     known("read_page_deep", ToolLevel::L2, info(Read, None, Page)),
-    known("click_xy", ToolLevel::L2, info(Write, CLICK, Page)),
-    known("drag", ToolLevel::L2, info(Write, INTERACT, Page)),
+    // Named apart from L1's `press_key`: a name is one row, and the model picks the trusted
+    // one only when the page ignored the synthetic keys.
+    offered(
+        "press_key_trusted",
+        ToolLevel::L2,
+        info(Write, FILL, Page),
+        Offer {
+            route: Route::Debugger(DebuggerTool::PressKeyTrusted),
+            description: "Press a key or chord (Enter, Control+a, Shift+Tab) with real key input (debugger), on ref's element or the focused one.",
+            properties: r#"{
+                "key": {"type": "string", "minLength": 1, "maxLength": 64},
+                "ref": {"type": "string"},
+                "acceptDialogs": {"type": "boolean"}
+            }"#,
+            required: &["key"],
+            tab: TabParam::Optional,
+        },
+    ),
+    offered(
+        "click_xy",
+        ToolLevel::L2,
+        info(Write, CLICK, Page),
+        Offer {
+            route: Route::Debugger(DebuggerTool::ClickXy),
+            description: "Click with a real mouse (debugger) at viewport CSS pixels x, y, when no ref fits (canvas, maps).",
+            properties: r#"{
+                "x": {"type": "number", "minimum": 0, "maximum": 100000},
+                "y": {"type": "number", "minimum": 0, "maximum": 100000},
+                "acceptDialogs": {"type": "boolean"}
+            }"#,
+            required: &["x", "y"],
+            tab: TabParam::Optional,
+        },
+    ),
+    offered(
+        "drag",
+        ToolLevel::L2,
+        info(Write, INTERACT, Page),
+        Offer {
+            route: Route::Debugger(DebuggerTool::Drag),
+            description: "Drag with a real mouse (debugger) from a ref or viewport point {x, y} to another (sliders, drop zones).",
+            properties: r#"{
+                "from": {"type": "object", "additionalProperties": false, "properties": {
+                    "ref": {"type": "string"},
+                    "x": {"type": "number", "minimum": 0, "maximum": 100000},
+                    "y": {"type": "number", "minimum": 0, "maximum": 100000}
+                }},
+                "to": {"type": "object", "additionalProperties": false, "properties": {
+                    "ref": {"type": "string"},
+                    "x": {"type": "number", "minimum": 0, "maximum": 100000},
+                    "y": {"type": "number", "minimum": 0, "maximum": 100000}
+                }}
+            }"#,
+            required: &["from", "to"],
+            tab: TabParam::Optional,
+        },
+    ),
     known("upload_file", ToolLevel::L2, info(Write, Some(ToolCategory::Upload), Page)),
     // The engine's and the host's own tools.
     offered(

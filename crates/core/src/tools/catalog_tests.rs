@@ -23,7 +23,17 @@ const CATEGORIES: &[(&str, &[&str])] = &[
     ),
     ("organize", &["tabs_group", "tab_group_update"]),
     ("click", &["click", "click_xy", "click_trusted"]),
-    ("fill", &["type", "type_trusted", "select_option", "press_key", "batch_actions"]),
+    (
+        "fill",
+        &[
+            "type",
+            "type_trusted",
+            "select_option",
+            "press_key",
+            "press_key_trusted",
+            "batch_actions",
+        ],
+    ),
     ("eval", &["run_javascript"]),
     ("download", &["download"]),
     ("upload", &["upload_file"]),

@@ -93,9 +93,14 @@ pub(crate) fn described_elements(tool: &str, params: &Value) -> Vec<DescribeItem
             add(params.get("ref"), false);
         }
         "type" => add(params.get("ref"), submits(params)),
-        "press_key" => {
+        "press_key" | "press_key_trusted" => {
             let enter = params.get("key").and_then(Value::as_str) == Some("Enter");
             add(params.get("ref"), enter);
+        }
+        "drag" => {
+            for end in ["from", "to"] {
+                add(params.get(end).and_then(|end| end.get("ref")), false);
+            }
         }
         "batch_actions" => {
             for action in params.get("actions").and_then(Value::as_array).into_iter().flatten() {

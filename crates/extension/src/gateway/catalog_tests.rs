@@ -185,7 +185,15 @@ fn kernel_prompt_and_tools_fit_in_1500_tokens() {
 #[test]
 fn l2_tools_are_offered_only_when_the_turn_enables_l2() {
     let registry = registry();
-    let l2 = ["click_trusted", "type_trusted", "screenshot", "run_javascript"];
+    let l2 = [
+        "click_trusted",
+        "type_trusted",
+        "press_key_trusted",
+        "click_xy",
+        "drag",
+        "screenshot",
+        "run_javascript",
+    ];
     let names = |levels: Option<&[ToolLevel]>| -> Vec<String> {
         registry.specs(levels, &[]).into_iter().map(|spec| spec.name).collect()
     };
@@ -257,6 +265,16 @@ fn writes_are_judged_by_each_element_they_name_and_what_submits() {
     );
     assert_eq!(names("press_key", json!({"ref": "e3", "key": "Enter"})), [("e3".to_owned(), true)]);
     assert_eq!(names("press_key", json!({"ref": "e3", "key": "Tab"})), [("e3".to_owned(), false)]);
+    assert_eq!(
+        names("press_key_trusted", json!({"ref": "e3", "key": "Enter"})),
+        [("e3".to_owned(), true)]
+    );
+    assert_eq!(
+        names("drag", json!({"from": {"ref": "e5"}, "to": {"ref": "e6"}})),
+        [("e5".to_owned(), false), ("e6".to_owned(), false)]
+    );
+    assert!(names("drag", json!({"from": {"x": 1, "y": 2}, "to": {"x": 3, "y": 4}})).is_empty());
+    assert!(names("click_xy", json!({"x": 1, "y": 2})).is_empty(), "a point names no element");
     assert_eq!(
         names(
             "batch_actions",

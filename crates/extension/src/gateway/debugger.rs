@@ -1,5 +1,6 @@
 //! L2: tools that drive a tab over the Chrome DevTools Protocol through `chrome.debugger`: a
-//! trusted click and trusted typing (real input events, which pass
+//! trusted click (on a ref or at a point), trusted typing, trusted key chords and a trusted drag
+//! (real input events, which pass
 //! `event.isTrusted` and user-activation checks and may open popups), a viewport screenshot, and
 //! `run_javascript` (which the engine's seeded rule denies until the user deletes that rule).
 //!
@@ -19,6 +20,8 @@
 //! checked by the executor when the element's box is read.
 //!
 //! The parsing of parameters and the formatting of results are pure and tested natively.
+
+mod input;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -40,6 +43,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::JsValue;
 use wasm_bindgen::closure::Closure;
 
+use self::input::KeyPress;
 use super::catalog;
 use super::chrome;
 use super::error::BrowserError;
@@ -62,6 +66,8 @@ pub(crate) const EVAL_RESULT_BUDGET: usize = 4_000;
 const DIALOG_TEXT_BUDGET: usize = 300;
 /// Screenshots larger than this (base64 characters) are described but not kept on the card.
 const SCREENSHOT_KEEP_MAX: usize = 2_000_000;
+/// Mouse moves between a drag's press and its release.
+const DRAG_STEPS: u32 = 10;
 /// The manifest permission the L2 tools need (declared in `permissions`, granted at install).
 pub(crate) const DEBUGGER_PERMISSION: &str = "debugger";
 
@@ -86,6 +92,31 @@ pub(crate) enum DebuggerCall {
         /// Accept confirm/prompt dialogs instead of dismissing them.
         accept_dialogs: bool,
     },
+    /// `press_key_trusted`.
+    PressKey {
+        /// The chord.
+        press: KeyPress,
+        /// The element to focus first; otherwise the focused one.
+        element_ref: Option<String>,
+        /// Accept confirm/prompt dialogs instead of dismissing them.
+        accept_dialogs: bool,
+    },
+    /// `click_xy`, at viewport CSS pixels.
+    ClickAt {
+        /// The point.
+        x: f64,
+        /// The point.
+        y: f64,
+        /// Accept confirm/prompt dialogs instead of dismissing them.
+        accept_dialogs: bool,
+    },
+    /// `drag`.
+    Drag {
+        /// Where the button goes down.
+        from: DragEnd,
+        /// Where it comes up.
+        to: DragEnd,
+    },
     /// `screenshot`.
     Screenshot,
     /// `run_javascript`.
@@ -107,10 +138,21 @@ impl DebuggerCall {
         match self {
             DebuggerCall::Click { accept_dialogs, .. }
             | DebuggerCall::Type { accept_dialogs, .. }
+            | DebuggerCall::PressKey { accept_dialogs, .. }
+            | DebuggerCall::ClickAt { accept_dialogs, .. }
             | DebuggerCall::Evaluate { accept_dialogs, .. } => *accept_dialogs,
-            DebuggerCall::Screenshot => false,
+            DebuggerCall::Drag { .. } | DebuggerCall::Screenshot => false,
         }
     }
+}
+
+/// One end of a drag: an element's centre or a viewport point.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum DragEnd {
+    /// The centre of a ref's element.
+    Ref(String),
+    /// Viewport CSS pixels.
+    Point(f64, f64),
 }
 
 #[derive(Deserialize)]
@@ -132,6 +174,54 @@ struct TypeParams {
     mode: Option<String>,
     #[serde(default)]
     accept_dialogs: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct KeyParams {
+    key: String,
+    #[serde(default, rename = "ref")]
+    element_ref: Option<String>,
+    #[serde(default)]
+    accept_dialogs: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct PointParams {
+    x: f64,
+    y: f64,
+    #[serde(default)]
+    accept_dialogs: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DragParams {
+    from: EndParams,
+    to: EndParams,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EndParams {
+    #[serde(default, rename = "ref")]
+    element_ref: Option<String>,
+    #[serde(default)]
+    x: Option<f64>,
+    #[serde(default)]
+    y: Option<f64>,
+}
+
+impl EndParams {
+    /// A ref, or both coordinates, and nothing else.
+    fn end(self, name: &str) -> Result<DragEnd, String> {
+        match (self.element_ref, self.x, self.y) {
+            (Some(element_ref), None, None) => Ok(DragEnd::Ref(element_ref)),
+            (None, Some(x), Some(y)) => Ok(DragEnd::Point(x, y)),
+            _ => Err(format!("invalid parameters: {name} is {{ref}} or {{x, y}}, not a mix")),
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -179,6 +269,24 @@ pub(crate) fn parse(tool: DebuggerTool, params: &Value) -> Result<DebuggerCall, 
                 append,
                 accept_dialogs: p.accept_dialogs,
             }
+        }
+        DebuggerTool::PressKeyTrusted => {
+            let p: KeyParams = panelot_protocol::from_value(rest).map_err(invalid)?;
+            let press =
+                input::parse_chord(&p.key).map_err(|err| format!("invalid parameters: {err}"))?;
+            DebuggerCall::PressKey {
+                press,
+                element_ref: p.element_ref,
+                accept_dialogs: p.accept_dialogs,
+            }
+        }
+        DebuggerTool::ClickXy => {
+            let p: PointParams = panelot_protocol::from_value(rest).map_err(invalid)?;
+            DebuggerCall::ClickAt { x: p.x, y: p.y, accept_dialogs: p.accept_dialogs }
+        }
+        DebuggerTool::Drag => {
+            let p: DragParams = panelot_protocol::from_value(rest).map_err(invalid)?;
+            DebuggerCall::Drag { from: p.from.end("from")?, to: p.to.end("to")? }
         }
         DebuggerTool::Screenshot => {
             let NoParams {} = panelot_protocol::from_value(rest).map_err(invalid)?;
@@ -547,21 +655,36 @@ async fn execute(
     let tab = target.tab;
     let page = Page { target, ref_document };
     // The element's box comes from the executor before the debugger is attached.
-    let point = match call {
+    let mut point = None;
+    let mut drag_ends = None;
+    match call {
         DebuggerCall::Click { element_ref, .. } => {
             match click_target(&page, element_ref, abort).await {
-                Ok(point) => Some(point),
+                Ok(at) => point = Some(at),
                 Err(outcome) => return outcome,
             }
         }
-        DebuggerCall::Type { element_ref, .. } => {
+        DebuggerCall::Type { element_ref, .. }
+        | DebuggerCall::PressKey { element_ref: Some(element_ref), .. } => {
             if let Err(outcome) = executor(&page, "focus", element_ref, abort).await {
                 return outcome;
             }
-            None
         }
-        DebuggerCall::Screenshot | DebuggerCall::Evaluate { .. } => None,
-    };
+        DebuggerCall::Drag { from, to } => {
+            let from = match drag_end(&page, from, abort).await {
+                Ok(end) => end,
+                Err(outcome) => return outcome,
+            };
+            match drag_end(&page, to, abort).await {
+                Ok(to) => drag_ends = Some((from, to)),
+                Err(outcome) => return outcome,
+            }
+        }
+        DebuggerCall::PressKey { element_ref: None, .. }
+        | DebuggerCall::ClickAt { .. }
+        | DebuggerCall::Screenshot
+        | DebuggerCall::Evaluate { .. } => {}
+    }
     if let Err(err) = attach(tab).await {
         return err.outcome(tab);
     }
@@ -588,6 +711,31 @@ async fn execute(
             let how = if *append { "appended" } else { "typed" };
             format!("[tabId={tab}] {how} {} characters with trusted input", text.chars().count())
         }),
+        DebuggerCall::PressKey { press, .. } => press_key(tab, press)
+            .await
+            .map(|()| format!("[tabId={tab}] pressed {} with a trusted key event", press.label())),
+        DebuggerCall::ClickAt { x, y, .. } => click_at(tab, (*x, *y)).await.map(|()| {
+            format!(
+                "[tabId={tab}] clicked at ({}, {}) with a trusted mouse event",
+                input::round(*x),
+                input::round(*y)
+            )
+        }),
+        DebuggerCall::Drag { .. } => {
+            // Resolved above for every drag.
+            let Some((from, to)) = drag_ends else {
+                return format::failure(format!("[tabId={tab}] the drag's ends were not found"));
+            };
+            drag(tab, from, to).await.map(|(from, to)| {
+                format!(
+                    "[tabId={tab}] dragged from ({}, {}) to ({}, {}) with trusted mouse events",
+                    input::round(from.0),
+                    input::round(from.1),
+                    input::round(to.0),
+                    input::round(to.1)
+                )
+            })
+        }
         DebuggerCall::Screenshot => {
             let answer = send(tab, "Page.captureScreenshot", json!({"format": "png"})).await;
             return match answer {
@@ -619,16 +767,18 @@ async fn execute(
         Err(EvalOrCdp::Cdp(err)) => {
             ToolOutcome::failed(format!("{}{note}", err.message(tab))).with_details(details)
         }
-        Err(EvalOrCdp::Threw(message)) => {
+        Err(EvalOrCdp::Threw(message) | EvalOrCdp::Outside(message)) => {
             ToolOutcome::failed(format!("[tabId={tab}] {message}{note}")).with_details(details)
         }
     }
 }
 
-/// A failed write step: the debugger failed, or the page's code threw.
+/// A failed write step: the debugger failed, the page's code threw, or a point the model gave
+/// is outside the viewport.
 enum EvalOrCdp {
     Cdp(CdpError),
     Threw(String),
+    Outside(String),
 }
 
 impl From<CdpError> for EvalOrCdp {
@@ -696,6 +846,77 @@ async fn click(tab: u32, x: f64, y: f64) -> Result<(), EvalOrCdp> {
     send(tab, "Input.dispatchMouseEvent", mouse("mouseMoved", 0)).await?;
     send(tab, "Input.dispatchMouseEvent", mouse("mousePressed", 1)).await?;
     send(tab, "Input.dispatchMouseEvent", mouse("mouseReleased", 0)).await?;
+    Ok(())
+}
+
+/// A drag end resolved before the attach: a ref's centre (in the viewport by construction), or the
+/// model's point, checked against the viewport once attached.
+#[derive(Debug, Clone, Copy)]
+enum ResolvedEnd {
+    Element(f64, f64),
+    Point(f64, f64),
+}
+
+async fn drag_end(
+    page: &Page<'_>,
+    end: &DragEnd,
+    abort: &AbortSignal,
+) -> Result<ResolvedEnd, ToolOutcome> {
+    match end {
+        DragEnd::Ref(element_ref) => {
+            let (x, y) = click_target(page, element_ref, abort).await?;
+            Ok(ResolvedEnd::Element(x, y))
+        }
+        DragEnd::Point(x, y) => Ok(ResolvedEnd::Point(*x, *y)),
+    }
+}
+
+/// The point if it is in the tab's viewport (`Page.getLayoutMetrics`).
+async fn checked(tab: u32, end: ResolvedEnd) -> Result<(f64, f64), EvalOrCdp> {
+    let point = match end {
+        ResolvedEnd::Element(x, y) => return Ok((x, y)),
+        ResolvedEnd::Point(x, y) => (x, y),
+    };
+    let metrics = send(tab, "Page.getLayoutMetrics", json!({})).await?;
+    let Some(viewport) = input::viewport_size(&metrics) else {
+        return Err(EvalOrCdp::Outside("the viewport's size is unknown".to_owned()));
+    };
+    input::in_viewport(point, viewport).map_err(EvalOrCdp::Outside)
+}
+
+async fn click_at(tab: u32, point: (f64, f64)) -> Result<(), EvalOrCdp> {
+    let (x, y) = checked(tab, ResolvedEnd::Point(point.0, point.1)).await?;
+    click(tab, x, y).await
+}
+
+async fn drag(
+    tab: u32,
+    from: ResolvedEnd,
+    to: ResolvedEnd,
+) -> Result<((f64, f64), (f64, f64)), EvalOrCdp> {
+    let from = checked(tab, from).await?;
+    let to = checked(tab, to).await?;
+    let mouse = |kind: &str, (x, y): (f64, f64), button: &str, buttons: u32| {
+        json!({"type": kind, "x": x, "y": y, "button": button, "buttons": buttons,
+            "clickCount": if kind == "mouseMoved" { 0 } else { 1 }})
+    };
+    send(tab, "Input.dispatchMouseEvent", mouse("mouseMoved", from, "none", 0)).await?;
+    send(tab, "Input.dispatchMouseEvent", mouse("mousePressed", from, "left", 1)).await?;
+    // Moves with the button held, in steps: pages that follow `pointermove` need more than a
+    // jump to the end.
+    for step in input::drag_path(from, to, DRAG_STEPS) {
+        send(tab, "Input.dispatchMouseEvent", mouse("mouseMoved", step, "left", 1)).await?;
+    }
+    send(tab, "Input.dispatchMouseEvent", mouse("mouseReleased", to, "left", 0)).await?;
+    Ok((from, to))
+}
+
+/// The chord's key down, its character if it types one, and its key up. The modifier keys are
+/// not pressed on their own: pages read them from each event's flags, which `modifiers` sets.
+async fn press_key(tab: u32, press: &KeyPress) -> Result<(), EvalOrCdp> {
+    for event in press.events() {
+        send(tab, "Input.dispatchKeyEvent", event).await?;
+    }
     Ok(())
 }
 

@@ -33,6 +33,25 @@ fn parameters_map_to_calls_and_every_offered_one_is_taken() {
         ),
         ("screenshot", json!({"tabId": 4}), DebuggerCall::Screenshot),
         (
+            "press_key_trusted",
+            json!({"key": "Control+a", "ref": "e2", "acceptDialogs": true, "tabId": 4}),
+            DebuggerCall::PressKey {
+                press: input::parse_chord("Control+a").unwrap(),
+                element_ref: Some("e2".into()),
+                accept_dialogs: true,
+            },
+        ),
+        (
+            "click_xy",
+            json!({"x": 10.5, "y": 20, "acceptDialogs": false, "tabId": 4}),
+            DebuggerCall::ClickAt { x: 10.5, y: 20.0, accept_dialogs: false },
+        ),
+        (
+            "drag",
+            json!({"from": {"ref": "e1"}, "to": {"x": 300, "y": 40}, "tabId": 4}),
+            DebuggerCall::Drag { from: DragEnd::Ref("e1".into()), to: DragEnd::Point(300.0, 40.0) },
+        ),
+        (
             "run_javascript",
             json!({"code": "return 1", "acceptDialogs": true, "tabId": 4}),
             DebuggerCall::Evaluate { code: "return 1".into(), accept_dialogs: true },
@@ -78,6 +97,40 @@ fn defaults_and_bad_parameters() {
     assert!(err.contains("empty"), "{err}");
     let err = parse(DebuggerTool::Screenshot, &json!([1])).unwrap_err();
     assert!(err.contains("object"), "{err}");
+}
+
+#[test]
+fn new_l2_tools_refuse_bad_parameters_in_words() {
+    let call = parse(DebuggerTool::PressKeyTrusted, &json!({"key": "Enter"})).unwrap();
+    assert!(matches!(
+        call,
+        DebuggerCall::PressKey { element_ref: None, accept_dialogs: false, .. }
+    ));
+    assert!(call.writes());
+    let err = parse(DebuggerTool::PressKeyTrusted, &json!({"key": "Ctrl+Banana"})).unwrap_err();
+    assert!(err.starts_with("invalid parameters: unknown key `Banana`; use "), "{err}");
+    assert!(err.contains("ArrowDown") && err.contains("Escape"), "{err}");
+    let err = parse(DebuggerTool::PressKeyTrusted, &json!({"ref": "e1"})).unwrap_err();
+    assert!(err.contains("key"), "{err}");
+    let err = parse(DebuggerTool::ClickXy, &json!({"x": 1})).unwrap_err();
+    assert!(err.contains('y'), "{err}");
+    let err = parse(DebuggerTool::ClickXy, &json!({"x": "1", "y": 2})).unwrap_err();
+    assert!(err.starts_with("invalid parameters"), "{err}");
+    for (from, to) in [
+        (json!({"ref": "e1", "x": 1, "y": 2}), json!({"ref": "e2"})),
+        (json!({"ref": "e1"}), json!({"x": 1})),
+        (json!({}), json!({"ref": "e2"})),
+    ] {
+        let err = parse(DebuggerTool::Drag, &json!({"from": from, "to": to})).unwrap_err();
+        assert!(err.contains("is {ref} or {x, y}, not a mix"), "{err}");
+    }
+    let err = parse(DebuggerTool::Drag, &json!({"from": {"ref": "e1"}})).unwrap_err();
+    assert!(err.contains("to"), "{err}");
+    // The schema holds the model to the same: points are numbers, ends have no other fields.
+    let schema = schema_of("drag");
+    let bad = json!({"from": {"ref": "e1", "button": "right"}, "to": {"ref": "e2"}});
+    assert!(validate_params(&schema, &bad).is_err());
+    assert!(validate_params(&schema_of("click_xy"), &json!({"x": -1, "y": 2})).is_err());
 }
 
 #[test]
