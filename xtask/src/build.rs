@@ -126,7 +126,7 @@ pub(crate) fn build(root: &Path, flavor: Flavor) -> anyhow::Result<PathBuf> {
             "\n\
              xtask: WARNING: the engine wasm is OVER its size limit\n\
              xtask:   {}/wasm/engine_bg.wasm is {} bytes after wasm-opt, {} over the limit of\n\
-             xtask:   {} bytes (1.5 MiB, issue 15). Find the growth with `twiggy diff` of the\n\
+             xtask:   {} bytes (1.5 MiB). Find the growth with `twiggy diff` of the\n\
              xtask:   pre-bindgen wasm against an older build's, and cut it.\n",
             dist.display(),
             thousands(size),
@@ -138,8 +138,8 @@ pub(crate) fn build(root: &Path, flavor: Flavor) -> anyhow::Result<PathBuf> {
     Ok(dist)
 }
 
-/// The most the product engine wasm may weigh after wasm-opt: 1.5 MiB (issue 15). Every product
-/// build checks it and warns above it, naming the size and the limit.
+/// The most the product engine wasm may weigh after wasm-opt: 1.5 MiB, the budget the engine
+/// was cut to. Every product build checks it and warns above it, naming the size and the limit.
 const ENGINE_WASM_LIMIT: u64 = 1_572_864;
 
 /// `1572864` as `1,572,864`.
