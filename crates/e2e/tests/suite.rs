@@ -10,6 +10,7 @@ mod handover;
 mod handshake;
 mod idb_store;
 mod mcp_calls;
+mod mcp_oauth;
 mod notifications;
 mod opens;
 mod turns;
