@@ -17,9 +17,10 @@
 //! The shapes are documented in `panelot_mcp::bridge`; traffic goes through the browser's
 //! `fetch` and `setTimeout` (`panelot-web-fetch`), background work through `spawn_local`.
 //!
-//! Size: 409,772 bytes after wasm-opt (first build, with OAuth refresh). Being a module of its
-//! own it pays again for what the engine already has; most of it is serde_json and the
-//! (de)serializers of the MCP and bridge types, about 220 KB before wasm-opt.
+//! Size: 409,772 bytes after wasm-opt (first build, with OAuth refresh); 514,573 bytes with
+//! prompts, resources, elicitation and the OAuth sign-in (test flavor built at 8ec83fd). Being
+//! a module of its own it pays again for what the engine already has; most of it is serde_json
+//! and the (de)serializers of the MCP and bridge types, about 220 KB before wasm-opt.
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
