@@ -82,8 +82,14 @@ pub(super) fn spec(h: &Harness, connect: McpConnectMode) -> ServerSpec {
 }
 
 /// Runs a test body on a `LocalSet`, where the manager's background tasks go.
+/// A test that has not finished in this long is stuck: it fails, naming the limit, rather than
+/// hold the whole suite (and CI) until it is killed.
+const TEST_LIMIT: Duration = Duration::from_secs(90);
+
 pub(super) async fn local<F: std::future::Future<Output = ()>>(body: F) {
-    tokio::task::LocalSet::new().run_until(body).await;
+    let set = tokio::task::LocalSet::new();
+    let finished = tokio::time::timeout(TEST_LIMIT, set.run_until(body)).await;
+    assert!(finished.is_ok(), "the test did not finish within {TEST_LIMIT:?}");
 }
 
 impl Harness {
