@@ -505,8 +505,10 @@ impl<S: Store> Engine<S> {
     ) -> Outbox {
         let mut out = Outbox::default();
         let asking = self.in_flight.tool_calls().into_iter().rev().find(|(run, index)| {
+            // Only a run at its call can wait on a question (a run stopping meanwhile cannot).
             self.runs.get(run).is_some_and(|r| {
-                r.interaction.is_none()
+                r.state == RunState::ExecutingTool
+                    && r.interaction.is_none()
                     && r.tools
                         .get(*index)
                         .is_some_and(|call| mcp_live::server_of(&call.tool_name) == Some(server))
