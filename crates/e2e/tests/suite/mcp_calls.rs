@@ -26,7 +26,7 @@ use serde_json::Value;
 use serde_json::json;
 
 /// The first MCP server in the settings, once `ready` holds for it.
-fn wait_server(p: &mut Panel, what: &str, ready: impl Fn(&Value) -> bool) -> Value {
+pub(super) fn wait_server(p: &mut Panel, what: &str, ready: impl Fn(&Value) -> bool) -> Value {
     let until = Instant::now() + DEADLINE;
     loop {
         let settings = p.settings().expect("settings");
@@ -39,7 +39,7 @@ fn wait_server(p: &mut Panel, what: &str, ready: impl Fn(&Value) -> bool) -> Val
     }
 }
 
-fn save(p: &mut Panel, server: Value) {
+pub(super) fn save(p: &mut Panel, server: Value) {
     p.ops(&json!([{"send": {"type": "mcp.save", "submissionId": "s", "server": server},
         "until": "command.ack"}]))
         .expect("save the server");

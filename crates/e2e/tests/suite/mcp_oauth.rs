@@ -5,31 +5,15 @@
 //! `https://<extension-id>.chromiumapp.org/mcp`, which the browser catches), the code is
 //! redeemed with the PKCE verifier, and the server reaches ready with the token.
 
-use std::time::Duration;
-use std::time::Instant;
-
-use panelot_e2e::side_panel::DEADLINE;
 use panelot_e2e::side_panel::Panel;
 use panelot_e2e::side_panel::PanelOptions;
 use panelot_testkit::mock_mcp::MockMcp;
 use panelot_testkit::mock_mcp::MockMcpConfig;
 use panelot_testkit::mock_mcp::MockOAuth;
-use serde_json::Value;
 use serde_json::json;
 
-/// The first MCP server in the settings, once `ready` holds for it.
-fn wait_server(p: &mut Panel, what: &str, ready: impl Fn(&Value) -> bool) -> Value {
-    let until = Instant::now() + DEADLINE;
-    loop {
-        let settings = p.settings().expect("settings");
-        let server = settings["mcpServers"][0].clone();
-        if ready(&server) {
-            return server;
-        }
-        assert!(Instant::now() < until, "the server never got {what}: {server:#}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
+use super::mcp_calls::save;
+use super::mcp_calls::wait_server;
 
 #[test]
 fn connect_signs_in_to_an_oauth_server_through_launch_web_auth_flow() {
@@ -41,9 +25,7 @@ fn connect_signs_in_to_an_oauth_server_through_launch_web_auth_flow() {
     let mut p = Panel::launch(PanelOptions::default()).expect("launch the side panel");
     let server = json!({"id": null, "name": "Signed", "url": mcp.url(), "auth": "oauth",
         "enabled": true, "connect": "startup", "disabledTools": []});
-    p.ops(&json!([{"send": {"type": "mcp.save", "submissionId": "s", "server": server},
-        "until": "command.ack"}]))
-        .expect("save the server");
+    save(&mut p, server);
 
     // The startup connect is background work: it asks for a sign-in, it does not start one.
     let waiting = wait_server(&mut p, "needs_authorization", |s| {
