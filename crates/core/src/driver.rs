@@ -74,6 +74,8 @@ pub enum Input {
         message: String,
         /// The form: a JSON Schema object of primitive fields.
         schema: serde_json::Value,
+        /// Where the call stands, when its stream can be resumed after a restart (opaque).
+        resume: Option<String>,
     },
     /// The MCP client answered a question about prompts or resources.
     McpAnswered(EffectId, Result<serde_json::Value, String>),
@@ -276,8 +278,8 @@ async fn handle<S: Store>(
         Input::McpStatus(server, status) => engine.on_mcp_status(&server, status).await,
         Input::McpCatalog(server, tools) => engine.on_mcp_catalog(&server, tools).await,
         Input::McpAnswered(id, answer) => engine.on_mcp_answered(id, answer),
-        Input::McpElicit { request_id, server, message, schema } => {
-            engine.on_mcp_elicit(request_id, &server, message, schema).await
+        Input::McpElicit { request_id, server, message, schema, resume } => {
+            engine.on_mcp_elicit(request_id, &server, message, schema, resume).await
         }
         Input::McpCredentials(server, sealed) => engine.on_mcp_credentials(&server, sealed).await,
         Input::Tick => {

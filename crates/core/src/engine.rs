@@ -82,6 +82,7 @@ pub use outbox::Effect;
 pub use outbox::EffectId;
 pub use outbox::FailureCause;
 pub use outbox::McpQuery;
+pub use outbox::McpResume;
 pub use outbox::Notice;
 pub use outbox::Outbox;
 pub use outbox::PortId;
@@ -90,6 +91,10 @@ pub use outbox::ToolOutcome;
 pub use outbox::ToolStatus;
 pub use turns::RUN_QUEUE_CAPACITY;
 pub use vault::ConnectionVault;
+
+/// The largest resume point of an MCP call kept with its question (a larger one is dropped:
+/// the question then ends with a restart).
+const MAX_MCP_RESUME_BYTES: usize = 4 * 1024;
 
 use decision::Decision;
 use decision::EffectRequest;
@@ -496,12 +501,14 @@ impl<S: Store> Engine<S> {
 
     /// An MCP server asks the user something during a call: the run of that call waits on
     /// the question as an interaction; with no call of that server under way it is declined.
+    /// With `resume` (where the call stands, opaque) the question outlives a restart.
     pub async fn on_mcp_elicit(
         &mut self,
         request_id: String,
         server: &str,
         message: String,
         schema: serde_json::Value,
+        resume: Option<String>,
     ) -> Outbox {
         let mut out = Outbox::default();
         let asking = self.in_flight.tool_calls().into_iter().rev().find(|(run, index)| {
@@ -525,7 +532,8 @@ impl<S: Store> Engine<S> {
             message,
             schema,
         };
-        let step = interactions::ask(self.reads().cx(), run, index, request);
+        let resume = resume.filter(|point| point.len() <= MAX_MCP_RESUME_BYTES);
+        let step = interactions::ask(self.reads().cx(), run, index, request, resume);
         if let Ok(step) = &step {
             for event in &step.events {
                 if let AgentEvent::InteractionRequest(asked) = event {
@@ -570,6 +578,24 @@ impl<S: Store> Engine<S> {
             interactions::settle_elicitation(self.reads().cx(), state, run, &timeout)
         });
         self.apply(run_id, step, out).await;
+    }
+
+    /// Runs the run's MCP call at `index` again from where it stood when its server asked the
+    /// user, before a restart: the host answers the server and reads the call's result, which
+    /// comes back as the call's outcome (`Engine::on_tool_done`).
+    fn resume_mcp_call(
+        &mut self,
+        run_id: &RunId,
+        index: usize,
+        resume: McpResume,
+        out: &mut Outbox,
+    ) {
+        let Some(run) = self.runs.get(run_id) else { return };
+        let Some(call) = run.tools.get(index).cloned() else { return };
+        let mut call = decision::invocation(run, call, None);
+        call.mcp_resume = Some(resume);
+        let id = self.in_flight.start(InFlight::Tool(run_id.clone(), index));
+        out.effects.push(Effect::RunTool { id, call });
     }
 
     /// Asks the host's MCP client a port's question.
@@ -1077,10 +1103,13 @@ impl<S: Store> Engine<S> {
             FollowUp::EngineTool { run, index, call } => {
                 self.engine_tool(run, index, &call, out).await;
             }
-            FollowUp::McpElicitAnswered(interaction, response) => {
+            FollowUp::McpElicitAnswered { interaction, response, resume } => {
+                let answer = mcp::elicit_result(&response);
                 if let Some(request_id) = self.elicitations.remove(&interaction) {
-                    let result = mcp::elicit_result(&response);
-                    out.effects.push(Effect::McpElicitAnswer { request_id, result });
+                    out.effects.push(Effect::McpElicitAnswer { request_id, result: answer });
+                } else if let Some((run, index, point)) = resume {
+                    // Asked before a restart: the call goes on from where it stood.
+                    self.resume_mcp_call(&run, index, McpResume { point, answer }, out);
                 }
             }
             FollowUp::McpChanged(deleted) => {

@@ -109,6 +109,7 @@ fn event_input(event: Value, vault: &Vault) -> Option<Input> {
             server,
             message: event.get("message")?.as_str()?.to_owned(),
             schema: event.get("schema")?.clone(),
+            resume: event.get("resume").and_then(Value::as_str).map(str::to_owned),
         }),
         "catalog" => {
             let tools: Vec<McpCatalogTool> =
@@ -194,15 +195,25 @@ pub(crate) async fn query(query: &McpQuery) -> Result<Value, String> {
     command(&message).await
 }
 
-/// Runs one call of an `mcp__` tool; an abort cancels it at the server.
+/// Runs one call of an `mcp__` tool (or goes on with one its server asked about before a
+/// restart); an abort cancels it at the server.
 pub(crate) async fn call(call: &ToolInvocation, signal: AbortSignal) -> ToolOutcome {
     let call_id = format!("{}:{}:{}", call.run_id, call.call_id, call.dispatch);
-    let message = json!({
-        "type": "call",
-        "callId": call_id,
-        "name": call.tool,
-        "arguments": call.params,
-    });
+    let message = match &call.mcp_resume {
+        None => json!({
+            "type": "call",
+            "callId": call_id,
+            "name": call.tool,
+            "arguments": call.params,
+        }),
+        Some(resume) => json!({
+            "type": "resume",
+            "callId": call_id,
+            "name": call.tool,
+            "resume": resume.point,
+            "result": resume.answer,
+        }),
+    };
     let reply = match race(command(&message), signal.aborted()).await {
         Either::Left(reply) => reply,
         Either::Right(()) => {
@@ -227,6 +238,7 @@ fn outcome(reply: &Value) -> ToolOutcome {
             format!("MCP call failed ({kind}): {}", message.unwrap_or("the server gave no reason"));
         return match kind {
             "unauthorized" => ToolOutcome::failed_because(message, FailureCause::NeedsSignIn),
+            "uncertain" => ToolOutcome::failed_because(message, FailureCause::Uncertain),
             _ => ToolOutcome::failed(message),
         };
     }

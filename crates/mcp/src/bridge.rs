@@ -4,7 +4,7 @@
 //!
 //! * [`Command`]s go from the engine to the module, one JSON text each, and each gets one
 //!   [`Reply`]: `configure` → `{}`, `connect` → `{"status": …}`, `call` → [`CallReply`],
-//!   `cancel` → `{}`, `elicitAnswer` → `{}`. A command that cannot be read gets
+//!   `cancel` → `{}`, `elicitAnswer` → `{}`, `resume` → [`CallReply`]. A command that cannot be read gets
 //!   `{"ok": false, "error": {"kind": "badCommand", …}}`, never a panic.
 //! * [`Event`]s go from the module to the engine through a callback: server `status`, the tool
 //!   `catalog` after every successful listing, and `elicit` when a server asks the user.
@@ -92,6 +92,19 @@ pub enum Command {
         server: String,
         /// The resource.
         uri: String,
+    },
+    /// The user's answer to an [`Event::Elicit`] asked before this module started (the worker
+    /// was restarted meanwhile): answered in the call's session, then the call's result is
+    /// read from its resumed stream. Answered with a [`CallReply`], like [`Command::Call`].
+    Resume {
+        /// The engine's id for this call, for [`Command::Cancel`].
+        call_id: String,
+        /// `mcp__{server}__{tool}`.
+        name: String,
+        /// The [`crate::ResumePoint`] the question came with, as the engine kept it.
+        resume: String,
+        /// What the user did, and the values when they accepted.
+        result: ElicitResult,
     },
     /// The user's answer to an [`Event::Elicit`]. Answered with `{}`.
     ElicitAnswer {
@@ -341,6 +354,8 @@ pub enum ErrorKind {
     Protocol,
     /// The server sent more than a budget allows.
     Budget,
+    /// A call cut by a worker restart could not be read on: it may or may not have acted.
+    Uncertain,
 }
 
 impl ErrorKind {
@@ -395,6 +410,11 @@ pub enum Event {
         message: String,
         /// A JSON Schema object of primitive fields.
         schema: Value,
+        /// Where the call stands ([`crate::ResumePoint`] as text), when its server's stream can
+        /// be resumed: the engine keeps it with the card, so an answer given after a worker
+        /// restart still reaches the server ([`Command::Resume`]).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        resume: Option<String>,
     },
     /// The module signed in (on `connect`) or signed in again (refreshed an expired or refused
     /// OAuth token): the engine seals and keeps these in place of the old ones, and sends them

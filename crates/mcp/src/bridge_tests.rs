@@ -113,9 +113,18 @@ fn replies_and_events_have_the_documented_shapes() {
         server: "docs".to_owned(),
         message: "Name?".to_owned(),
         schema: json!({"type": "object"}),
+        resume: None,
     };
     assert_eq!(
         elicit.to_json(),
         r#"{"type":"elicit","requestId":"e1","server":"docs","message":"Name?","schema":{"type":"object"}}"#
     );
+    let resumable = Event::Elicit {
+        request_id: "e1".to_owned(),
+        server: "docs".to_owned(),
+        message: "Name?".to_owned(),
+        schema: json!({"type": "object"}),
+        resume: Some("{}".to_owned()),
+    };
+    assert!(resumable.to_json().ends_with(r#""resume":"{}"}"#), "{}", resumable.to_json());
 }

@@ -3,8 +3,10 @@
 //! travels (POST, JSON or SSE answer, resumption) is in [`exchange`].
 
 mod exchange;
+mod resume;
 
 pub(crate) use exchange::read_capped;
+pub use resume::ResumePoint;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -89,8 +91,14 @@ pub trait ServerHandler {
     fn notification(&self, notification: ServerNotification);
 
     /// The server asks the user (form mode). The host shows a card and answers; it may take
-    /// long, and the request that caused it waits.
-    fn elicit(&self, request: ElicitRequest) -> LocalFuture<'_, ElicitResult>;
+    /// long, and the request that caused it waits. `resume` says where the call stands when the
+    /// server's stream can be resumed: a module started after this one was lost can still
+    /// answer and read the result ([`McpClient::resume_call`]).
+    fn elicit(
+        &self,
+        request: ElicitRequest,
+        resume: Option<ResumePoint>,
+    ) -> LocalFuture<'_, ElicitResult>;
 }
 
 /// The client of one server. Single-threaded like the engine; operations may overlap.

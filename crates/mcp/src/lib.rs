@@ -78,6 +78,7 @@ pub use challenge::BearerChallenge;
 pub use challenge::parse_bearer_challenge;
 pub use client::Listened;
 pub use client::McpClient;
+pub use client::ResumePoint;
 pub use client::ServerConfig;
 pub use client::ServerHandler;
 pub use error::Budget;

@@ -54,6 +54,7 @@ use panelot_providers::Wait;
 use serde_json::Map;
 use serde_json::Value;
 
+use crate::ResumePoint;
 use crate::bridge::BridgeError;
 use crate::bridge::CallReply;
 use crate::bridge::Command;
@@ -66,6 +67,7 @@ use crate::bridge::ToolResult;
 use crate::bridge::True;
 use crate::bridge::decode_command;
 use crate::error::McpError;
+use crate::model::CallToolResult;
 use crate::model::ElicitResult;
 use crate::names::split_tool_name;
 use crate::validate::Budgets;
@@ -197,6 +199,9 @@ impl<H: Http + 'static, T: Timer + 'static> McpManager<H, T> {
             Command::ElicitAnswer { request_id, result } => {
                 self.answer(&request_id, result);
                 Reply::Done {}
+            }
+            Command::Resume { call_id, name, resume, result } => {
+                Reply::Call(self.resume(&call_id, &name, &resume, result).await)
             }
         }
     }
@@ -346,19 +351,7 @@ impl<H: Http + 'static, T: Timer + 'static> McpManager<H, T> {
             Either::Right(()) => Err(McpError::Aborted),
         };
         match outcome {
-            Ok(result) => {
-                let content = result
-                    .content
-                    .iter()
-                    .map(|item| serde_json::to_value(item).unwrap_or(Value::Null))
-                    .collect();
-                let result = ToolResult {
-                    content,
-                    is_error: result.is_error,
-                    structured_content: result.structured_content,
-                };
-                CallReply::Ok { ok: True, result }
-            }
+            Ok(result) => succeeded(result),
             Err(McpError::Aborted) if timed_out.get() => {
                 let seconds = timeout_ms.unwrap_or_default().div_ceil(1000);
                 failed(ErrorKind::Timeout, format!("{server_id} did not answer within {seconds} s"))
@@ -375,6 +368,48 @@ impl<H: Http + 'static, T: Timer + 'static> McpManager<H, T> {
                 };
                 failed(ErrorKind::of(&err), message)
             }
+        }
+    }
+
+    /// Answers a question asked before this module started (see [`Command::Resume`]) and
+    /// reads its call's result. Any failure is `uncertain`: the server may have acted on the
+    /// answer before the stream failed, so the engine must not run the call again unasked.
+    pub async fn resume(
+        &self,
+        call_id: &str,
+        name: &str,
+        resume: &str,
+        answer: ElicitResult,
+    ) -> CallReply {
+        let uncertain = |message: String| CallReply::Err {
+            ok: False,
+            error: BridgeError::new(ErrorKind::Uncertain, message),
+        };
+        let inner = &self.inner;
+        let server_id = split_tool_name(name).map_or(name, |(server, _)| server);
+        let Some(server) = inner.server(server_id) else {
+            return uncertain(format!("no enabled MCP server is called {server_id}"));
+        };
+        let point = match ResumePoint::parse(resume) {
+            Ok(point) => point,
+            Err(err) => return uncertain(err.to_string()),
+        };
+        let (handle, signal) = AbortSignal::new();
+        {
+            let mut calls = inner.calls.borrow_mut();
+            if calls.contains_key(call_id) {
+                return uncertain(format!("a call {call_id} is already under way"));
+            }
+            calls.insert(call_id.to_owned(), (server_id.to_owned(), handle));
+        }
+        let _registered = Registered { inner, call_id };
+        match server.client.resume_call(&point, answer, &signal).await {
+            Ok(result) => succeeded(result),
+            Err(McpError::Aborted) => uncertain("the call was cancelled".to_owned()),
+            Err(err) => uncertain(format!(
+                "{server_id} could not be reached again after the extension restarted: {}",
+                wording::reason(&err, &server.spec)
+            )),
         }
     }
 
@@ -445,6 +480,21 @@ impl<H, T> Inner<H, T> {
 }
 
 /// Forgets a call when it ends, however it ends.
+/// A tool's result as the bridge carries it.
+fn succeeded(result: CallToolResult) -> CallReply {
+    let content = result
+        .content
+        .iter()
+        .map(|item| serde_json::to_value(item).unwrap_or(Value::Null))
+        .collect();
+    let result = ToolResult {
+        content,
+        is_error: result.is_error,
+        structured_content: result.structured_content,
+    };
+    CallReply::Ok { ok: True, result }
+}
+
 struct Registered<'a, H, T> {
     inner: &'a Inner<H, T>,
     call_id: &'a str,

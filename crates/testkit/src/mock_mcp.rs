@@ -10,7 +10,7 @@
 //! |----------------|--------------|
 //! | `echo`         | answers `text` back |
 //! | `change_tools` | sends `notifications/tools/list_changed` (SSE mode, and on standalone streams) and adds `added_later` |
-//! | `ask`          | sends `elicitation/create` (SSE mode), waits for the answer, returns it as JSON |
+//! | `ask`          | sends `elicitation/create` (SSE mode, with an event id), waits for the answer, returns it as JSON; a `GET` with that event id replays the result once answered |
 //! | `slow`         | never answers; waits until `notifications/cancelled` names its request |
 //! | `cut`          | SSE with event ids: one notification, then the connection closes; a `GET` with `Last-Event-ID` replays the result |
 //! | `big`          | answers `bytes` bytes of text |

@@ -86,10 +86,15 @@ pub(crate) enum FollowUp {
     AbortRun(RunId),
     /// The user answered an MCP server's question (or the call ended first): the answer goes
     /// to the server.
-    McpElicitAnswered(
-        panelot_protocol::InteractionId,
-        panelot_protocol::engine::InteractionResponse,
-    ),
+    McpElicitAnswered {
+        /// The question.
+        interaction: panelot_protocol::InteractionId,
+        /// The user's answer (or a timeout).
+        response: panelot_protocol::engine::InteractionResponse,
+        /// The run, its call and where the call stood, when the question can outlive a
+        /// restart ([`crate::store::InteractionRecord::mcp_resume`]).
+        resume: Option<(RunId, usize, String)>,
+    },
     /// The MCP servers changed (one was deleted, when named): offer their tools anew and tell
     /// the host the new set.
     McpChanged(Option<String>),
@@ -144,6 +149,7 @@ pub(crate) fn invocation(
         dispatch: call.dispatches,
         target: call.target,
         ref_document,
+        mcp_resume: None,
     }
 }
 

@@ -139,17 +139,22 @@ pub(crate) fn watch_effect(run: &RunRecord) -> Option<EffectRequest> {
     Some(EffectRequest::Watch { run: run.id.clone(), index, call })
 }
 
-/// Parks the run on a question to the user.
+/// Parks the run on a question to the user; `mcp_resume` as [`InteractionRecord::mcp_resume`].
 pub(crate) fn ask(
     cx: Cx<'_>,
     mut run: RunRecord,
     index: usize,
     request: InteractionRequestPayload,
+    mcp_resume: Option<String>,
 ) -> Result<Step, StoreError> {
     let id = cx.env.id("q", InteractionId::new)?;
     let item = run.tools[index].item_id.clone();
-    run.interaction =
-        Some(InteractionRecord { id: id.clone(), tool_index: index, request: request.clone() });
+    run.interaction = Some(InteractionRecord {
+        id: id.clone(),
+        tool_index: index,
+        request: request.clone(),
+        mcp_resume,
+    });
     move_run(&mut run, RunState::WaitingInteraction, cx.env.now_ms())?;
     let event = AgentEvent::InteractionRequest(InteractionRequestEvent {
         thread_id: run.thread_id.clone(),
@@ -221,8 +226,13 @@ pub(crate) fn settle_elicitation(
     run: RunRecord,
     response: &InteractionResponse,
 ) -> Result<Step, StoreError> {
-    let (_, interaction, unit, resolved) = close(cx, state, run, response)?;
-    let then = vec![FollowUp::McpElicitAnswered(interaction.id, response.clone())];
+    let (run, interaction, unit, resolved) = close(cx, state, run, response)?;
+    let resume = interaction.mcp_resume.map(|point| (run.id, interaction.tool_index, point));
+    let then = vec![FollowUp::McpElicitAnswered {
+        interaction: interaction.id,
+        response: response.clone(),
+        resume,
+    }];
     Ok(Step { unit, events: vec![resolved], effects: Vec::new(), then })
 }
 

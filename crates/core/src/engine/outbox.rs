@@ -171,6 +171,19 @@ pub struct ToolInvocation {
     pub target: Option<ResolvedTarget>,
     /// The document the call's refs came from (its tab's latest snapshot), when known.
     pub ref_document: Option<String>,
+    /// For an MCP call whose server asked the user before a restart: answer and read on
+    /// instead of calling again.
+    pub mcp_resume: Option<McpResume>,
+}
+
+/// An MCP call to go on with after a restart: its server's question is answered where the call
+/// stood, and the call's result is read from there.
+#[derive(Debug, Clone, PartialEq)]
+pub struct McpResume {
+    /// Where the call stood, as the host's MCP client said (opaque to the engine).
+    pub point: String,
+    /// The user's answer, as MCP's `ElicitResult`.
+    pub answer: Value,
 }
 
 /// A browser notification's words.
@@ -234,6 +247,9 @@ pub enum FailureCause {
     /// did not run. The user is told, outside any view too: a run in the background cannot
     /// sign in.
     NeedsSignIn,
+    /// The call may or may not have acted and cannot say which (an MCP call cut by a restart
+    /// that could not be read on): the run parks as `paused_uncertain` for the user.
+    Uncertain,
 }
 
 impl ToolOutcome {

@@ -30,8 +30,11 @@ pub enum RecoveryAction {
 /// The recovery action for `run`.
 pub fn plan(run: &RunRecord, tools: &ToolRegistry) -> RecoveryAction {
     match run.state {
-        // An MCP server's question lived in the call the restart cut: the call is what counts.
-        RunState::WaitingInteraction if asked_by_server(run) => tool_step(run, tools),
+        // An MCP server's question lived in the call the restart cut: the call is what counts,
+        // unless the call can be read on from where it stood once the user answers.
+        RunState::WaitingInteraction if asked_by_server(run) && !resumable(run) => {
+            tool_step(run, tools)
+        }
         RunState::Queued
         | RunState::WaitingApproval
         | RunState::WaitingInteraction
@@ -54,6 +57,12 @@ pub fn asked_by_server(run: &RunRecord) -> bool {
             panelot_protocol::engine::InteractionRequestPayload::McpElicitation { .. }
         )
     })
+}
+
+/// Whether the server's question came with where its call stood, so the call goes on after
+/// the user answers it.
+fn resumable(run: &RunRecord) -> bool {
+    run.interaction.as_ref().is_some_and(|i| i.mcp_resume.is_some())
 }
 
 fn tool_step(run: &RunRecord, tools: &ToolRegistry) -> RecoveryAction {
@@ -161,5 +170,28 @@ mod tests {
             RecoveryAction::Dispatch(1)
         );
         assert_eq!(plan(&executing(&[("click", Done)]), &tools), RecoveryAction::Resume);
+    }
+
+    #[test]
+    fn a_server_s_question_is_kept_only_when_its_call_can_be_read_on() {
+        let tools = registry();
+        let mut asked = executing(&[("click", ToolCallStatus::Dispatched)]);
+        asked.state = RunState::WaitingInteraction;
+        let request = panelot_protocol::engine::InteractionRequestPayload::McpElicitation {
+            server_id: "notes".into(),
+            message: "Which list?".into(),
+            schema: json!({"type": "object"}),
+        };
+        asked.interaction = Some(crate::store::InteractionRecord {
+            id: panelot_protocol::InteractionId::new("q1").unwrap(),
+            tool_index: 0,
+            request,
+            mcp_resume: None,
+        });
+        assert_eq!(plan(&asked, &tools), RecoveryAction::ParkUncertain(0));
+        if let Some(interaction) = asked.interaction.as_mut() {
+            interaction.mcp_resume = Some("{}".into());
+        }
+        assert_eq!(plan(&asked, &tools), RecoveryAction::Keep);
     }
 }

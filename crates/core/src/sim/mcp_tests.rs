@@ -432,12 +432,75 @@ fn answers(world: &World) -> Vec<(String, Value)> {
 }
 
 fn elicit(world: &mut World, request_id: &str) {
+    elicit_resumable(world, request_id, None);
+}
+
+fn elicit_resumable(world: &mut World, request_id: &str, resume: Option<&str>) {
     world.input(Input::McpElicit {
         request_id: request_id.into(),
         server: "notes-server".into(),
         message: "Which list?".into(),
         schema: json!({"type": "object", "properties": {"list": {"type": "string"}}}),
+        resume: resume.map(str::to_owned),
     });
+}
+
+fn answer_list(world: &mut World, interaction: &panelot_protocol::InteractionId, list: &str) {
+    let id = world.submission();
+    let answered = world.send(json!({"type": "interaction.response", "submissionId": id,
+        "interactionId": interaction, "response": {"type": "submit", "value": {"list": list}}}));
+    let events: Vec<AgentEvent> = answered.into_iter().map(|f| f.event).collect();
+    assert!(acked(&events));
+}
+
+#[test]
+fn a_resumable_question_outlives_a_restart_and_its_answer_reads_the_call_on() {
+    let mut world = with_server();
+    let thread = call_in_flight(&mut world);
+    elicit_resumable(&mut world, "notes-server-1", Some("point-1"));
+    let asked = asked_interactions(&world);
+    world.restart();
+    world.settle();
+    let run = world.store.all_runs().pop().unwrap();
+    assert_eq!(run.state, RunState::WaitingInteraction, "the card is still there");
+    assert_eq!(run.interaction.as_ref().map(|i| &i.id), asked.first());
+    assert!(world.executions.is_empty(), "nothing ran while the user thinks");
+
+    answer_list(&mut world, &asked[0], "groceries");
+    assert!(answers(&world).is_empty(), "no live question to answer: the call is read on");
+    world.settle();
+    assert_eq!(world.executions.len(), 1, "the call is read on once, never called again");
+    let resumed = world.executions[0].call.mcp_resume.clone().unwrap();
+    assert_eq!(resumed.point, "point-1");
+    assert_eq!(resumed.answer, json!({"action": "accept", "content": {"list": "groceries"}}));
+    let results = results(&world.path(&thread));
+    assert_eq!(results.len(), 1);
+    assert!(
+        results[0].contains("read on after") && results[0].contains("groceries"),
+        "{results:?}"
+    );
+    let run = world.store.all_runs().pop().unwrap();
+    assert_eq!(run.state, RunState::Completed);
+}
+
+#[test]
+fn a_question_whose_call_cannot_be_read_on_after_a_restart_parks_the_run_uncertain() {
+    let mut world = with_server();
+    let _ = call_in_flight(&mut world);
+    elicit_resumable(&mut world, "notes-server-1", Some("lost"));
+    let asked = asked_interactions(&world);
+    world.restart();
+    world.settle();
+    answer_list(&mut world, &asked[0], "groceries");
+    world.settle();
+    let run = world.store.all_runs().pop().unwrap();
+    assert_eq!(run.state, RunState::PausedUncertain, "the server may have acted: the user decides");
+    assert!(
+        run.note.as_deref().is_some_and(|n| n.contains("forgot the session")),
+        "{:?}",
+        run.note
+    );
+    assert_eq!(world.executions.len(), 1, "not called again");
 }
 
 #[test]

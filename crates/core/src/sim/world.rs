@@ -750,6 +750,17 @@ impl World {
                 return refused;
             }
         };
+        // An MCP call its server asked about before a restart: the host reads on from where
+        // it stood ("lost": the server no longer has it).
+        if let Some(resume) = &call.mcp_resume {
+            let execution = Execution { call: call.clone(), acted_on: None, url_after: None };
+            self.executions.push(execution);
+            if resume.point == "lost" {
+                let cause = crate::engine::FailureCause::Uncertain;
+                return ToolOutcome::failed_because("notes-server forgot the session", cause);
+            }
+            return ToolOutcome::done(format!("read on after {}", resume.answer));
+        }
         // An MCP server whose sign-in ran out.
         if call.tool.starts_with("mcp__") && call.params.get("text") == Some(&json!("expired")) {
             let execution = Execution { call: call.clone(), acted_on: None, url_after: None };

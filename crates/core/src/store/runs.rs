@@ -186,6 +186,11 @@ pub struct InteractionRecord {
     pub tool_index: usize,
     /// What is asked.
     pub request: InteractionRequestPayload,
+    /// For an MCP server's question: where its call stood, as the host's MCP client said
+    /// (opaque here), when the server's stream can be resumed. With it, the card outlives a
+    /// worker restart and the answer still reaches the server; without, the restart parks
+    /// the call as uncertain. Never sent to a view: it names the server's session.
+    pub mcp_resume: Option<String>,
 }
 
 /// Counters of the loop's safety nets.

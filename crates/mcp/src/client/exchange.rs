@@ -19,6 +19,7 @@ use serde_json::json;
 
 use super::McpClient;
 use super::Session;
+use super::resume::ResumePoint;
 use crate::challenge::parse_bearer_challenge;
 use crate::error::Budget;
 use crate::error::McpError;
@@ -157,7 +158,7 @@ impl<H: Http, T: Timer> McpClient<H, T> {
         };
         for message in messages {
             let message = jsonrpc::classify(message).map_err(McpError::Protocol)?;
-            if let Some(answer) = self.dispatch(session, Some(id), message, abort).await? {
+            if let Some(answer) = self.dispatch(session, Some(id), None, message, abort).await? {
                 return answer;
             }
         }
@@ -200,7 +201,8 @@ impl<H: Http, T: Timer> McpClient<H, T> {
                 }
                 let message =
                     jsonrpc::classify(parse(event.data.as_bytes())?).map_err(McpError::Protocol)?;
-                if let Some(answer) = self.dispatch(session, id, message, abort).await? {
+                let at = event.id.as_deref();
+                if let Some(answer) = self.dispatch(session, id, at, message, abort).await? {
                     return answer.map(Some);
                 }
             }
@@ -247,7 +249,7 @@ impl<H: Http, T: Timer> McpClient<H, T> {
     }
 
     /// `GET` with `Last-Event-ID`: the server replays what followed that event.
-    async fn resume(
+    pub(super) async fn resume(
         &self,
         session: Option<&Session>,
         event_id: &str,
@@ -267,11 +269,14 @@ impl<H: Http, T: Timer> McpClient<H, T> {
         Ok(response.body)
     }
 
-    /// Handles one message from the server; `Some` when it answers request `id`.
+    /// Handles one message from the server; `Some` when it answers request `id`. `at` is the
+    /// id of the event that carried it, when it had one: a question asked there can be
+    /// answered and read on from there by a later module ([`super::resume`]).
     async fn dispatch(
         &self,
         session: Option<&Session>,
         id: Option<&RequestId>,
+        at: Option<&str>,
         message: Incoming,
         abort: &AbortSignal,
     ) -> Result<Option<Result<Value, McpError>>, McpError> {
@@ -293,7 +298,17 @@ impl<H: Http, T: Timer> McpClient<H, T> {
                 Ok(None)
             }
             Incoming::Request { id: request_id, method, params } => {
-                let outcome = self.answer(&method, params).await;
+                let resume = match (session, id, at) {
+                    (Some(session), Some(call), Some(event)) => Some(ResumePoint {
+                        session: session.id.clone(),
+                        version: session.version.clone(),
+                        call: call.clone(),
+                        question: request_id.clone(),
+                        event: event.to_owned(),
+                    }),
+                    _ => None,
+                };
+                let outcome = self.answer(&method, params, resume).await;
                 // Before `initialize` is answered there is no session to answer in; the
                 // specification allows only pings then, and a ping needs no answer to proceed.
                 if let Some(session) = session {
@@ -306,7 +321,12 @@ impl<H: Http, T: Timer> McpClient<H, T> {
     }
 
     /// What we answer a server's request.
-    async fn answer(&self, method: &str, params: Option<Value>) -> Result<Value, JsonRpcError> {
+    async fn answer(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        resume: Option<ResumePoint>,
+    ) -> Result<Value, JsonRpcError> {
         let refuse =
             |code, message: &str| JsonRpcError { code, message: message.to_owned(), data: None };
         match method {
@@ -327,7 +347,7 @@ impl<H: Http, T: Timer> McpClient<H, T> {
                 self.check_elicitation(&request)
                     .map_err(|message| refuse(jsonrpc::INVALID_PARAMS, message))?;
                 let _waiting = Eliciting::start(&self.state);
-                encode(self.handler.elicit(request).await)
+                encode(self.handler.elicit(request, resume).await)
             }
             _ => Err(refuse(jsonrpc::METHOD_NOT_FOUND, "Panelot does not offer this method")),
         }
@@ -375,7 +395,7 @@ impl Drop for Eliciting<'_> {
     }
 }
 
-fn encode(result: ElicitResult) -> Result<Value, JsonRpcError> {
+pub(super) fn encode(result: ElicitResult) -> Result<Value, JsonRpcError> {
     serde_json::to_value(result).map_err(|err| JsonRpcError {
         code: -32603,
         message: format!("cannot encode the answer: {err}"),
@@ -383,7 +403,7 @@ fn encode(result: ElicitResult) -> Result<Value, JsonRpcError> {
     })
 }
 
-fn unanswered(how: &str) -> McpError {
+pub(super) fn unanswered(how: &str) -> McpError {
     McpError::Protocol(format!(
         "the event stream {how} before the answer (and cannot be resumed: no event ids)"
     ))

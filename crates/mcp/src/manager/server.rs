@@ -29,6 +29,7 @@ use super::wording::status_after;
 use crate::BearerChallenge;
 use crate::Listened;
 use crate::McpClient;
+use crate::ResumePoint;
 use crate::ServerConfig;
 use crate::ServerHandler;
 use crate::ServerNotification;
@@ -453,7 +454,11 @@ impl<H: Http + 'static, T: Timer + 'static> ServerHandler for Events<H, T> {
         }
     }
 
-    fn elicit(&self, request: ElicitRequest) -> LocalFuture<'_, ElicitResult> {
+    fn elicit(
+        &self,
+        request: ElicitRequest,
+        resume: Option<ResumePoint>,
+    ) -> LocalFuture<'_, ElicitResult> {
         let cancelled = ElicitResult { action: ElicitAction::Cancel, content: None };
         let (Some(inner), Some(server)) = (self.inner.upgrade(), self.server.upgrade()) else {
             return Box::pin(async move { cancelled });
@@ -469,6 +474,7 @@ impl<H: Http + 'static, T: Timer + 'static> ServerHandler for Events<H, T> {
             server: server.spec.id.clone(),
             message: request.message,
             schema: request.requested_schema,
+            resume: resume.as_ref().map(ResumePoint::to_text),
         });
         Box::pin(async move {
             let _pending = pending;

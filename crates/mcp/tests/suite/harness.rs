@@ -6,6 +6,7 @@ use std::rc::Rc;
 
 use panelot_core::model::LocalFuture;
 use panelot_mcp::McpClient;
+use panelot_mcp::ResumePoint;
 use panelot_mcp::ServerConfig;
 use panelot_mcp::ServerHandler;
 use panelot_mcp::ServerNotification;
@@ -24,6 +25,8 @@ use serde_json::json;
 pub(crate) struct Recorder {
     pub(crate) notifications: RefCell<Vec<ServerNotification>>,
     pub(crate) elicitations: RefCell<Vec<ElicitRequest>>,
+    /// Where each elicitation's call stood, when its stream could be resumed.
+    pub(crate) resume_points: RefCell<Vec<Option<ResumePoint>>>,
     /// How long "the user" takes to answer an elicitation.
     pub(crate) elicit_delay_ms: std::cell::Cell<u64>,
 }
@@ -33,8 +36,13 @@ impl ServerHandler for Recorder {
         self.notifications.borrow_mut().push(notification);
     }
 
-    fn elicit(&self, request: ElicitRequest) -> LocalFuture<'_, ElicitResult> {
+    fn elicit(
+        &self,
+        request: ElicitRequest,
+        resume: Option<ResumePoint>,
+    ) -> LocalFuture<'_, ElicitResult> {
         self.elicitations.borrow_mut().push(request);
+        self.resume_points.borrow_mut().push(resume);
         let delay = std::time::Duration::from_millis(self.elicit_delay_ms.get());
         Box::pin(async move {
             tokio::time::sleep(delay).await;
@@ -61,9 +69,18 @@ pub(crate) fn setup_with(config: MockMcpConfig, adjust: impl FnOnce(&mut ServerC
     let mock = MockMcp::start(config).expect("the mock MCP server starts");
     let mut server = ServerConfig::new(ServerSlug::new("mock").expect("a valid slug"), mock.url());
     adjust(&mut server);
+    let (client, recorder) = client_with(server);
+    Setup { mock, client, recorder }
+}
+
+/// A second client of the same server, as a module started after the first was lost has.
+pub(crate) fn another_client(mock: &MockMcp) -> (Client, Rc<Recorder>) {
+    client_with(ServerConfig::new(ServerSlug::new("mock").expect("a valid slug"), mock.url()))
+}
+
+fn client_with(server: ServerConfig) -> (Client, Rc<Recorder>) {
     let recorder = Rc::new(Recorder::default());
     let handler: Rc<dyn ServerHandler> = recorder.clone();
     let http = NativeHttp::new().expect("the native transport builds");
-    let client = McpClient::new(http, TokioTimer, server, handler);
-    Setup { mock, client, recorder }
+    (McpClient::new(http, TokioTimer, server, handler), recorder)
 }

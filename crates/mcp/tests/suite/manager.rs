@@ -326,10 +326,12 @@ async fn an_elicitation_goes_out_as_an_event_and_waits_for_the_answer() {
             let event = h.wait_event("elicit", |event| matches!(event, Event::Elicit { .. })).await;
             // The user takes longer than the call's timeout: their time does not count.
             tokio::time::sleep(Duration::from_millis(1200)).await;
-            let Event::Elicit { request_id, server, message, schema } = event else {
+            let Event::Elicit { request_id, server, message, schema, resume } = event else {
                 unreachable!()
             };
             assert_eq!((server.as_str(), message.as_str()), ("mock", "What is your name?"));
+            // The mock's stream has event ids: the engine can keep the card across a restart.
+            assert!(resume.is_some_and(|point| point.contains("session-1")));
             assert_eq!(schema["required"], json!(["name"]));
             let answer = json!({"type": "elicitAnswer", "requestId": request_id,
                 "result": {"action": "accept", "content": {"name": "Grace"}}});
@@ -338,6 +340,12 @@ async fn an_elicitation_goes_out_as_an_event_and_waits_for_the_answer() {
         let asking = h.manager.call("c1", "mcp__mock__ask", serde_json::Map::new(), Some(500));
         let (reply, ()) = tokio::join!(asking, answering);
         assert!(text_of(&reply).contains("Grace"), "{reply:?}");
+
+        // Reading on a call from a point that does not read is uncertain, never a retry.
+        let resume = json!({"type": "resume", "callId": "c2", "name": "mcp__mock__ask",
+            "resume": "not a point", "result": {"action": "decline"}});
+        let reply = h.manager.command_json(&resume.to_string()).await;
+        assert!(reply.contains(r#""kind":"uncertain""#), "{reply}");
     })
     .await;
 }

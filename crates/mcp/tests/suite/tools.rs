@@ -16,6 +16,7 @@ use serde_json::Map;
 use serde_json::Value;
 use serde_json::json;
 
+use super::harness::another_client;
 use super::harness::setup;
 use super::harness::setup_with;
 
@@ -143,6 +144,54 @@ async fn an_elicitation_is_answered_through_the_handler_in_the_same_session() {
         posted.and_then(|r| r.header("mcp-session-id").map(str::to_owned)).as_deref(),
         Some("session-1")
     );
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_question_asked_of_a_lost_client_is_answered_and_its_call_read_on_by_a_new_one() {
+    let s = setup(MockMcpConfig { mode: ResponseMode::Sse, ..MockMcpConfig::default() });
+    // The user takes longer than the module lives: the worker stops while the card shows.
+    s.recorder.elicit_delay_ms.set(60_000);
+    let (_handle, abort) = AbortSignal::new();
+    let asked = async {
+        while s.recorder.resume_points.borrow().is_empty() {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    };
+    tokio::select! {
+        _ = s.client.call_tool("ask", Map::new(), &abort) => panic!("the call cannot end unanswered"),
+        () = asked => {}
+    }
+    let point = s.recorder.resume_points.borrow()[0].clone().expect("the stream had event ids");
+    assert_eq!(point.session.as_deref(), Some("session-1"));
+    assert_eq!(point.question, panelot_mcp::jsonrpc::RequestId::String("elicit-1".into()));
+    // The point travels as text through the engine's store and back.
+    let point = panelot_mcp::ResumePoint::parse(&point.to_text()).expect("reads back");
+    drop(s.client);
+
+    let (client, _) = another_client(&s.mock);
+    let content = json!({"name": "Grace"}).as_object().cloned();
+    let answer = panelot_mcp::model::ElicitResult {
+        action: panelot_mcp::model::ElicitAction::Accept,
+        content,
+    };
+    let result = client.resume_call(&point, answer, &abort).await.expect("reads on");
+    let echoed: Value = serde_json::from_str(text(&result)).expect("the mock echoes JSON");
+    assert_eq!(echoed["id"], "elicit-1");
+    assert_eq!(echoed["result"], json!({"action": "accept", "content": {"name": "Grace"}}));
+    assert_eq!(s.mock.resumed(), 1, "read from the resumed stream");
+    assert!(s.mock.cancelled().is_empty());
+    let initializes =
+        s.mock.requests().iter().filter(|r| r.rpc_method() == Some("initialize")).count();
+    assert_eq!(initializes, 1, "the call's session is used, not a new one");
+
+    // A session the server forgot cannot be read on: a typed error, not a hang.
+    s.mock.expire_sessions();
+    let answer = panelot_mcp::model::ElicitResult {
+        action: panelot_mcp::model::ElicitAction::Decline,
+        content: None,
+    };
+    let lost = client.resume_call(&point, answer, &abort).await;
+    assert!(lost.is_err(), "{lost:?}");
 }
 
 #[tokio::test(flavor = "current_thread")]

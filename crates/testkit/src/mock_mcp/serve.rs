@@ -119,6 +119,10 @@ fn route(
             let Some(last) = request.header("last-event-id") else {
                 return standalone(shared, known(shared), out);
             };
+            // A question's answer may still be on its way (the client answers, then resumes).
+            if last.starts_with("ask-") {
+                shared.wait_until(WAIT, |state| state.replays.contains_key(last));
+            }
             let replay = shared.lock().replays.remove(last);
             let Some(response) = replay else { return out.text(400, &[], "unknown event id") };
             shared.lock().resumed += 1;
@@ -329,8 +333,11 @@ fn call_tool(
                 state.next_elicitation += 1;
                 format!("elicit-{}", state.next_elicitation)
             };
+            // With an event id, a client cut off while the user thinks (a worker restart)
+            // answers later and resumes the stream after the question to read the result.
+            let event_id = format!("ask-{}", key(id));
             out.sse_head()?;
-            out.event(None, &json!({
+            out.event(Some(&event_id), &json!({
                 "jsonrpc": "2.0",
                 "id": elicitation,
                 "method": "elicitation/create",
@@ -342,7 +349,10 @@ fn call_tool(
             let key = key(&Value::String(elicitation));
             shared.wait_until(WAIT, |state| state.answers.contains_key(&key));
             let answered = shared.lock().answers.get(&key).cloned().unwrap_or(Value::Null);
-            out.event(None, &response(id, Ok(text(&answered.to_string()))))
+            let result = response(id, Ok(text(&answered.to_string())));
+            shared.lock().replays.insert(event_id.clone(), result.clone());
+            shared.changed.notify_all();
+            out.event(Some(&format!("{event_id}-answered")), &result)
         }
         "slow" => {
             // Never answers: the client must give up and say so with notifications/cancelled.

@@ -135,7 +135,7 @@ fn wait(
     request: Result<InteractionRequestPayload, String>,
 ) -> Result<Step, StoreError> {
     match only_call(&run, call, request) {
-        Ok(request) => interactions::ask(cx, run, index, request),
+        Ok(request) => interactions::ask(cx, run, index, request, None),
         Err(message) => Ok(refuse(&run, index, message, Refused::Check)),
     }
 }

@@ -83,6 +83,13 @@ pub(crate) fn write(
         call.target = None;
         return approvals::ask(cx, run, index, vec![ApprovalFlag::HostPermission], Some(origin));
     }
+    // The call may have acted and cannot say: the user decides, as after a restart.
+    if let ResultBody::Outcome(outcome) = &body
+        && let ToolStatus::Failed { cause: FailureCause::Uncertain, message } = &outcome.status
+    {
+        let reason = format!("This action may or may not have happened: {message}");
+        return super::end::park(run, RunState::PausedUncertain, &reason, cx.env.now_ms());
+    }
     // Content that came from a place no call may read (a fetch redirected to a sensitive site)
     // never reaches the model.
     let body = match &body {

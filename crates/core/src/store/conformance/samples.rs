@@ -129,6 +129,7 @@ pub fn runs() -> Vec<RunRecord> {
             id: InteractionId::new(format!("q{idx}")).unwrap(),
             tool_index: 0,
             request,
+            mcp_resume: None,
         });
         record.preset = effort(idx).map(|effort| ModelPreset {
             params: PresetParams { reasoning_effort: Some(effort), ..PresetParams::default() },
@@ -475,6 +476,7 @@ pub fn full_run() -> RunRecord {
                     ],
                 }],
             },
+            mcp_resume: None,
         }),
         counters: LoopCounters {
             model_calls: 7,

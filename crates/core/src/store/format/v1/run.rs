@@ -103,6 +103,8 @@ struct StoredInteraction {
     id: String,
     tool_index: u64,
     request: StoredInteractionRequest,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    mcp_resume: Option<String>,
 }
 
 #[derive(Serialize, Deserialize, Debug)]
@@ -152,6 +154,7 @@ impl From<&RunRecord> for StoredRun {
                 id: interaction.id.to_string(),
                 tool_index: interaction.tool_index as u64,
                 request: (&interaction.request).into(),
+                mcp_resume: interaction.mcp_resume.clone(),
             }),
             counters: StoredCounters {
                 model_calls: run.counters.model_calls,
@@ -214,6 +217,7 @@ impl TryFrom<StoredRun> for RunRecord {
                     id: id("interaction.id", interaction.id, InteractionId::new)?,
                     tool_index: index("interaction.toolIndex", interaction.tool_index)?,
                     request: interaction.request.into(),
+                    mcp_resume: interaction.mcp_resume,
                 }),
                 None => None,
             },
