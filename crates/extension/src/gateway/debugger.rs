@@ -36,7 +36,6 @@ use panelot_core::tools::catalog::DebuggerTool;
 use panelot_core::tools::catalog::TAB_ID_PARAM;
 use panelot_protocol::content::ExecutorResult;
 use panelot_protocol::content::RectResult;
-use serde::Deserialize;
 use serde_json::Value;
 use serde_json::json;
 use wasm_bindgen::JsCast;
@@ -155,85 +154,77 @@ pub(crate) enum DragEnd {
     Point(f64, f64),
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct ClickParams {
-    #[serde(rename = "ref")]
-    element_ref: String,
-    #[serde(default)]
-    accept_dialogs: bool,
-}
+/// An L2 tool's parameters, read by hand with serde's words for a bad one (missing, unknown or
+/// of the wrong type): a derived decoder per tool cost the engine's wasm more than this reader.
+struct Params(serde_json::Map<String, Value>);
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct TypeParams {
-    #[serde(rename = "ref")]
-    element_ref: String,
-    text: String,
-    #[serde(default)]
-    mode: Option<String>,
-    #[serde(default)]
-    accept_dialogs: bool,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct KeyParams {
-    key: String,
-    #[serde(default, rename = "ref")]
-    element_ref: Option<String>,
-    #[serde(default)]
-    accept_dialogs: bool,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct PointParams {
-    x: f64,
-    y: f64,
-    #[serde(default)]
-    accept_dialogs: bool,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct DragParams {
-    from: EndParams,
-    to: EndParams,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct EndParams {
-    #[serde(default, rename = "ref")]
-    element_ref: Option<String>,
-    #[serde(default)]
-    x: Option<f64>,
-    #[serde(default)]
-    y: Option<f64>,
-}
-
-impl EndParams {
-    /// A ref, or both coordinates, and nothing else.
-    fn end(self, name: &str) -> Result<DragEnd, String> {
-        match (self.element_ref, self.x, self.y) {
-            (Some(element_ref), None, None) => Ok(DragEnd::Ref(element_ref)),
-            (None, Some(x), Some(y)) => Ok(DragEnd::Point(x, y)),
-            _ => Err(format!("invalid parameters: {name} is {{ref}} or {{x, y}}, not a mix")),
+impl Params {
+    /// The parameters, refused if they hold a field not in `fields`.
+    fn new(
+        map: serde_json::Map<String, Value>,
+        fields: &'static [&'static str],
+    ) -> Result<Params, serde_json::Error> {
+        match map.keys().find(|key| !fields.contains(&key.as_str())) {
+            Some(key) => Err(serde::de::Error::unknown_field(key, fields)),
+            None => Ok(Params(map)),
         }
+    }
+
+    /// A field that may be absent (or null).
+    fn optional<T: serde::de::DeserializeOwned>(
+        &mut self,
+        name: &str,
+    ) -> Result<Option<T>, serde_json::Error> {
+        match self.0.remove(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(value) => panelot_protocol::from_value(value).map(Some),
+        }
+    }
+
+    /// A field that must be there.
+    fn required<T: serde::de::DeserializeOwned>(
+        &mut self,
+        name: &'static str,
+    ) -> Result<T, serde_json::Error> {
+        match self.0.remove(name) {
+            None => Err(serde::de::Error::missing_field(name)),
+            Some(value) => panelot_protocol::from_value(value),
+        }
+    }
+
+    /// A flag that is false when absent.
+    fn flag(&mut self, name: &str) -> Result<bool, serde_json::Error> {
+        match self.0.remove(name) {
+            None => Ok(false),
+            Some(value) => panelot_protocol::from_value(value),
+        }
+    }
+
+    /// `acceptDialogs`.
+    fn accept_dialogs(&mut self) -> Result<bool, serde_json::Error> {
+        self.flag("acceptDialogs")
     }
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct NoParams {}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct EvalParams {
-    code: String,
-    #[serde(default)]
-    accept_dialogs: bool,
+/// One end of `drag`: a ref, or both coordinates, and nothing else.
+fn parse_drag_end(params: &mut Params, name: &'static str) -> Result<DragEnd, String> {
+    let invalid = |err: serde_json::Error| format!("invalid parameters: {err}");
+    let map = match params.0.remove(name) {
+        Some(Value::Object(map)) => map,
+        None => return Err(invalid(serde::de::Error::missing_field(name))),
+        Some(_) => {
+            return Err(format!("invalid parameters: {name} is {{ref}} or {{x, y}}, an object"));
+        }
+    };
+    let mut end = Params::new(map, &["ref", "x", "y"]).map_err(invalid)?;
+    let element_ref: Option<String> = end.optional("ref").map_err(invalid)?;
+    let x: Option<f64> = end.optional("x").map_err(invalid)?;
+    let y: Option<f64> = end.optional("y").map_err(invalid)?;
+    match (element_ref, x, y) {
+        (Some(element_ref), None, None) => Ok(DragEnd::Ref(element_ref)),
+        (None, Some(x), Some(y)) => Ok(DragEnd::Point(x, y)),
+        _ => Err(format!("invalid parameters: {name} is {{ref}} or {{x, y}}, not a mix")),
+    }
 }
 
 /// The call for an L2 tool's parameters (`tabId` is the gateway's and ignored here); the error
@@ -245,16 +236,28 @@ pub(crate) fn parse(tool: DebuggerTool, params: &Value) -> Result<DebuggerCall, 
         other => return Err(format!("parameters must be an object, not {other}")),
     };
     rest.remove(TAB_ID_PARAM);
-    let rest = Value::Object(rest);
     let invalid = |err: serde_json::Error| format!("invalid parameters: {err}");
+    let fields: &'static [&'static str] = match tool {
+        DebuggerTool::ClickTrusted => &["ref", "acceptDialogs"],
+        DebuggerTool::TypeTrusted => &["ref", "text", "mode", "acceptDialogs"],
+        DebuggerTool::PressKeyTrusted => &["key", "ref", "acceptDialogs"],
+        DebuggerTool::ClickXy => &["x", "y", "acceptDialogs"],
+        DebuggerTool::Drag => &["from", "to"],
+        DebuggerTool::Screenshot => &[],
+        DebuggerTool::RunJavascript => &["code", "acceptDialogs"],
+    };
+    let mut p = Params::new(rest, fields).map_err(invalid)?;
     let call = match tool {
-        DebuggerTool::ClickTrusted => {
-            let p: ClickParams = panelot_protocol::from_value(rest).map_err(invalid)?;
-            DebuggerCall::Click { element_ref: p.element_ref, accept_dialogs: p.accept_dialogs }
-        }
+        DebuggerTool::ClickTrusted => DebuggerCall::Click {
+            element_ref: p.required("ref").map_err(invalid)?,
+            accept_dialogs: p.accept_dialogs().map_err(invalid)?,
+        },
         DebuggerTool::TypeTrusted => {
-            let p: TypeParams = panelot_protocol::from_value(rest).map_err(invalid)?;
-            let append = match p.mode.as_deref() {
+            let element_ref = p.required("ref").map_err(invalid)?;
+            let text = p.required("text").map_err(invalid)?;
+            let mode: Option<String> = p.optional("mode").map_err(invalid)?;
+            let accept_dialogs = p.accept_dialogs().map_err(invalid)?;
+            let append = match mode.as_deref() {
                 None | Some("replace") => false,
                 Some("append") => true,
                 Some(other) => {
@@ -263,41 +266,33 @@ pub(crate) fn parse(tool: DebuggerTool, params: &Value) -> Result<DebuggerCall, 
                     ));
                 }
             };
-            DebuggerCall::Type {
-                element_ref: p.element_ref,
-                text: p.text,
-                append,
-                accept_dialogs: p.accept_dialogs,
-            }
+            DebuggerCall::Type { element_ref, text, append, accept_dialogs }
         }
         DebuggerTool::PressKeyTrusted => {
-            let p: KeyParams = panelot_protocol::from_value(rest).map_err(invalid)?;
+            let key: String = p.required("key").map_err(invalid)?;
+            let element_ref = p.optional("ref").map_err(invalid)?;
+            let accept_dialogs = p.accept_dialogs().map_err(invalid)?;
             let press =
-                input::parse_chord(&p.key).map_err(|err| format!("invalid parameters: {err}"))?;
-            DebuggerCall::PressKey {
-                press,
-                element_ref: p.element_ref,
-                accept_dialogs: p.accept_dialogs,
-            }
+                input::parse_chord(&key).map_err(|err| format!("invalid parameters: {err}"))?;
+            DebuggerCall::PressKey { press, element_ref, accept_dialogs }
         }
-        DebuggerTool::ClickXy => {
-            let p: PointParams = panelot_protocol::from_value(rest).map_err(invalid)?;
-            DebuggerCall::ClickAt { x: p.x, y: p.y, accept_dialogs: p.accept_dialogs }
-        }
+        DebuggerTool::ClickXy => DebuggerCall::ClickAt {
+            x: p.required("x").map_err(invalid)?,
+            y: p.required("y").map_err(invalid)?,
+            accept_dialogs: p.accept_dialogs().map_err(invalid)?,
+        },
         DebuggerTool::Drag => {
-            let p: DragParams = panelot_protocol::from_value(rest).map_err(invalid)?;
-            DebuggerCall::Drag { from: p.from.end("from")?, to: p.to.end("to")? }
+            let from = parse_drag_end(&mut p, "from")?;
+            DebuggerCall::Drag { from, to: parse_drag_end(&mut p, "to")? }
         }
-        DebuggerTool::Screenshot => {
-            let NoParams {} = panelot_protocol::from_value(rest).map_err(invalid)?;
-            DebuggerCall::Screenshot
-        }
+        DebuggerTool::Screenshot => DebuggerCall::Screenshot,
         DebuggerTool::RunJavascript => {
-            let p: EvalParams = panelot_protocol::from_value(rest).map_err(invalid)?;
-            if p.code.trim().is_empty() {
+            let code: String = p.required("code").map_err(invalid)?;
+            let accept_dialogs = p.accept_dialogs().map_err(invalid)?;
+            if code.trim().is_empty() {
                 return Err("invalid parameters: code is empty".to_owned());
             }
-            DebuggerCall::Evaluate { code: p.code, accept_dialogs: p.accept_dialogs }
+            DebuggerCall::Evaluate { code, accept_dialogs }
         }
     };
     Ok(call)

@@ -115,7 +115,24 @@ fn new_l2_tools_refuse_bad_parameters_in_words() {
     let err = parse(DebuggerTool::ClickXy, &json!({"x": 1})).unwrap_err();
     assert!(err.contains('y'), "{err}");
     let err = parse(DebuggerTool::ClickXy, &json!({"x": "1", "y": 2})).unwrap_err();
-    assert!(err.starts_with("invalid parameters"), "{err}");
+    assert_eq!(err, "invalid parameters: invalid type: string \"1\", expected f64");
+    // Read by hand, in serde's words.
+    let err = parse(DebuggerTool::ClickTrusted, &json!({"ref": "e1", "force": true})).unwrap_err();
+    assert_eq!(err, "invalid parameters: unknown field `force`, expected `ref` or `acceptDialogs`");
+    let err = parse(DebuggerTool::ClickTrusted, &json!({"ref": null})).unwrap_err();
+    assert_eq!(err, "invalid parameters: invalid type: null, expected a string");
+    let err = parse(DebuggerTool::RunJavascript, &json!({"code": "1", "acceptDialogs": 1}));
+    assert_eq!(
+        err.unwrap_err(),
+        "invalid parameters: invalid type: integer `1`, expected a boolean"
+    );
+    let err = parse(DebuggerTool::Screenshot, &json!({"x": 1})).unwrap_err();
+    assert_eq!(err, "invalid parameters: unknown field `x`, there are no fields");
+    let err = parse(DebuggerTool::Drag, &json!({"from": {"ref": "e1", "z": 1}, "to": {}}));
+    assert_eq!(
+        err.unwrap_err(),
+        "invalid parameters: unknown field `z`, expected one of `ref`, `x`, `y`"
+    );
     for (from, to) in [
         (json!({"ref": "e1", "x": 1, "y": 2}), json!({"ref": "e2"})),
         (json!({"ref": "e1"}), json!({"x": 1})),
