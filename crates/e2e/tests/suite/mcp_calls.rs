@@ -128,8 +128,13 @@ fn a_server_that_wants_a_token_shows_why_and_works_once_it_has_one() {
 }
 
 /// Answers the MCP server's question in the panel when its card shows: types the name, sends.
+/// With `restart_first`, the worker is stopped the first time the card shows, and the card
+/// must show again from the store before it is answered.
+#[derive(Default)]
 struct AnswerTheServer {
     answered: bool,
+    restart_first: bool,
+    restarted: bool,
 }
 
 impl TurnHooks for AnswerTheServer {
@@ -150,6 +155,11 @@ impl TurnHooks for AnswerTheServer {
         )?;
         let Some(text) = shown.as_str() else { return Ok(()) };
         assert!(text.contains("mock-tools asks") && text.contains("What is your name?"), "{text}");
+        if self.restart_first && !self.restarted {
+            p.restart_worker()?;
+            self.restarted = true;
+            return Ok(());
+        }
         for width in [360, 1280] {
             p.browser.set_viewport(&panel, width, 800)?;
             for scheme in [Scheme::Light, Scheme::Dark] {
@@ -190,9 +200,31 @@ fn a_server_s_question_during_a_call_is_a_card_whose_answer_reaches_the_server()
         let seen = t.last_result().unwrap_or_default();
         Reply::text(if seen.contains("Ada") { "Hello Ada." } else { "[no answer]" })
     });
-    let mut hooks = AnswerTheServer { answered: false };
+    let mut hooks = AnswerTheServer::default();
     p.run_turn("Ask me something", &mut hooks).expect("the turn");
     assert!(hooks.answered, "the card never showed");
     let text = p.panel_text();
     assert!(text.contains("Hello Ada."), "{text}");
+}
+
+#[test]
+fn a_server_s_question_outlives_a_worker_restart_and_its_answer_reaches_the_call() {
+    let mcp = MockMcp::start(MockMcpConfig { mode: ResponseMode::Sse, ..MockMcpConfig::default() })
+        .expect("start the MCP server");
+    let mut p = Panel::launch(PanelOptions::default()).expect("launch the side panel");
+    save(&mut p, server("Mock Tools", &mcp.url(), None));
+    wait_server(&mut p, "ready", |s| s["status"]["state"] == "ready");
+    p.model.reply(Reply::tool_call("mcp__mock-tools__ask", json!({})));
+    p.model.push(|t| {
+        let seen = t.last_result().unwrap_or_default();
+        Reply::text(if seen.contains("Ada") { "Hello Ada." } else { "[no answer]" })
+    });
+    let mut hooks = AnswerTheServer { restart_first: true, ..AnswerTheServer::default() };
+    p.run_turn("Ask me something", &mut hooks).expect("the turn");
+    assert!(hooks.restarted && hooks.answered, "the card did not show again after the restart");
+    let text = p.panel_text();
+    assert!(text.contains("Hello Ada."), "{text}");
+    assert_eq!(mcp.resumed(), 1, "the call was read on from its resumed stream");
+    let calls = mcp.requests().into_iter().filter(|r| r.rpc_method() == Some("tools/call")).count();
+    assert_eq!(calls, 1, "the call was never made again");
 }
