@@ -101,11 +101,14 @@ pub(crate) async fn save<S: Store>(
         Ok(stored) => stored,
         Err(message) => return Ok(Decision::rejected(op, ErrorCode::InvalidCommand, message)),
     };
+    // Another address is another server: the old one's tools and sign-in must not stand for
+    // it until it lists its own.
+    let moved = existing.is_some_and(|i| servers[i].get("url") != stored.get("url"));
     match existing {
         Some(i) => servers[i] = stored,
         None => servers.push(stored),
     }
-    changed(reads, op, servers, None).await
+    changed(reads, op, servers, moved.then_some(id.as_str())).await
 }
 
 /// `mcp.delete`: the server, its catalog and what is known of it go; the host closes it.
@@ -124,6 +127,8 @@ pub(crate) async fn delete<S: Store>(
     changed(reads, op, servers, Some(&p.server_id)).await
 }
 
+/// Stores `servers` and tells the host; `deleted` is a server whose catalog, sign-in and live
+/// state go (deleted, or moved to another address).
 async fn changed<S: Store>(
     reads: &Reads<'_, S>,
     op: &Op,

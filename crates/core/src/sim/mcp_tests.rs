@@ -286,6 +286,33 @@ fn a_catalog_refresh_that_changes_nothing_writes_nothing_and_a_deleted_server_go
 }
 
 #[test]
+fn a_server_moved_to_another_address_is_not_offered_with_the_old_tools_or_sign_in() {
+    let mut world = with_server();
+    world.input(Input::McpCredentials("notes-server".into(), json!("v1:sealed-tokens")));
+    // Renamed only: the same server, its tools and sign-in stay.
+    let mut renamed = notes_server(true, &[]);
+    renamed["id"] = json!("notes-server");
+    renamed["name"] = json!("Notes");
+    save(&mut world, renamed.clone());
+    let catalogs = block_on(world.store.setting(crate::settings::MCP_CATALOGS.key())).unwrap();
+    assert_eq!(catalogs.unwrap().as_array().map(Vec::len), Some(1));
+    // Another address: another server until it lists its own tools.
+    renamed["url"] = json!("https://other.test/mcp");
+    save(&mut world, renamed);
+    let catalogs = block_on(world.store.setting(crate::settings::MCP_CATALOGS.key())).unwrap();
+    assert_eq!(catalogs, Some(json!([])));
+    let Some(Effect::McpConfigure { credentials, .. }) = world.mcp_effects().pop() else {
+        panic!("the move configures the servers")
+    };
+    assert!(credentials.is_empty(), "a sign-in for the old address is not sent to the new one");
+    let thread = world.create_thread();
+    world.script.push_back(Reply::text("nothing yet"));
+    submit(&mut world, &thread, "hi");
+    world.settle();
+    assert_eq!(offered(&world), Vec::<String>::new());
+}
+
+#[test]
 fn a_sign_in_is_kept_sealed_told_again_after_a_restart_and_goes_with_its_server() {
     let mut world = with_server();
     world.input(Input::McpCredentials("notes-server".into(), json!("v1:sealed-tokens")));
