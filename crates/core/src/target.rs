@@ -101,9 +101,20 @@ pub struct ResolvedTarget {
     /// The elements the call names.
     #[serde(default)]
     pub elements: Vec<ElementTarget>,
+    /// When the call acts in a frame of another origin (its refs are that frame's), the URL of
+    /// the tab's top page; `url`, `title` and `document_id` are then the frame's, so the call is
+    /// judged, asked about and granted by the frame's origin, and the host still checks that
+    /// the tab shows the top page's origin. Left out for the top document (stored as before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame_of: Option<String>,
 }
 
 impl ResolvedTarget {
+    /// The URL of the tab's top page: `url`, unless the call acts in a frame.
+    pub fn tab_url(&self) -> &str {
+        self.frame_of.as_deref().unwrap_or(&self.url)
+    }
+
     /// The page's origin; `None` when the URL has none the gatekeeper can read.
     pub fn origin(&self) -> Option<Origin> {
         Origin::parse(&self.url).ok()

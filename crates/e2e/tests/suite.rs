@@ -5,6 +5,7 @@ mod debugger;
 mod dialogs;
 mod durable_threads;
 mod executor;
+mod frames;
 mod gateway;
 mod handover;
 mod handshake;

@@ -16,6 +16,7 @@ mod chrome;
 mod debugger;
 mod error;
 mod format;
+mod frames;
 mod page;
 mod resolve;
 mod tabs;
@@ -83,6 +84,19 @@ pub(crate) async fn run_tool(call: &ToolInvocation, abort: AbortSignal) -> ToolO
 /// asked about it. A page that went away shows nothing; nobody waits for this.
 pub(crate) async fn highlight(tab: u32, document_id: Option<String>, element_ref: Option<String>) {
     let element_ref = element_ref.and_then(|r| ElementRef::new(r).ok());
+    // The element may be in a frame: its document is the one judged, and a highlight is taken
+    // down in whichever frame shows it.
+    let Some(shown) = &element_ref else {
+        page::clear_highlights(tab);
+        return;
+    };
+    if let Some(frame) = frames::ref_frame(shown.as_str()) {
+        let label = Some(HIGHLIGHT_LABEL.to_owned());
+        let call = ExecutorCall::Highlight(HighlightParams { element_ref, label });
+        let abort = AbortSignal::default();
+        let _ = page::execute_in(tab, frame, call, document_id, None, &abort).await;
+        return;
+    }
     let label = element_ref.as_ref().map(|_| HIGHLIGHT_LABEL.to_owned());
     let call = ExecutorCall::Highlight(HighlightParams { element_ref, label });
     let expected = match (document_id, tabs::get(tab).await) {
@@ -128,11 +142,12 @@ async fn judged_tab(call: &ToolInvocation) -> Result<&ResolvedTarget, ToolOutcom
         return Err(failure(format!("`{}` has no tab to act on", call.tool)));
     };
     let info = tabs::get(target.tab).await.map_err(failure)?;
-    let judged = Origin::parse(&target.url).ok();
+    // In a frame, the frame's document and origin are checked by its executor (`expected`).
+    let judged = Origin::parse(target.tab_url()).ok();
     let now = Origin::parse(info.shown_url()).ok();
     if judged != now {
         let now_text = now.map_or_else(|| info.shown_url().to_owned(), |o| o.to_string());
-        let judged_text = judged.map_or_else(|| target.url.clone(), |o| o.to_string());
+        let judged_text = judged.map_or_else(|| target.tab_url().to_owned(), |o| o.to_string());
         return Err(format::target_changed(target.tab, &judged_text, &now_text));
     }
     Ok(target)
@@ -171,8 +186,12 @@ async fn run_page_tool(call: &ToolInvocation, tool: PageTool, abort: &AbortSigna
     let result = page::execute(tab, executor_call, ref_document, expected(target), abort).await;
     let (outcome, document) = match result {
         Ok(result) => {
+            // A snapshot of a frame alone (a folded region of it expanded) is not the tab's: the
+            // page's snapshot, with the frame's document in it, stays the one refs belong to.
             let document = match &result {
-                ExecutorResult::Snapshot(snapshot) => Some(snapshot.document_id.clone()),
+                ExecutorResult::Snapshot(snapshot) if target.frame_of.is_none() => {
+                    Some(snapshot.document_id.clone())
+                }
                 _ => None,
             };
             (format::page_result(tab, &result), document)
@@ -232,6 +251,14 @@ async fn page_call(
     ref_document: Option<String>,
     abort: &AbortSignal,
 ) -> Result<ExecutorResult, ToolOutcome> {
+    if target.frame_of.is_some() {
+        // The executor's rectangles are in the frame's viewport: a frame of another origin
+        // cannot tell where it is in the page, so trusted input there would miss.
+        return Err(failure(format!(
+            "[tabId={}] unsupported_frame: trusted input by ref in a frame of another origin is not supported; use click or type with the ref",
+            target.tab
+        )));
+    }
     page::execute(target.tab, call, ref_document, expected(target), abort).await
 }
 

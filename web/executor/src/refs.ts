@@ -47,7 +47,10 @@ export class RefRegistry {
   }
 }
 
-/** Accepts `e12`, `[e12]` and `ref=e12`. */
+/**
+ * Accepts `e12`, `[e12]` and `ref=e12`, and a frame's ref as the extension shows it (`f3e12`:
+ * the extension sends it to frame 3's executor, where it is `e12`).
+ */
 export function normalizeRef(raw: string): string {
-  return raw.trim().replace(/^\[/, "").replace(/\]$/, "").replace(/^ref=/, "");
+  return raw.trim().replace(/^\[/, "").replace(/\]$/, "").replace(/^ref=/, "").replace(/^f\d+(?=e\d)/, "");
 }

@@ -272,3 +272,88 @@ fn tabs_updated_tells_the_views_which_tabs_the_run_read_drove_and_opened() {
     let cart = (7, "https://shop.example/cart".to_owned(), TabRole::Driven);
     assert_eq!(updates, [vec![guide.clone()], vec![guide, cart]], "one update per change");
 }
+
+/// An action in a frame of another origin (a payment form on the shop's page) is
+/// judged by the frame's origin: asked about with it on the card, granted for it alone, and
+/// denied where the frame's origin is sensitive even though the page around it is not.
+#[test]
+fn an_action_in_a_frame_is_judged_asked_and_granted_by_the_frames_origin() {
+    let mut world = World::new();
+    ask_first(&world);
+    let thread = world.create_thread();
+    world.script.push_back(Reply::tool("click", json!({"ref": "f5e1"})));
+    world.script.push_back(Reply::text("paid"));
+    submit(&mut world, &thread, "pay");
+    world.settle();
+    let (approval, request) = approvals(&world).remove(0);
+    assert_eq!(request.target_origin.as_deref(), Some("https://pay.example"));
+    let target = request.target.as_ref().expect("the card names the target");
+    assert_eq!((target.tab_id, target.url.as_str()), (7, "https://pay.example/card"));
+    assert!(acked(&respond(&mut world, &approval, json!({"type": "acceptForSite"}))));
+    world.settle();
+    assert_eq!(clicks_run(&world), 1);
+    let rules = block_on(world.store.setting(crate::settings::RULES.key())).unwrap().unwrap();
+    let granted: Vec<&str> = rules
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["source"] == "approval")
+        .map(|r| r["origin"].as_str().unwrap())
+        .collect();
+    assert_eq!(granted, ["https://pay.example"], "the frame's origin, not the shop's");
+    // The frame again: granted. The shop's own button: still asked.
+    world.script.push_back(Reply::tool("click", json!({"ref": "f5e2"})));
+    world.script.push_back(Reply::tool("click", json!({"ref": "e1"})));
+    world.script.push_back(Reply::text("asked"));
+    submit(&mut world, &thread, "again");
+    world.settle();
+    assert_eq!(clicks_run(&world), 2);
+    let asked = approvals(&world);
+    assert_eq!(asked.len(), 2);
+    assert_eq!(asked[1].1.target_origin.as_deref(), Some("https://shop.example"));
+    respond(&mut world, &asked[1].0, json!({"type": "decline", "note": null}));
+    world.settle();
+    // The views are told the tab is at the shop's page, not the frame's.
+    let urls: Vec<String> = world
+        .events(|e| match e {
+            AgentEvent::TabsUpdated(update) => {
+                Some(update.tabs.iter().map(|t| t.url.clone()).collect::<Vec<_>>())
+            }
+            _ => None,
+        })
+        .concat();
+    assert!(
+        !urls.is_empty() && urls.iter().all(|url| url == "https://shop.example/cart"),
+        "{urls:?}"
+    );
+    // A frame on a sensitive origin is denied on a page that is not.
+    world.script.push_back(Reply::tool("click", json!({"ref": "f9e1"})));
+    world.script.push_back(Reply::text("could not"));
+    submit(&mut world, &thread, "pay with paypal");
+    world.settle();
+    assert_eq!(clicks_run(&world), 2, "the click in the sensitive frame never ran");
+    let said = results(&world.path(&thread));
+    assert!(
+        said.iter().any(|s| s.contains("https://www.paypal.com is a sensitive origin")),
+        "{said:?}"
+    );
+}
+
+/// A frame's target is gone with its page: a navigation while the question waits refuses it.
+#[test]
+fn an_action_in_a_frame_of_a_page_that_navigated_is_not_acted_on() {
+    let mut world = World::new();
+    ask_first(&world);
+    let thread = world.create_thread();
+    world.script.push_back(Reply::tool("click", json!({"ref": "f5e1"})));
+    world.script.push_back(Reply::text("the page changed"));
+    submit(&mut world, &thread, "pay");
+    world.settle();
+    let (approval, _) = approvals(&world).remove(0);
+    world.browser.navigate(7, "https://shop.example/elsewhere");
+    respond(&mut world, &approval, json!({"type": "accept"}));
+    world.settle();
+    assert_eq!(clicks_run(&world), 0, "nothing acts in a frame nobody judged");
+    let said = results(&world.path(&thread));
+    assert!(said[0].contains("target_changed"), "{said:?}");
+}

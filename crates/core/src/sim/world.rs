@@ -255,6 +255,11 @@ impl SimTab {
     fn document_id(&self, tab: u32) -> String {
         format!("doc-{tab}-{}", self.document)
     }
+
+    /// The document of the page's payment frame (another origin), gone with the page.
+    fn frame_document_id(&self, tab: u32) -> String {
+        format!("frame-doc-{tab}-{}", self.document)
+    }
 }
 
 /// The browser of the world: tabs by id, tab 7 viewed (the tab messages are sent from).
@@ -349,12 +354,31 @@ impl SimBrowser {
             })
             .into_iter()
             .collect();
+        // A ref of a frame (`f5e1`) names an element of the payment frame on another origin
+        // (`f9e1`: a frame on a sensitive origin), which the call is judged by.
+        if let Some(frame) =
+            element.and_then(|e| e.strip_prefix('f')).and_then(|e| e.split_once('e'))
+        {
+            let url = match frame.0 {
+                "9" => "https://www.paypal.com/checkout/card",
+                _ => "https://pay.example/card",
+            };
+            return Ok(ResolvedTarget {
+                tab,
+                url: url.into(),
+                title: "Card".into(),
+                document_id: Some(page.frame_document_id(tab)),
+                elements,
+                frame_of: Some(page.url.clone()),
+            });
+        }
         Ok(ResolvedTarget {
             tab,
             url: page.url.clone(),
             title: "Shop".into(),
             document_id: Some(page.document_id(tab)),
             elements,
+            frame_of: None,
         })
     }
 
@@ -364,7 +388,10 @@ impl SimBrowser {
         let Some(page) = self.tabs.get(&target.tab) else {
             return Err(ToolOutcome::failed(format!("there is no tab {}", target.tab)));
         };
-        let now = page.document_id(target.tab);
+        let now = match target.frame_of {
+            Some(_) => page.frame_document_id(target.tab),
+            None => page.document_id(target.tab),
+        };
         if target.document_id.as_deref() != Some(now.as_str()) {
             return Err(ToolOutcome::failed_because(
                 "target_changed: the page changed since this call was judged",

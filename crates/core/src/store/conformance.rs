@@ -388,6 +388,7 @@ async fn runs<S: Store>(store: &S) {
             url: "https://shop.test/cart".into(),
             title: "Cart".into(),
             document_id: Some("doc-1".into()),
+            frame_of: Some("https://shop.test/".into()),
             elements: vec![crate::target::ElementTarget {
                 element_ref: "e1".into(),
                 role: "link".into(),

@@ -7,6 +7,9 @@ mod dialog_guard;
 
 use std::cell::Cell;
 
+use js_sys::Function;
+use js_sys::Reflect;
+
 use panelot_core::engine::ToolOutcome;
 use panelot_core::env::AbortSignal;
 use panelot_protocol::CONTENT_SCHEMA_HASH;
@@ -18,13 +21,21 @@ use panelot_protocol::content::ContentRequest;
 use panelot_protocol::content::ExecutorCall;
 use panelot_protocol::content::ExecutorResult;
 use panelot_protocol::content::ExpectedTarget;
+use panelot_protocol::content::HighlightParams;
+use panelot_protocol::content::ReadPageParams;
+use panelot_protocol::content::SNAPSHOT_DEFAULT_TOKENS;
+use panelot_protocol::content::SnapshotResult;
 use panelot_protocol::decode_content_response;
 use serde_json::json;
+use wasm_bindgen::JsCast;
 use wasm_bindgen::JsValue;
+use wasm_bindgen::prelude::wasm_bindgen;
 
 use super::chrome;
 use super::error::BrowserError;
 use super::format;
+use super::frames;
+use super::resolve;
 use crate::wait;
 use panelot_core::combinators::Either;
 use panelot_core::combinators::race;
@@ -44,15 +55,24 @@ const GUARD_LEASE_SLACK_MS: u64 = 5_000;
 /// must not hold the result.
 const GUARD_REMOVE_WAIT_MS: u64 = 1_000;
 
+#[wasm_bindgen(module = "/src/gateway/frames.js")]
+extern "C" {
+    /// The function run in every frame to learn its window path.
+    #[wasm_bindgen(js_name = frameProbe)]
+    fn frame_probe() -> JsValue;
+}
+
 thread_local! {
     /// Request ids are unique within this worker's life; the time prefix keeps them unique
     /// across restarts too.
     static NEXT_REQUEST: Cell<u64> = const { Cell::new(0) };
 }
 
-/// Runs `call` in `tab`'s top document. `ref_document` is the document the call's refs came
-/// from; `expected` the document and origin it was judged for (the executor refuses anywhere
-/// else). On success the result comes back for the caller to format.
+/// Runs `call` in `tab`, in the frame its refs name (the top document when they name none; see
+/// [`frames`]). `ref_document` is the document id of the snapshot the call's refs came from;
+/// `expected` the document and origin it was judged for (the executor refuses anywhere else).
+/// A snapshot of the whole page gets the frames of other origins it marks read into it. On
+/// success the result comes back for the caller to format.
 pub(crate) async fn execute(
     tab: u32,
     call: ExecutorCall,
@@ -60,8 +80,149 @@ pub(crate) async fn execute(
     expected: Option<ExpectedTarget>,
     abort: &AbortSignal,
 ) -> Result<ExecutorResult, ToolOutcome> {
-    if !answers_ping(tab).await {
-        inject(tab).await?;
+    let params = panelot_protocol::to_value(&call)
+        .map_err(|err| format::failure(format!("[tabId={tab}] cannot send the call: {err}")))?;
+    let frame = frames::call_frame(&params)
+        .map_err(|message| format::failure(format!("[tabId={tab}] {message}")))?;
+    let ref_document = match (ref_document, frame) {
+        (Some(composed), 0) => frames::frame_document(&composed, 0).map(str::to_owned),
+        (Some(composed), frame) => match frames::frame_document(&composed, frame) {
+            Some(document) => Some(document.to_owned()),
+            None => {
+                return Err(format::failure(format!(
+                    "[tabId={tab}] stale_ref: frame {frame} was not read in the latest snapshot of this tab: take a new read_page"
+                )));
+            }
+        },
+        (None, _) => None,
+    };
+    let whole_page = matches!(&call, ExecutorCall::ReadPage(p) if p.scope_ref.is_none());
+    let budget = match &call {
+        ExecutorCall::ReadPage(p) => p.max_tokens.unwrap_or(SNAPSHOT_DEFAULT_TOKENS),
+        _ => SNAPSHOT_DEFAULT_TOKENS,
+    };
+    let result = execute_in(tab, frame, call, ref_document, expected, abort).await?;
+    match result {
+        ExecutorResult::Snapshot(snapshot) if whole_page && frame == 0 => {
+            Ok(ExecutorResult::Snapshot(read_frames(tab, snapshot, budget, abort).await))
+        }
+        other => Ok(other),
+    }
+}
+
+/// Most frames of other origins one snapshot reads.
+const MAX_FRAMES_READ: usize = 8;
+
+/// `snapshot` with the frames of other origins it marks read into it, as far as the extension
+/// may script them, level by level (a frame in a frame is marked in its parent's lines).
+async fn read_frames(
+    tab: u32,
+    mut snapshot: SnapshotResult,
+    budget: u32,
+    abort: &AbortSignal,
+) -> SnapshotResult {
+    let mut todo = frames::marked(&snapshot.text);
+    if todo.is_empty() {
+        return snapshot;
+    }
+    let by_path = frame_paths(tab).await;
+    // Frames share half the page's budget again: the snapshot's total stays within 1.5 times
+    // what was asked.
+    let share = (budget / (2 * todo.len().min(MAX_FRAMES_READ) as u32).max(1)).max(200);
+    let mut read: Vec<(u32, String)> = Vec::new();
+    let mut folded = false;
+    let mut seen = 0;
+    while !todo.is_empty() {
+        for marked in std::mem::take(&mut todo) {
+            seen += 1;
+            let outcome = match by_path.iter().find(|(path, _)| *path == marked.path) {
+                _ if seen > MAX_FRAMES_READ => {
+                    frames::FrameRead::Unreachable("not read: too many frames".to_owned())
+                }
+                Some((_, frame)) => {
+                    let call = ExecutorCall::ReadPage(ReadPageParams {
+                        max_tokens: Some(share),
+                        ..ReadPageParams::default()
+                    });
+                    match execute_in(tab, *frame, call, None, None, abort).await {
+                        Ok(ExecutorResult::Snapshot(inner)) => {
+                            folded |= frames::has_fold_footer(&inner.text);
+                            snapshot.ref_count += inner.ref_count;
+                            snapshot.folded_regions += inner.folded_regions;
+                            read.push((*frame, inner.document_id));
+                            match format::web_origin(&inner.url) {
+                                Some(origin) => {
+                                    frames::FrameRead::Read { origin, text: inner.text }
+                                }
+                                None => frames::FrameRead::Unreachable("not a web page".to_owned()),
+                            }
+                        }
+                        Ok(_) | Err(_) => frames::FrameRead::Unreachable("not readable".to_owned()),
+                    }
+                }
+                None if !marked.hint.is_empty() && !resolve::has_access(&marked.hint).await => {
+                    frames::FrameRead::NoAccess
+                }
+                None => frames::FrameRead::Unreachable("not reachable".to_owned()),
+            };
+            let stitched = frames::stitch(&snapshot.text, &marked.path, &outcome);
+            if let frames::FrameRead::Read { .. } = outcome {
+                todo.extend(
+                    frames::marked(&stitched)
+                        .into_iter()
+                        .filter(|m| m.path.starts_with(&format!("{}.", marked.path))),
+                );
+            }
+            snapshot.text = stitched;
+        }
+    }
+    if folded && !frames::has_fold_footer(&snapshot.text) {
+        snapshot.text.push_str(FOLD_FOOTER);
+    }
+    snapshot.document_id = frames::compose_document(&snapshot.document_id, &read);
+    snapshot
+}
+
+/// The footer of a snapshot with folded lines (as the executor writes it).
+const FOLD_FOOTER: &str =
+    "# folded lines: expand with snapshot scopeRef=<ref>, or use find_in_page\n";
+
+/// The tab's frames the extension may script, by window path (`frames.js`): Chrome skips the
+/// frames of sites it has no access to.
+async fn frame_paths(tab: u32) -> Vec<(String, u32)> {
+    let Ok(func) = frame_probe().dyn_into::<Function>() else { return Vec::new() };
+    let details = chrome::to_js(&json!({"target": {"tabId": tab, "allFrames": true}}));
+    if Reflect::set(&details, &"func".into(), &func).is_err() {
+        return Vec::new();
+    }
+    let Ok(raw) = chrome::call("scripting", "executeScript", &[details]).await else {
+        return Vec::new();
+    };
+    let answers = chrome::to_json(&raw);
+    answers
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|answer| {
+            let frame = u32::try_from(answer["frameId"].as_u64()?).ok()?;
+            let path = answer["result"].as_str()?;
+            (frame != 0 && !path.is_empty()).then(|| (path.to_owned(), frame))
+        })
+        .collect()
+}
+
+/// Runs `call` in frame `frame` of `tab` (0: the top document) as it is; `ref_document` is that
+/// frame's document. A frame's refs in the answer are named as the model sees them (`f5e12`).
+pub(crate) async fn execute_in(
+    tab: u32,
+    frame: u32,
+    call: ExecutorCall,
+    ref_document: Option<String>,
+    expected: Option<ExpectedTarget>,
+    abort: &AbortSignal,
+) -> Result<ExecutorResult, ToolOutcome> {
+    if !answers_ping(tab, frame).await {
+        inject(tab, frame).await?;
     }
     let budget_ms = match &call {
         ExecutorCall::WaitFor(params) => match params.time_ms {
@@ -89,7 +250,7 @@ pub(crate) async fn execute(
         }
     }
     let answer = race(
-        send(tab, &request),
+        send(tab, Some(frame), &request),
         race(abort.aborted(), wait::sleep(budget_ms + DEADLINE_GRACE_MS)),
     )
     .await;
@@ -115,18 +276,22 @@ pub(crate) async fn execute(
             )));
         }
         Either::Right(Either::Left(())) => {
-            cancel(tab, &request_id);
+            cancel(tab, frame, &request_id);
             return Err(format::failure(format!("[tabId={tab}] aborted: the call was stopped")));
         }
         Either::Right(Either::Right(())) => {
-            cancel(tab, &request_id);
+            cancel(tab, frame, &request_id);
             return Err(format::failure(format!(
                 "[tabId={tab}] timeout: the page did not answer in {} s. Try again, or read_page to see its state.",
                 budget_ms / 1_000
             )));
         }
     };
-    let response = decode_content_response(chrome::to_json(&raw)).map_err(|err| {
+    let mut raw = chrome::to_json(&raw);
+    if frame != 0 {
+        frames::prefix_result_refs(&mut raw["outcome"]["result"], frame);
+    }
+    let response = decode_content_response(raw).map_err(|err| {
         format::failure(format!("[tabId={tab}] the page executor answered badly: {err}"))
     })?;
     if response.request_id != request_id {
@@ -171,10 +336,10 @@ fn guards_dialogs(request: &ContentRequest) -> bool {
     }
 }
 
-/// Whether the tab's top document already runs an executor of this protocol. A ping is answered
+/// Whether the frame's document already runs an executor of this protocol. A ping is answered
 /// outside the executor's queue and costs one message, much less than evaluating the bundle
 /// again, which is what an injection does even when it then keeps the first instance.
-async fn answers_ping(tab: u32) -> bool {
+async fn answers_ping(tab: u32, frame: u32) -> bool {
     let now = js_sys::Date::now() as u64;
     let Ok(request_id) = next_request_id(now) else { return false };
     let request = ContentRequest {
@@ -187,16 +352,18 @@ async fn answers_ping(tab: u32) -> bool {
         op: ContentOp::Ping,
     };
     // No executor: `sendMessage` rejects at once ("Receiving end does not exist").
-    let Ok(raw) = send(tab, &request).await else { return false };
+    let Ok(raw) = send(tab, Some(frame), &request).await else { return false };
     matches!(
         decode_content_response(chrome::to_json(&raw)).map(|response| response.outcome),
         Ok(ContentOutcome::Pong { .. })
     )
 }
 
-/// Puts the executor into the tab's top document; a second injection keeps the first instance.
-async fn inject(tab: u32) -> Result<(), ToolOutcome> {
-    let details = chrome::to_js(&json!({"target": {"tabId": tab}, "files": ["executor.js"]}));
+/// Puts the executor into the frame's document; a second injection keeps the first instance.
+async fn inject(tab: u32, frame: u32) -> Result<(), ToolOutcome> {
+    let details = chrome::to_js(
+        &json!({"target": {"tabId": tab, "frameIds": [frame]}, "files": ["executor.js"]}),
+    );
     match chrome::call("scripting", "executeScript", &[details]).await {
         Ok(_) => Ok(()),
         Err(err) => Err(format::failure(format!(
@@ -205,19 +372,49 @@ async fn inject(tab: u32) -> Result<(), ToolOutcome> {
     }
 }
 
-async fn send(tab: u32, request: &ContentRequest) -> Result<JsValue, BrowserError> {
+/// Sends `request` to one frame of `tab`, or with `None` to every frame that listens (the first
+/// answer comes back).
+async fn send(
+    tab: u32,
+    frame: Option<u32>,
+    request: &ContentRequest,
+) -> Result<JsValue, BrowserError> {
     let message = panelot_protocol::to_value(request)
         .map_err(|err| BrowserError::Unexpected(err.to_string()))?;
+    let options = match frame {
+        Some(frame) => json!({"frameId": frame}),
+        None => json!({}),
+    };
     chrome::call(
         "tabs",
         "sendMessage",
-        &[JsValue::from(tab), chrome::to_js(&message), chrome::to_js(&json!({"frameId": 0}))],
+        &[JsValue::from(tab), chrome::to_js(&message), chrome::to_js(&options)],
     )
     .await
 }
 
+/// Takes down a highlight wherever in `tab` it is (it may be in a frame), without checks:
+/// nobody waits for the answer.
+pub(crate) fn clear_highlights(tab: u32) {
+    let now = js_sys::Date::now() as u64;
+    let Ok(request_id) = next_request_id(now) else { return };
+    let call = ExecutorCall::Highlight(HighlightParams { element_ref: None, label: None });
+    let request = ContentRequest {
+        protocol: CONTENT_PROTOCOL.to_owned(),
+        schema_hash: CONTENT_SCHEMA_HASH.to_owned(),
+        request_id,
+        deadline_at_ms: now + CALL_DEADLINE_MS,
+        ref_document_id: None,
+        expected: None,
+        op: ContentOp::Execute { call },
+    };
+    wasm_bindgen_futures::spawn_local(async move {
+        let _ = send(tab, None, &request).await;
+    });
+}
+
 /// Tells the executor to drop a request; nobody waits for the answer.
-fn cancel(tab: u32, target: &RequestId) {
+fn cancel(tab: u32, frame: u32, target: &RequestId) {
     let now = js_sys::Date::now() as u64;
     let Ok(request_id) = next_request_id(now) else { return };
     let request = ContentRequest {
@@ -230,7 +427,7 @@ fn cancel(tab: u32, target: &RequestId) {
         op: ContentOp::Cancel { target_request_id: target.clone() },
     };
     wasm_bindgen_futures::spawn_local(async move {
-        let _ = send(tab, &request).await;
+        let _ = send(tab, Some(frame), &request).await;
     });
 }
 

@@ -24,6 +24,7 @@ use super::catalog::described_elements;
 use super::chrome;
 use super::format;
 use super::format::TabInfo;
+use super::frames;
 use super::page;
 use super::tabs;
 
@@ -52,6 +53,7 @@ pub(crate) async fn resolve(
             title: tab.title.clone().unwrap_or_default(),
             document_id: None,
             elements: Vec::new(),
+            frame_of: None,
         });
     }
     // The page a call would act in is the one the tab holds once it has loaded.
@@ -62,18 +64,41 @@ pub(crate) async fn resolve(
     {
         return Err(TargetFailure::NoHostAccess { origin });
     }
+    // A call whose refs are a frame's acts in that frame's document: it is described there, and
+    // judged by its origin.
+    let frame = frames::call_frame(&request.params).map_err(unreachable)?;
     let targets = described_elements(&request.tool, &request.params);
-    let targets_named = !targets.is_empty();
+    let ref_document = match request.ref_document.as_deref() {
+        Some(composed) if frame != 0 || !targets.is_empty() => {
+            match frames::frame_document(composed, frame) {
+                Some(document) => Some(document.to_owned()),
+                None => {
+                    return Err(unreachable(format!(
+                        "[tabId={tab_id}] stale_ref: frame {frame} was not read in the latest snapshot of this tab: take a new read_page"
+                    )));
+                }
+            }
+        }
+        _ => None,
+    };
     let describe = ExecutorCall::DescribeTarget(DescribeTargetParams { targets });
-    let ref_document = if targets_named { request.ref_document.clone() } else { None };
-    match page::execute(tab_id, describe, ref_document, None, abort).await {
-        Ok(ExecutorResult::Target(description)) => Ok(ResolvedTarget {
-            tab: tab_id,
-            url: description.url,
-            title: description.title,
-            document_id: Some(description.document_id),
-            elements: description.elements.into_iter().map(element).collect(),
-        }),
+    match page::execute_in(tab_id, frame, describe, ref_document, None, abort).await {
+        Ok(ExecutorResult::Target(description)) => {
+            if frame != 0
+                && let Some(origin) = format::web_origin(&description.url)
+                && !has_access(&origin).await
+            {
+                return Err(TargetFailure::NoHostAccess { origin });
+            }
+            Ok(ResolvedTarget {
+                tab: tab_id,
+                url: description.url,
+                title: description.title,
+                document_id: Some(description.document_id),
+                elements: description.elements.into_iter().map(element).collect(),
+                frame_of: (frame != 0).then(|| tab.shown_url().to_owned()),
+            })
+        }
         Ok(_) => Err(unreachable(format!("[tabId={tab_id}] the page executor answered badly"))),
         Err(outcome) => Err(TargetFailure::Unreachable {
             message: outcome.text().trim_start_matches("Error: ").to_owned(),

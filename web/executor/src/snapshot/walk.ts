@@ -2,10 +2,11 @@
 // roles, tabindex >= 0, contenteditable, onclick, the innermost cursor:pointer element (clickable
 // chains collapse to the innermost target), clickable SVG shapes, focusable controls inside
 // aria-hidden subtrees, <summary>, empty focusable spans, open shadow roots, same-origin iframes
-// to depth 4 and cross-origin iframes marked as such.
+// to depth 4 and cross-origin iframes marked with their window's path (../frames.ts).
 
 import { accessibleName, resetNameCache, subtreeText } from "../accname";
 import { attributeNames, collapseSpace, inViewport, styleOf, topRect } from "../dom";
+import { frameMarker, srcOrigin } from "../frames";
 import { BLOCKIFYING, StyleOracle, type RootRules } from "./style";
 import type { RefRegistry } from "../refs";
 import { INTERACTIVE_ROLES, NAME_FROM_CONTENT, STRUCTURE_ROLES, headingLevel, isContentEditableRoot, roleOf } from "../roles";
@@ -541,7 +542,8 @@ function frameChildren(frame: HTMLIFrameElement, state: WalkState, node: SnapNod
     doc = null;
   }
   if (!doc) {
-    node.line = `${label} [cross-origin]`;
+    // The extension puts the frame's own snapshot under this line (see ../frames.ts).
+    node.line = `${label} [cross-origin${srcOrigin(frame)}]${frameMarker(frame)}`;
     return [];
   }
   if (state.frameDepth + 1 > MAX_FRAME_DEPTH) {

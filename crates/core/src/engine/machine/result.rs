@@ -121,7 +121,9 @@ pub(crate) fn write(
             source = outcome.page.as_ref().map(|page| page.url.clone()).or(outcome.source);
             let wrote = tool.is_some_and(|t| t.effect == ToolEffect::Write);
             if let Some(target) = &call.target {
-                run.route.touch(target.tab, &target.url, &target.title, wrote);
+                // A frame's page is not the tab's: the tab's title stays as last seen.
+                let title = if target.frame_of.is_some() { "" } else { target.title.as_str() };
+                run.route.touch(target.tab, target.tab_url(), title, wrote);
             }
             if let Some(tab) = outcome.opened_tab {
                 run.route.opened(tab);

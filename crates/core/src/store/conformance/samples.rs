@@ -359,6 +359,7 @@ pub fn full_run() -> RunRecord {
                     url: "https://shop.test/login".into(),
                     title: "Log in".into(),
                     document_id: Some("doc-9".into()),
+                    frame_of: None,
                     elements: vec![
                         ElementTarget {
                             element_ref: "e5".into(),
@@ -399,6 +400,7 @@ pub fn full_run() -> RunRecord {
                     title: "Settings".into(),
                     document_id: None,
                     elements: Vec::new(),
+                    frame_of: None,
                 }),
             },
         ],

@@ -1,0 +1,33 @@
+// The probe `chrome.scripting.executeScript` runs in every frame of a tab the extension may
+// script (its isolated world, which the page cannot reach), before a snapshot's cross-origin
+// frames are read. It is sent as its source text, so it refers to nothing outside itself.
+
+export function frameProbe() {
+  return probe;
+}
+
+/**
+ * The frame's window path from the top window (the index of each window in its parent's
+ * `frames`, top down, joined with dots; "" for the top window), computed as the page executor
+ * computes it for an iframe it cannot enter (web/executor/src/frames.ts); null when a window
+ * on the way is not among its parent's frames.
+ */
+function probe() {
+  const path = [];
+  let w = window;
+  for (let depth = 0; w !== w.top; depth++) {
+    const parent = w.parent;
+    if (depth > 16 || parent === w) return null;
+    let idx = -1;
+    for (let i = 0; i < parent.length; i++) {
+      if (parent[i] === w) {
+        idx = i;
+        break;
+      }
+    }
+    if (idx < 0) return null;
+    path.unshift(idx);
+    w = parent;
+  }
+  return path.join(".");
+}
