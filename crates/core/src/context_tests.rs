@@ -258,3 +258,60 @@ fn the_nonce_is_stable_per_thread_and_differs_between_threads() {
     assert_ne!(fence_nonce(&a), fence_nonce(&b));
     assert_eq!(fence_nonce(&a).len(), 16);
 }
+
+#[test]
+fn only_the_newest_screenshots_go_to_the_model_as_images_with_a_note_outside_the_fence() {
+    let shot = |id: &str, data: &str| {
+        let mut body = result(id, true, "took a screenshot");
+        if let NodeBody::ToolResult { details, .. } = &mut body {
+            *details =
+                Some(json!({"shape": "screenshot", "mimeType": "image/png", "base64": data}));
+        }
+        body
+    };
+    let mut path = vec![node(1, assistant("looking"))];
+    for (i, data) in ["AAAA", "BBBB", "CCCC"].iter().enumerate() {
+        let n = 2 * i as u64 + 2;
+        path.push(node(n, call(&format!("c{i}"), "read_page")));
+        path.push(node(n + 1, shot(&format!("c{i}"), data)));
+    }
+    let sent = messages(&path, &registry(), "abc");
+    let images: Vec<Vec<&str>> = sent
+        .iter()
+        .filter_map(|m| match m {
+            Message::ToolResult { content, .. } => Some(
+                content
+                    .iter()
+                    .filter_map(|p| match p {
+                        ContentPart::Image { data_base64, mime } => {
+                            assert_eq!(mime, "image/png");
+                            Some(data_base64.as_str())
+                        }
+                        ContentPart::Text(_) => None,
+                    })
+                    .collect(),
+            ),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(images, [vec![], vec!["BBBB"], vec!["CCCC"]]);
+    let Message::ToolResult { content, .. } = &sent[1] else { panic!("{sent:#?}") };
+    let ContentPart::Text(old) = &content[0] else { panic!() };
+    assert!(old.ends_with(SCREENSHOT_GONE_NOTE), "{old}");
+    let Message::ToolResult { content, .. } = &sent[3] else { panic!("{sent:#?}") };
+    let ContentPart::Text(newest) = &content[0] else { panic!() };
+    // The note is the engine's, after the fence: the page cannot write it.
+    let fence_end = newest.find("</untrusted-content").expect("fenced");
+    assert!(newest.find(SCREENSHOT_NOTE).is_some_and(|at| at > fence_end), "{newest}");
+    // Any other result sends no image, whatever its details say.
+    let plain = messages(
+        &[
+            node(1, assistant("x")),
+            node(2, call("c", "read_page")),
+            node(3, result("c", true, "text")),
+        ],
+        &registry(),
+        "abc",
+    );
+    assert!(matches!(&plain[1], Message::ToolResult { content, .. } if content.len() == 1));
+}

@@ -23,12 +23,13 @@ use crate::conversation::Approvals;
 use crate::executor::ExecutorHarness;
 use crate::executor::Tab;
 
-/// Configures the engine's database: a connection to the mock server, a default model and the
-/// `auto` permission policy, through the test build's exports.
+/// Configures the engine's database: a connection to the mock server (its model said to read
+/// images, so `screenshot` is offered), a default model and the `auto` permission policy,
+/// through the test build's exports.
 pub fn configure(h: &mut ExecutorHarness, base_url: &str) {
     let connection = json!([{"id": "mock", "name": "Mock", "kind": "openai",
         "baseUrl": format!("{base_url}/v1"), "apiKeys": [], "customHeaders": [], "enabled": true,
-        "quirks": [], "modelIds": ["mock-model"], "models": []}]);
+        "quirks": [], "modelIds": ["mock-model"], "models": [{"id": "mock-model", "vision": true}]}]);
     let model = json!({"connectionId": "mock", "modelId": "mock-model"});
     let script = format!(
         r#"(async () => {{

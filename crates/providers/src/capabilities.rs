@@ -23,6 +23,7 @@ use panelot_core::model::ContentPart;
 use panelot_core::model::Message;
 use panelot_core::model::ModelRequest;
 use panelot_core::model::Withheld;
+use panelot_core::tools::catalog::SCREENSHOT;
 use panelot_protocol::engine::Usage;
 use serde::Deserialize;
 use serde::Serialize;
@@ -66,16 +67,21 @@ impl Capabilities {
     /// model the table does not know would be a silent change.
     pub fn fit(&self, request: &ModelRequest) -> Option<(ModelRequest, Withheld)> {
         let tools = !self.tool_use && !request.tools.is_empty();
+        // A model that cannot see is not offered the tool that only shows it pictures.
+        let blind = !self.vision && request.tools.iter().any(|t| t.name == SCREENSHOT);
         let images = match self.vision {
             true => 0,
             false => request.messages.iter().flat_map(parts).filter(|p| is_image(p)).count(),
         };
-        if !tools && images == 0 {
+        if !tools && !blind && images == 0 {
             return None;
         }
         let mut fitted = request.clone();
         if tools {
             fitted.tools.clear();
+        }
+        if blind {
+            fitted.tools.retain(|t| t.name != SCREENSHOT);
         }
         if images > 0 {
             for message in &mut fitted.messages {

@@ -1,6 +1,8 @@
 //! Tests of the capability table, overrides and cost.
 
+use panelot_core::model::ContentPart;
 use panelot_core::model::GenParams;
+use panelot_core::model::Message;
 use panelot_core::model::ModelRequest;
 use panelot_core::model::ReasoningEffort;
 use panelot_core::model::ToolSpec;
@@ -114,4 +116,35 @@ fn restrict_drops_tools_and_reasoning_the_model_lacks() {
     let mut full = request.clone();
     builtin_capabilities("claude-sonnet-4-5").restrict(&mut full);
     assert_eq!(full, request);
+}
+
+#[test]
+fn a_model_without_vision_is_not_offered_screenshots_and_gets_a_note_for_each_image() {
+    let spec = |name: &str| ToolSpec {
+        name: name.to_owned(),
+        description: String::new(),
+        parameters: serde_json::json!({"type": "object"}),
+    };
+    let image = ContentPart::Image { mime: "image/png".into(), data_base64: "AAAA".into() };
+    let request = ModelRequest {
+        tools: vec![spec("read_page"), spec("screenshot")],
+        messages: vec![Message::ToolResult {
+            call_id: "c".into(),
+            content: vec![ContentPart::Text("took it".into()), image],
+            is_error: false,
+        }],
+        ..ModelRequest::default()
+    };
+    let seeing = Capabilities { tool_use: true, vision: true, reasoning: false, max_context: None };
+    assert!(seeing.fit(&request).is_none(), "a vision model gets it all");
+    let blind = Capabilities { vision: false, ..seeing };
+    let (fitted, withheld) = blind.fit(&request).expect("something is withheld");
+    let names: Vec<&str> = fitted.tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["read_page"]);
+    assert_eq!((withheld.tools, withheld.images), (false, 1));
+    let Message::ToolResult { content, .. } = &fitted.messages[0] else { panic!() };
+    assert!(matches!(&content[1], ContentPart::Text(t) if t.contains("does not read images")));
+    // Only the screenshot tool goes: a request without it and without images is untouched.
+    let plain = ModelRequest { tools: vec![spec("read_page")], ..ModelRequest::default() };
+    assert!(blind.fit(&plain).is_none());
 }

@@ -265,6 +265,10 @@ pub const ALL_GROUPS: [ToolGroup; 4] =
 pub const GROUP_NAMES: &[(ToolGroup, &str)] =
     &[(ToolGroup::Memory, "memory"), (ToolGroup::Files, "files"), (ToolGroup::Wait, "wait")];
 
+/// The tool that shows the model the page as an image: offered only to models that read
+/// images.
+pub const SCREENSHOT: &str = "screenshot";
+
 /// The tool that opens a page beside the thread's view.
 pub const SIDEBAR_OPEN: &str = "sidebar_open";
 
@@ -731,12 +735,13 @@ pub static CATALOG: &[CatalogTool] = &[
         },
     ),
     offered(
-        "screenshot",
+        SCREENSHOT,
         ToolLevel::L2,
         info(Read, None, Page),
         Offer {
             route: Route::Debugger(DebuggerTool::Screenshot),
-            description: "PNG of the tab's viewport, shown to the user; you get its size.",
+            description: "PNG of the tab's viewport: you see it as an image, the user on the card. \
+                For canvas, charts and layout that read_page cannot put in words.",
             properties: r#"{}"#,
             required: &[],
             tab: TabParam::Optional,

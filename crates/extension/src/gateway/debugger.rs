@@ -522,20 +522,38 @@ fn decode_base64_prefix(text: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// The result of a screenshot: its size for the model, the image for the card.
+/// What an image of `width`×`height` px costs a vision model in input tokens, by Anthropic's
+/// published rule (the larger of the two common ones): scaled to at most 1568 px on its long
+/// side and about 1.15 megapixels, then one token per 750 px.
+fn image_tokens(width: u32, height: u32) -> u32 {
+    let (w, h) = (f64::from(width.max(1)), f64::from(height.max(1)));
+    let scale = (1568.0 / w.max(h)).min((1_150_000.0 / (w * h)).sqrt()).min(1.0);
+    ((w * scale) * (h * scale) / 750.0).ceil() as u32
+}
+
+/// The result of a screenshot: its size and cost for the model, the image for the model (the
+/// engine sends it as an image part) and for the card.
 pub(crate) fn screenshot_outcome(tab: u32, data: &str) -> ToolOutcome {
     let size = png_size(data);
     let bytes = data.len() / 4 * 3;
     let dims = size.map_or_else(|| "a".to_owned(), |(w, h)| format!("a {w}×{h} px"));
     let kept = data.len() <= SCREENSHOT_KEEP_MAX;
-    let shown = if kept { "the user sees it on the card" } else { "too large to keep" };
+    let tokens = size.map(|(w, h)| image_tokens(w, h));
+    let shown = match (kept, tokens) {
+        (true, Some(tokens)) => format!(
+            "you get it as an image (about {tokens} input tokens at each call while it is \
+             shown) and the user sees it on the card"
+        ),
+        (true, None) => "you get it as an image and the user sees it on the card".to_owned(),
+        (false, _) => "too large to show: use read_page for the content".to_owned(),
+    };
     let content = format!(
-        "[tabId={tab}] took {dims} PNG screenshot of the viewport ({} KB); {shown}. \
-         You cannot see images here: use read_page for the content.",
+        "[tabId={tab}] took {dims} PNG screenshot of the viewport ({} KB); {shown}.",
         bytes.div_ceil(1024)
     );
     let mut details = json!({"tabId": tab, "shape": "screenshot", "mimeType": "image/png",
-        "bytes": bytes, "width": size.map(|s| s.0), "height": size.map(|s| s.1)});
+        "bytes": bytes, "width": size.map(|s| s.0), "height": size.map(|s| s.1),
+        "imageTokens": tokens});
     if kept {
         details["base64"] = json!(data);
     }

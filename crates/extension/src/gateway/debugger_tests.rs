@@ -252,7 +252,10 @@ fn screenshots_report_their_size_and_keep_the_image_for_the_card() {
         panic!("a success")
     };
     assert!(content.starts_with("[tabId=3] took a 1280×720 px PNG screenshot"), "{content}");
-    assert!(content.contains("cannot see images"), "{content}");
+    // 1280×720 needs no scaling: 921,600 px / 750 = 1,229 tokens.
+    assert!(content.contains("as an image (about 1229 input tokens"), "{content}");
+    assert_eq!(details["imageTokens"], 1229);
+    assert_eq!(super::image_tokens(4000, 3000), 1534, "scaled to 1.15 MP");
     assert_eq!(details["shape"], "screenshot");
     assert_eq!(details["width"], 1280);
     assert_eq!(details["base64"], json!(data));
