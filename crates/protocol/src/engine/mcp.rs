@@ -386,23 +386,25 @@ pub struct McpListFailure {
     pub reason: String,
 }
 
-/// What `mcp.fetch` gets: a prompt with its arguments, or a resource.
-#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum McpFetch {
-    /// A prompt, filled in.
-    Prompt {
-        /// Its name.
-        name: String,
-        /// Its arguments by name.
-        #[serde(default)]
-        arguments: std::collections::BTreeMap<String, String>,
-    },
-    /// A resource, read.
-    Resource {
-        /// Its URI.
-        uri: String,
-    },
+crate::internally_tagged! {
+    #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+    /// What `mcp.fetch` gets: a prompt with its arguments, or a resource.
+    #[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+    pub enum McpFetch {
+        /// A prompt, filled in.
+        Prompt {
+            /// Its name.
+            name: String,
+            /// Its arguments by name.
+            #[serde(default)]
+            arguments: std::collections::BTreeMap<String, String>,
+        },
+        /// A resource, read.
+        Resource {
+            /// Its URI.
+            uri: String,
+        },
+    }
 }
 
 #[cfg(test)]

@@ -64,3 +64,27 @@ fn server_ids_are_slugs_that_fit_in_tool_names() {
         assert!(!is_mcp_server_id(id), "{id}");
     }
 }
+
+#[test]
+fn fetches_read_as_serde_tagged_form_wrote_them() {
+    use serde_json::json;
+
+    let prompt = json!({"kind": "prompt", "name": "greet", "arguments": {"who": "Ann"}});
+    let fetch: McpFetch = crate::from_value(prompt.clone()).unwrap();
+    let arguments = [("who".to_owned(), "Ann".to_owned())].into_iter().collect();
+    assert_eq!(fetch, McpFetch::Prompt { name: "greet".into(), arguments });
+    assert_eq!(serde_json::to_value(&fetch).unwrap(), prompt);
+    let fetch: McpFetch = crate::from_value(json!({"kind": "prompt", "name": "today"})).unwrap();
+    assert_eq!(fetch, McpFetch::Prompt { name: "today".into(), arguments: Default::default() });
+    let resource = json!({"kind": "resource", "uri": "file:///a"});
+    let fetch: McpFetch = crate::from_value(resource).unwrap();
+    assert_eq!(fetch, McpFetch::Resource { uri: "file:///a".into() });
+    for bad in [
+        json!({"kind": "resource", "uri": "file:///a", "extra": 1}),
+        json!({"kind": "tool", "name": "x"}),
+        json!({"uri": "file:///a"}),
+        json!({"kind": "prompt"}),
+    ] {
+        assert!(crate::from_value::<McpFetch>(bad.clone()).is_err(), "{bad}");
+    }
+}
