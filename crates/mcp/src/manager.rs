@@ -299,7 +299,9 @@ impl<H: Http + 'static, T: Timer + 'static> McpManager<H, T> {
             if server.catalog().is_none() {
                 let (kind, reason) = match status {
                     // Only the user can sign in, from the settings; a call never opens a window.
-                    McpStatus::NeedsAuthorization { reason } => (ErrorKind::Unauthorized, reason),
+                    McpStatus::NeedsAuthorization { reason, .. } => {
+                        (ErrorKind::Unauthorized, reason)
+                    }
                     McpStatus::Error { reason } => (ErrorKind::NotConnected, reason),
                     _ => (ErrorKind::NotConnected, "the server is not connected".to_owned()),
                 };

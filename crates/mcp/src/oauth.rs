@@ -43,6 +43,7 @@ pub use discovery::AuthPlan;
 pub use discovery::AuthorizationServerMetadata;
 pub use discovery::ProtectedResourceMetadata;
 pub use discovery::discover;
+pub use discovery::resource_metadata;
 pub use registration::OAuthClient;
 
 #[cfg(doc)]

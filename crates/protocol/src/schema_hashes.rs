@@ -2,7 +2,7 @@
 
 /// Hash of the engine protocol (`panelot/engine-v1`) schema.
 pub const ENGINE_SCHEMA_HASH: &str =
-    "72fd34abf17bb53e91157e44c69f9e9813d2535141b8a67ebcf55ca8a82f0d32";
+    "ded074d58be0388c2cfd729b46a570c8591f1f352edf2985f3632eeefa30a399";
 /// Hash of the page-executor protocol (`panelot/content-v1`) schema.
 pub const CONTENT_SCHEMA_HASH: &str =
     "0def8842280f6022d009b9d9196b6f9e2a323c83b97ddda2f0699d6829813e4c";

@@ -93,6 +93,12 @@ pub struct MockOAuth {
     /// Whether challenges carry `resource_metadata` (else clients must try the well-known
     /// locations).
     pub challenge_metadata_url: bool,
+    /// A host name (`auth.test`, `localhost`) the authorization server goes by instead of the
+    /// MCP server's, on the same port: the resource metadata names issuer
+    /// `http://<host>:<port>/oauth`, and the authorization server's answers carry no CORS
+    /// headers, as many real token endpoints do, so a browser reaches them only with host
+    /// access to that site.
+    pub authorization_host: Option<String>,
 }
 
 impl Default for MockOAuth {
@@ -104,6 +110,7 @@ impl Default for MockOAuth {
             rotate_refresh_tokens: false,
             deny: false,
             challenge_metadata_url: true,
+            authorization_host: None,
         }
     }
 }

@@ -103,7 +103,7 @@ impl<H: Http + 'static, T: Timer + 'static> McpManager<H, T> {
             match found.connect(&self.inner, Interaction::Background).await {
                 McpStatus::Ready { .. } => {}
                 // Listings run in the background: only the settings sign in.
-                McpStatus::NeedsAuthorization { reason } => {
+                McpStatus::NeedsAuthorization { reason, .. } => {
                     return Err(Reply::error(
                         ErrorKind::Unauthorized,
                         format!("{server}: {reason}"),

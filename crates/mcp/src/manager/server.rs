@@ -82,6 +82,10 @@ struct State {
     connecting: Option<Vec<oneshot::Sender<()>>>,
     listening: bool,
     refresh_pending: bool,
+    /// The challenge of the server's last 401, where discovery of its sign-in starts.
+    challenge: Option<BearerChallenge>,
+    /// The origins a sign-in fetches from, once discovery learned them all (see `sign_in`).
+    sign_in_origins: Vec<String>,
 }
 
 impl<H: Http + 'static, T: Timer + 'static> Server<H, T> {
@@ -126,12 +130,18 @@ impl<H: Http + 'static, T: Timer + 'static> Server<H, T> {
     }
 
     /// Sets the status and reports a change; a closed server reports nothing more.
-    pub(super) fn set_status(&self, inner: &Inner<H, T>, status: McpStatus) {
+    pub(super) fn set_status(&self, inner: &Inner<H, T>, mut status: McpStatus) {
         if self.stopped.is_aborted() {
             return;
         }
         {
             let mut state = self.state.borrow_mut();
+            // A sign-in asked for names the origins it needs once they are known.
+            if let McpStatus::NeedsAuthorization { origins, .. } = &mut status
+                && origins.is_empty()
+            {
+                origins.clone_from(&state.sign_in_origins);
+            }
             if state.status == status {
                 return;
             }
@@ -178,6 +188,17 @@ impl<H: Http + 'static, T: Timer + 'static> Server<H, T> {
             }
         }
         let _flight = Flight(&self.state);
+        self.attempt(inner, interaction).await;
+        self.name_sign_in_origins(inner).await;
+        self.status()
+    }
+
+    /// One connect of [`Server::connect`], under way alone; where it left the server.
+    async fn attempt(
+        self: &Rc<Self>,
+        inner: &Rc<Inner<H, T>>,
+        interaction: Interaction,
+    ) -> McpStatus {
         self.set_status(inner, McpStatus::Connecting);
         let user = interaction == Interaction::User && self.spec.auth == McpAuth::Oauth;
         let step_up = if user { self.step_up.borrow_mut().take() } else { None };
@@ -227,7 +248,12 @@ impl<H: Http + 'static, T: Timer + 'static> Server<H, T> {
                 self.listed(inner, catalog);
                 self.start_listening(inner);
             }
-            Err(err) => self.set_status(inner, status_after(&err, &self.spec)),
+            Err(err) => {
+                if let McpError::Unauthorized { status: 401, challenge } = &err {
+                    self.state.borrow_mut().challenge.clone_from(challenge);
+                }
+                self.set_status(inner, status_after(&err, &self.spec));
+            }
         }
         self.status()
     }
@@ -280,6 +306,7 @@ impl<H: Http + 'static, T: Timer + 'static> Server<H, T> {
             }
             Err(err) => Err(McpStatus::NeedsAuthorization {
                 reason: format!("the sign-in cannot be used ({err}); {SIGN_IN_FROM_SETTINGS}"),
+                origins: Vec::new(),
             }),
         }
     }
@@ -292,7 +319,7 @@ impl<H: Http + 'static, T: Timer + 'static> Server<H, T> {
         let Some(credentials) = self.credentials.borrow().clone() else { return false };
         if !credentials.can_refresh() {
             let reason = format!("the sign-in expired; {SIGN_IN_FROM_SETTINGS}");
-            self.set_status(inner, McpStatus::NeedsAuthorization { reason });
+            self.set_status(inner, McpStatus::NeedsAuthorization { reason, origins: Vec::new() });
             return false;
         }
         let budgets = &inner.options.budgets;
@@ -305,6 +332,7 @@ impl<H: Http + 'static, T: Timer + 'static> Server<H, T> {
                             reason: format!(
                                 "the sign-in could not be renewed ({err}); {SIGN_IN_FROM_SETTINGS}"
                             ),
+                            origins: Vec::new(),
                         }
                     } else {
                         McpStatus::Error { reason: format!("could not refresh the sign-in: {err}") }

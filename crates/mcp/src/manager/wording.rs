@@ -20,6 +20,7 @@ pub(crate) fn status_after(err: &McpError, spec: &ServerSpec) -> McpStatus {
             McpError::Unauthorized { status: 401, .. } => {
                 return McpStatus::NeedsAuthorization {
                     reason: format!("401: the server needs a sign-in; {SIGN_IN_FROM_SETTINGS}"),
+                    origins: Vec::new(),
                 };
             }
             McpError::Unauthorized { status, challenge: Some(challenge) }
@@ -31,6 +32,7 @@ pub(crate) fn status_after(err: &McpError, spec: &ServerSpec) -> McpStatus {
                         "{status}: this needs the permission {scope}; {SIGN_IN_FROM_SETTINGS} \
                          to grant it"
                     ),
+                    origins: Vec::new(),
                 };
             }
             _ => {}

@@ -98,21 +98,8 @@ pub async fn discover<H: Http>(
     abort: &AbortSignal,
 ) -> Result<AuthPlan, OAuthError> {
     let limit = budgets.max_auth_document_bytes;
-    let server = Url::parse_secure(server_url)?;
-    if server.had_fragment {
-        return Err(OAuthError::InvalidUrl {
-            url: uri::shown(server_url),
-            reason: "a resource URI has no fragment",
-        });
-    }
-    let candidates = match challenge.and_then(|challenge| challenge.resource_metadata.as_deref()) {
-        Some(url) => vec![url.to_owned()],
-        None => uri::protected_resource_metadata_urls(&server),
-    };
-    let resource_metadata: ProtectedResourceMetadata =
-        first_found(http, limit, Step::ResourceMetadata, &candidates, abort).await?;
-    let resource = covering_resource(&resource_metadata.resource, &server)?;
-
+    let (resource_metadata, resource) =
+        resource_metadata(http, budgets, server_url, challenge, abort).await?;
     let issuer = resource_metadata
         .authorization_servers
         .first()
@@ -145,6 +132,33 @@ pub async fn discover<H: Http>(
         server_metadata,
         challenged_scope: challenge.and_then(|challenge| challenge.scope.clone()),
     })
+}
+
+/// The protected-resource metadata of the MCP server at `server_url` (the first step of
+/// [`discover`]) and the canonical resource it covers the server with.
+pub async fn resource_metadata<H: Http>(
+    http: &H,
+    budgets: &Budgets,
+    server_url: &str,
+    challenge: Option<&BearerChallenge>,
+    abort: &AbortSignal,
+) -> Result<(ProtectedResourceMetadata, String), OAuthError> {
+    let server = Url::parse_secure(server_url)?;
+    if server.had_fragment {
+        return Err(OAuthError::InvalidUrl {
+            url: uri::shown(server_url),
+            reason: "a resource URI has no fragment",
+        });
+    }
+    let candidates = match challenge.and_then(|challenge| challenge.resource_metadata.as_deref()) {
+        Some(url) => vec![url.to_owned()],
+        None => uri::protected_resource_metadata_urls(&server),
+    };
+    let limit = budgets.max_auth_document_bytes;
+    let metadata: ProtectedResourceMetadata =
+        first_found(http, limit, Step::ResourceMetadata, &candidates, abort).await?;
+    let resource = covering_resource(&metadata.resource, &server)?;
+    Ok((metadata, resource))
 }
 
 /// The first candidate's document that exists; 4xx moves on, other failures stop.

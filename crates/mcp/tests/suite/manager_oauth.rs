@@ -155,7 +155,7 @@ fn handed_over(h: &Harness) -> Vec<Credentials> {
 
 fn needs_authorization(status: &McpStatus) -> &str {
     match status {
-        McpStatus::NeedsAuthorization { reason } => reason,
+        McpStatus::NeedsAuthorization { reason, .. } => reason,
         other => panic!("expected needs_authorization, got {other:?}"),
     }
 }
@@ -287,6 +287,39 @@ async fn a_sign_in_that_cannot_be_renewed_is_replaced_through_the_browser() {
         assert_eq!(h.manager.connect("mock").await, McpStatus::Ready { tools: 7 });
         assert_eq!(opened.count(), 2);
         assert_eq!(text_of(&h.call("c3", "echo", json!({"text": "c"})).await), "c");
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_sign_in_asked_for_names_the_origins_it_fetches_from() {
+    local(async {
+        // The authorization server goes by another name (another origin) on the same port.
+        let oauth = MockOAuth { authorization_host: Some("localhost".into()), ..MockOAuth::default() };
+        let (h, opened) = oauth_harness(oauth);
+        h.manager.configure(vec![oauth_spec(&h, McpConnectMode::Startup)]);
+        let server = h.mock.url().trim_end_matches("/mcp").to_owned();
+        let port = server.rsplit_once(':').unwrap().1.to_owned();
+        let authorization = format!("http://localhost:{port}");
+
+        // Background work learns them from the metadata (no registration, no window): the
+        // server's origin first, then the authorization server's.
+        let status = h
+            .wait_status(|status| {
+                matches!(status, McpStatus::NeedsAuthorization { origins, .. } if !origins.is_empty())
+            })
+            .await;
+        let McpStatus::NeedsAuthorization { origins, .. } = &status else { unreachable!() };
+        assert_eq!(origins, &[server.clone(), authorization.clone()]);
+        assert_eq!(opened.count(), 0);
+        let registered = h.mock.requests().iter().any(|r| r.target.starts_with("/oauth/register"));
+        assert!(!registered, "background work registered a client");
+
+        // The user's Sign in goes through that authorization server.
+        assert_eq!(h.manager.connect("mock").await, McpStatus::Ready { tools: 7 });
+        assert!(opened.0.borrow()[0].starts_with(&format!("{authorization}/oauth/authorize?")));
+        let credentials = handed_over(&h);
+        assert_eq!(credentials[0].resource(), h.mock.url());
     })
     .await;
 }

@@ -63,6 +63,12 @@ pub enum McpStatus {
     NeedsAuthorization {
         /// Why, in words.
         reason: String,
+        /// The origins (`scheme://host[:port]`) the sign-in fetches from, as far as discovery
+        /// learned them: the server's first, then its authorization server's (metadata, token
+        /// and registration endpoints). The settings' Sign in asks the browser for host access
+        /// to exactly these, inside the click; empty when nothing is known yet.
+        #[serde(default)]
+        origins: Vec<String>,
     },
     /// The last attempt failed.
     Error {

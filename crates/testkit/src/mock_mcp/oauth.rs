@@ -48,6 +48,9 @@ pub(super) struct OAuthState {
     next: u64,
     /// Every token request's form, in order.
     pub(super) token_requests: Vec<Vec<(String, String)>>,
+    /// The resource the last resource metadata named, for an authorization server on a host
+    /// of its own (which cannot tell it from its own address).
+    resource: Option<String>,
 }
 
 #[derive(Debug)]
@@ -73,6 +76,24 @@ impl OAuthState {
 /// The base URL of this server as the client reached it.
 fn base(request: &Request) -> String {
     format!("http://{}", request.header("host").unwrap_or("127.0.0.1"))
+}
+
+/// The authorization server's base URL: this server's, or the configured host's on this port.
+fn authorization_base(request: &Request, config: &MockOAuth) -> String {
+    let Some(host) = &config.authorization_host else { return base(request) };
+    let reached = request.header("host").unwrap_or("127.0.0.1");
+    match reached.rsplit_once(':') {
+        Some((_, port)) => format!("http://{host}:{port}"),
+        None => format!("http://{host}"),
+    }
+}
+
+/// The resource tokens are for: this server's `/mcp`, or the one the resource metadata named
+/// when the authorization server has a host of its own.
+fn resource(shared: &Shared, config: &MockOAuth, request: &Request) -> String {
+    let named =
+        config.authorization_host.as_ref().and_then(|_| shared.lock().oauth.resource.clone());
+    named.unwrap_or_else(|| format!("{}/mcp", base(request)))
 }
 
 /// The challenge for requests without (enough of) a token.
@@ -129,15 +150,23 @@ pub(super) fn route(
 ) -> Option<std::io::Result<()>> {
     let base = base(request);
     let issuer = format!("{base}/oauth");
+    // An authorization server of its own host answers without CORS headers.
+    let own_host = config.authorization_host.as_ref().is_some_and(|host| {
+        request.header("host").is_some_and(|reached| reached.split(':').next() == Some(host))
+    });
+    if own_host {
+        out.without_cors();
+    }
     let served = match (request.method.as_str(), request.path()) {
         ("GET", "/.well-known/oauth-protected-resource/mcp") => {
             let resource = match config.spoil {
                 Some(SpoiledMetadata::ResourceMismatch) => format!("{base}/other"),
                 _ => format!("{base}/mcp"),
             };
+            shared.lock().oauth.resource = Some(resource.clone());
             let metadata = json!({
                 "resource": resource,
-                "authorization_servers": [issuer],
+                "authorization_servers": [format!("{}/oauth", authorization_base(request, config))],
                 "scopes_supported": [BASE_SCOPE, ADMIN_SCOPE],
             });
             metadata_document(config, metadata, out)
@@ -173,7 +202,7 @@ pub(super) fn route(
         }
         ("POST", "/oauth/register") => register(shared, request, out),
         ("GET", "/oauth/authorize") => authorize(shared, config, request, &issuer, out),
-        ("POST", "/oauth/token") => token(shared, config, request, &base, out),
+        ("POST", "/oauth/token") => token(shared, config, request, out),
         (_, path) if path.starts_with("/.well-known/") || path.starts_with("/oauth/") => {
             out.text(404, &[], "not found")
         }
@@ -252,7 +281,7 @@ fn authorize(
     if !known {
         return out.text(400, &[], "unknown client or redirect URI");
     }
-    let resource = format!("{}/mcp", issuer.trim_end_matches("/oauth"));
+    let resource = resource(shared, config, request);
     let valid = param("response_type") == "code"
         && param("code_challenge_method") == "S256"
         && !param("code_challenge").is_empty()
@@ -291,7 +320,6 @@ fn token(
     shared: &Shared,
     config: &MockOAuth,
     request: &Request,
-    base: &str,
     out: &mut Out<'_>,
 ) -> std::io::Result<()> {
     let form_text = String::from_utf8_lossy(&request.body).into_owned();
@@ -302,7 +330,7 @@ fn token(
         let body = json!({"error": error, "error_description": description});
         out.body(400, "application/json", &[], body.to_string().as_bytes())
     };
-    if param("resource") != format!("{base}/mcp") {
+    if param("resource") != resource(shared, config, request) {
         return refuse(out, "invalid_target", "the resource is not this server");
     }
     let mut state = shared.lock();

@@ -54,7 +54,7 @@ fn serve(stream: &TcpStream, shared: &Shared) {
         let mut stream = stream;
         stream.write_all(b"HTTP/1.1 100 Continue\r\n\r\n")
     };
-    let mut out = Out { stream };
+    let mut out = Out { stream, cors: true };
     match http::read_request(&mut reader, send_continue) {
         Ok(request) => {
             let body = serde_json::from_slice(&request.body).ok();
@@ -471,16 +471,32 @@ fn key(id: &Value) -> String {
 
 pub(super) struct Out<'s> {
     stream: &'s TcpStream,
+    /// Whether answers carry CORS headers (see [`Out::without_cors`]).
+    cors: bool,
 }
 
 impl Out<'_> {
+    /// Answers without CORS headers from now on, like a server that allows no cross-origin
+    /// requests: a browser then reads the answer only with host access to the site.
+    pub(super) fn without_cors(&mut self) {
+        self.cors = false;
+    }
+
+    /// `head` without its CORS lines when CORS is off.
+    fn shaped(&self, head: String) -> String {
+        if self.cors {
+            return head;
+        }
+        head.split_inclusive("\r\n").filter(|line| !line.starts_with("Access-Control-")).collect()
+    }
+
     fn head(
         &mut self,
         status: u16,
         content_type: Option<&str>,
         extra: &[(String, String)],
     ) -> std::io::Result<()> {
-        let head = http::response_head(status, content_type, None, extra);
+        let head = self.shaped(http::response_head(status, content_type, None, extra));
         self.stream.write_all(head.as_bytes())
     }
 
@@ -491,7 +507,8 @@ impl Out<'_> {
         extra: &[(String, String)],
         body: &[u8],
     ) -> std::io::Result<()> {
-        let head = http::response_head(status, Some(content_type), Some(body.len()), extra);
+        let head =
+            self.shaped(http::response_head(status, Some(content_type), Some(body.len()), extra));
         self.stream.write_all(head.as_bytes())?;
         self.stream.write_all(body)
     }

@@ -11,6 +11,7 @@
 use panelot_core::combinators::Either;
 use panelot_core::combinators::race;
 use panelot_core::model::LocalFuture;
+use panelot_protocol::engine::McpAuth;
 use panelot_protocol::engine::McpStatus;
 use panelot_providers::Http;
 use panelot_providers::Timer;
@@ -21,12 +22,14 @@ use super::TimerClock;
 use crate::BearerChallenge;
 use crate::bridge::Event;
 use crate::oauth::AuthPlan;
+use crate::oauth::AuthorizationServerMetadata;
 use crate::oauth::OAuthClient;
 use crate::oauth::OAuthError;
 use crate::oauth::PendingAuthorization;
 use crate::oauth::Random;
 use crate::oauth::Scopes;
 use crate::oauth::discover;
+use crate::oauth::resource_metadata;
 
 /// The browser's part of an OAuth sign-in, from the host: `chrome.identity` and
 /// `crypto.getRandomValues` in the service worker, a test double natively.
@@ -83,11 +86,13 @@ impl<H: Http + 'static, T: Timer + 'static> Server<H, T> {
         let redirect_uri =
             browser.redirect_uri().map_err(|reason| McpStatus::NeedsAuthorization {
                 reason: format!("the server needs a sign-in, which cannot run here: {reason}"),
+                origins: Vec::new(),
             })?;
         let (http, budgets) = (&*inner.http, &inner.options.budgets);
         let plan = discover(http, budgets, &self.spec.url, challenge, &self.stopped)
             .await
             .map_err(|err| self.failure(&err, None))?;
+        self.learned(&plan, challenge);
         let client = self
             .oauth_client_for(inner, &plan, &redirect_uri)
             .await
@@ -100,6 +105,7 @@ impl<H: Http + 'static, T: Timer + 'static> Server<H, T> {
             Either::Left(Err(reason)) => {
                 return Err(McpStatus::NeedsAuthorization {
                     reason: format!("the sign-in did not finish ({reason}); press Sign in again"),
+                    origins: Vec::new(),
                 });
             }
             // Closed meanwhile: nothing more is reported for it.
@@ -178,43 +184,105 @@ impl<H: Http + 'static, T: Timer + 'static> Server<H, T> {
     }
 
     /// A failed sign-in step as a status: the user can try again, or it needs fixing first.
-    /// Network failures name the origins the module fetched from, because a browser blocks
-    /// them when the authorization server allows no cross-origin requests and Panelot has no
-    /// access to its site; the module cannot ask for that access itself (no user gesture).
+    /// Network failures ask for a sign-in again, naming the origins the module fetches from:
+    /// a browser blocks them when the authorization server allows no cross-origin requests and
+    /// Panelot has no access to its site, and the settings' Sign in asks for that access inside
+    /// the click (the module cannot: it has no user gesture).
     fn failure(&self, err: &OAuthError, plan: Option<&AuthPlan>) -> McpStatus {
         if err.needs_user() {
             return McpStatus::NeedsAuthorization {
                 reason: format!("the sign-in failed ({err}); press Sign in again"),
+                origins: Vec::new(),
             };
         }
         if let OAuthError::Transport(_) = err {
-            let origins = plan.map(|plan| self.foreign_origins(plan)).unwrap_or_default();
-            let sites = match origins.is_empty() {
+            let server = origin_of(&self.spec.url);
+            let foreign: Vec<String> = plan
+                .map(|plan| self.involved(None, Some(plan.issuer()), Some(&plan.server_metadata)))
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|origin| Some(origin) != server.as_ref())
+                .collect();
+            let sites = match foreign.is_empty() {
                 true => "the authorization server's site".to_owned(),
-                false => origins.join(" and "),
+                false => foreign.join(" and "),
             };
-            return McpStatus::Error {
+            return McpStatus::NeedsAuthorization {
                 reason: format!(
                     "the sign-in failed ({err}); if the network is fine, the browser may be \
-                     blocking Panelot from {sites}: allow Panelot to access it and sign in again"
+                     blocking Panelot from {sites}: press Sign in to allow Panelot to access it \
+                     and sign in again"
                 ),
+                origins: Vec::new(),
             };
         }
         McpStatus::Error { reason: format!("the sign-in failed: {err}") }
     }
 
-    /// The origins of the authorization server's endpoints that are not the MCP server's.
-    fn foreign_origins(&self, plan: &AuthPlan) -> Vec<String> {
-        let server = origin_of(&self.spec.url);
-        let metadata = &plan.server_metadata;
-        let mut origins: Vec<String> = Vec::new();
+    /// Adds to a "needs sign-in" status the origins its sign-in fetches from, so that the
+    /// settings' Sign in can ask the browser for access to exactly them inside the click,
+    /// before the module needs it. Learned by discovery (metadata only: no registration, no
+    /// window), once per server.
+    pub(super) async fn name_sign_in_origins(&self, inner: &Inner<H, T>) {
+        let McpStatus::NeedsAuthorization { reason, origins } = self.status() else { return };
+        if !origins.is_empty() || self.spec.auth != McpAuth::Oauth {
+            return;
+        }
+        let origins = self.sign_in_origins(inner).await;
+        self.set_status(inner, McpStatus::NeedsAuthorization { reason, origins });
+    }
+
+    /// The origins a sign-in fetches from (see [`Server::involved`]): all of them once
+    /// discovery succeeded, else as far as it got (the authorization server the resource names,
+    /// whose metadata may be out of reach until Panelot has access to its site).
+    async fn sign_in_origins(&self, inner: &Inner<H, T>) -> Vec<String> {
+        let (known, challenge) = {
+            let state = self.state.borrow();
+            (state.sign_in_origins.clone(), state.challenge.clone())
+        };
+        if !known.is_empty() {
+            return known;
+        }
+        let (http, budgets) = (&*inner.http, &inner.options.budgets);
+        let challenge = challenge.as_ref();
+        if let Ok(plan) = discover(http, budgets, &self.spec.url, challenge, &self.stopped).await {
+            return self.learned(&plan, challenge);
+        }
+        let issuer = resource_metadata(http, budgets, &self.spec.url, challenge, &self.stopped)
+            .await
+            .ok()
+            .and_then(|(metadata, _)| metadata.authorization_servers.into_iter().next());
+        self.involved(challenge, issuer.as_deref(), None)
+    }
+
+    /// Keeps the origins of a complete discovery for the statuses to come; them.
+    fn learned(&self, plan: &AuthPlan, challenge: Option<&BearerChallenge>) -> Vec<String> {
+        let origins = self.involved(challenge, Some(plan.issuer()), Some(&plan.server_metadata));
+        self.state.borrow_mut().sign_in_origins.clone_from(&origins);
+        origins
+    }
+
+    /// The origins the module fetches from to sign in: the MCP server's, the resource
+    /// metadata's when the challenge puts it elsewhere, the authorization server's (`issuer`,
+    /// where its metadata is), its token and registration endpoints'; each once, the server's
+    /// first. Not the authorization endpoint's: the browser's sign-in window goes there, and
+    /// the window needs no host access.
+    fn involved(
+        &self,
+        challenge: Option<&BearerChallenge>,
+        issuer: Option<&str>,
+        metadata: Option<&AuthorizationServerMetadata>,
+    ) -> Vec<String> {
         let endpoints = [
-            Some(metadata.issuer.as_str()),
-            Some(metadata.token_endpoint.as_str()),
-            metadata.registration_endpoint.as_deref(),
+            Some(self.spec.url.as_str()),
+            challenge.and_then(|c| c.resource_metadata.as_deref()),
+            issuer,
+            metadata.map(|m| m.token_endpoint.as_str()),
+            metadata.and_then(|m| m.registration_endpoint.as_deref()),
         ];
+        let mut origins: Vec<String> = Vec::new();
         for origin in endpoints.into_iter().flatten().filter_map(origin_of) {
-            if Some(&origin) != server.as_ref() && !origins.contains(&origin) {
+            if !origins.contains(&origin) {
                 origins.push(origin);
             }
         }
