@@ -14,6 +14,7 @@ mod tabs;
 pub(crate) use chrome::log_error;
 pub(crate) use chrome::request_host_access;
 pub(crate) use chrome::request_origin_then;
+pub(crate) use chrome::request_origins_then;
 pub(crate) use port::Stored;
 pub(crate) use port::send;
 pub(crate) use port::start;

@@ -940,6 +940,8 @@ catalog! {
     McpConnect => "Connect", "连接";
     McpRetry => "Retry", "重试";
     McpSignIn => "Sign in", "登录";
+    /// Under a server that needs a sign-in through an authorization server on other sites.
+    McpSignInSites => "Sign in also asks your browser to let Panelot reach {sites}, where this server signs you in.", "登录时还会请浏览器允许 Panelot 访问 {sites}（此服务器在那里为你登录）。";
     McpSwitch => "Use {name}", "使用 {name}";
     McpConfirmDelete => "Delete “{name}”? Its tools and its sign-in go with it.", "删除“{name}”？其工具和登录信息也会一并删除。";
     McpShowDetails => "Tools and calls", "工具与调用";

@@ -26,7 +26,14 @@ extern "C" {
 /// answer. A refusal is not fatal: the engine re-checks access when a tool runs and reports what
 /// is missing itself. Every other permission the extension uses is granted at install.
 pub(crate) fn request_origin_then(origin: &str, then: impl FnOnce() + 'static) {
-    let request = serde_json::json!({"origins": [format!("{origin}/*")]});
+    request_origins_then(&[origin.to_owned()], then);
+}
+
+/// [`request_origin_then`] for several origins in one request: Chrome shows one question for
+/// them all (a question per origin, asked one after another, would find the gesture spent).
+pub(crate) fn request_origins_then(origins: &[String], then: impl FnOnce() + 'static) {
+    let patterns: Vec<String> = origins.iter().map(|origin| format!("{origin}/*")).collect();
+    let request = serde_json::json!({"origins": patterns});
     match json_value(&request).and_then(|r| permissions_request(&r)) {
         Ok(promise) => spawn_local(async move {
             if let Err(err) = JsFuture::from(promise).await {

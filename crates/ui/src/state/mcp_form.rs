@@ -23,6 +23,7 @@ use super::connection_form::FieldProblem;
 use super::connection_form::acceptable_url;
 use super::connection_form::parse_headers;
 use super::connection_form::problem_text;
+use super::urls::origin_of;
 use crate::i18n;
 use crate::i18n::Lang;
 use crate::i18n::Msg;
@@ -526,6 +527,40 @@ pub fn connect_action(status: &McpStatus, enabled: bool) -> Option<Msg> {
         McpStatus::NeedsAuthorization { .. } => Some(Msg::McpSignIn),
         McpStatus::Connecting | McpStatus::Ready { .. } => None,
     }
+}
+
+/// The origins Connect or Sign in asks the browser for access to, inside the click, before
+/// the engine is told: the server's, and when a sign-in is asked for, every origin the status
+/// says it fetches from (its authorization server's). Only web origins, each once.
+pub fn access_origins(view: &McpServerView) -> Vec<String> {
+    let named = match &view.status {
+        McpStatus::NeedsAuthorization { origins, .. } => origins.as_slice(),
+        McpStatus::Disconnected
+        | McpStatus::Connecting
+        | McpStatus::Ready { .. }
+        | McpStatus::Error { .. } => &[],
+    };
+    let mut access: Vec<String> = Vec::new();
+    for origin in std::iter::once(&view.url).chain(named).filter_map(|url| origin_of(url)) {
+        if !access.contains(&origin) {
+            access.push(origin);
+        }
+    }
+    access
+}
+
+/// The sites besides the server's own that signing in to it asks access to, as the card
+/// names them (`auth.example.com`, `http://auth.test:8080`); none when no sign-in is asked.
+pub fn sign_in_sites(view: &McpServerView) -> Vec<String> {
+    if !matches!(view.status, McpStatus::NeedsAuthorization { .. }) || !view.enabled {
+        return Vec::new();
+    }
+    let server = origin_of(&view.url);
+    access_origins(view)
+        .into_iter()
+        .filter(|origin| Some(origin) != server.as_ref())
+        .map(|origin| origin.strip_prefix("https://").map(str::to_owned).unwrap_or(origin))
+        .collect()
 }
 
 /// The `data-outcome` of a call and its words.

@@ -321,7 +321,7 @@ fn statuses_read_as_chips_and_offer_the_right_button() {
         (McpStatus::Ready { tools: 1 }, true, "ready", "Ready · 1 tool", None),
         (McpStatus::Ready { tools: 7 }, true, "ready", "Ready · 7 tools", None),
         (
-            McpStatus::NeedsAuthorization { reason: "401".to_owned() },
+            McpStatus::NeedsAuthorization { reason: "401".to_owned(), origins: Vec::new() },
             true,
             "auth",
             "Needs sign-in",
@@ -345,4 +345,33 @@ fn statuses_read_as_chips_and_offer_the_right_button() {
         status_text(Lang::ZhCn, &McpStatus::Error { reason: "HTTP 500".into() }, true).1,
         "错误：HTTP 500"
     );
+}
+
+#[test]
+fn sign_in_asks_access_to_the_origins_its_status_names() {
+    let mut view = McpServerView { url: "https://docs.example/mcp".to_owned(), ..view() };
+    // Connect and Retry ask for the server's site alone.
+    assert_eq!(access_origins(&view), ["https://docs.example"]);
+    assert!(sign_in_sites(&view).is_empty());
+
+    // A sign-in asks for every origin it fetches from, each once, web origins only.
+    view.status = McpStatus::NeedsAuthorization {
+        reason: "401".to_owned(),
+        origins: vec![
+            "https://docs.example".to_owned(),
+            "https://auth.example".to_owned(),
+            "http://auth.test:8080".to_owned(),
+            "chrome://settings".to_owned(),
+            "https://auth.example".to_owned(),
+        ],
+    };
+    assert_eq!(
+        access_origins(&view),
+        ["https://docs.example", "https://auth.example", "http://auth.test:8080"]
+    );
+    assert_eq!(sign_in_sites(&view), ["auth.example", "http://auth.test:8080"]);
+    // Nothing known yet: the server's site, and no line on the card.
+    view.status = McpStatus::NeedsAuthorization { reason: "401".to_owned(), origins: Vec::new() };
+    assert_eq!(access_origins(&view), ["https://docs.example"]);
+    assert!(sign_in_sites(&view).is_empty());
 }

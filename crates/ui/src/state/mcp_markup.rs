@@ -20,6 +20,7 @@ use super::mcp_form::McpForm;
 use super::mcp_form::McpImport;
 use super::mcp_form::connect_action;
 use super::mcp_form::outcome_text;
+use super::mcp_form::sign_in_sites;
 use super::mcp_form::status_text;
 use super::memory_notes::local_time;
 use crate::i18n;
@@ -271,6 +272,13 @@ pub fn server_html(lang: Lang, view: &McpServerView, card: ServerCard) -> String
     } else {
         ""
     };
+    let sites = sign_in_sites(view);
+    let sites = if sites.is_empty() {
+        String::new()
+    } else {
+        let text = i18n::format(lang, Msg::McpSignInSites, &[("sites", &sites.join(", "))]);
+        format!("<p class=\"mcp-sign-in-sites\">{}</p>", escape_html(&text))
+    };
     let connect = connect_action(&view.status, view.enabled)
         .map(|msg| {
             format!(
@@ -302,7 +310,7 @@ pub fn server_html(lang: Lang, view: &McpServerView, card: ServerCard) -> String
          aria-label=\"{switch}\" title=\"{switch}\"{on}>\
          <div class=\"mcp-summary\"><div class=\"mcp-title\"><strong class=\"mcp-name\">{name}</strong>\
          <span class=\"chip mcp-status\" data-state=\"{state}\" role=\"status\">{busy}{status}</span></div>\
-         <p class=\"mcp-url\">{url}</p></div>\
+         <p class=\"mcp-url\">{url}</p>{sites}</div>\
          <div class=\"mcp-actions\">{connect}\
          <button type=\"button\" class=\"btn-sm btn-ghost edit-mcp\" data-act=\"edit\" data-id=\"{id}\">{pencil}{edit}</button>\
          <button type=\"button\" class=\"btn-sm btn-ghost btn-icon delete-mcp\" data-act=\"ask-delete\" \

@@ -32,6 +32,7 @@ use crate::state::connection_markup::problems_html;
 use crate::state::mcp_form::McpEditor;
 use crate::state::mcp_form::McpForm;
 use crate::state::mcp_form::McpImport;
+use crate::state::mcp_form::access_origins;
 use crate::state::mcp_form::auth_from_value;
 use crate::state::mcp_form::connect_from_value;
 use crate::state::mcp_form::with_enabled;
@@ -240,13 +241,17 @@ impl Section {
                 let sent = chosen.into_iter().filter_map(|server| self.save(server)).collect();
                 self.import().update(|i| i.sent(sent));
             }
+            // Chrome asks for access to the server's site, and for a sign-in to its
+            // authorization server's too, now, inside the click (an answer from the engine
+            // first would come after the gesture); the engine connects once Chrome answered,
+            // so what was granted is in force when the module fetches.
             "connect" => {
-                if let Some(origin) = self.stored(&id).and_then(|s| origin_of(&s.url)) {
-                    host::request_host_access(&origin);
-                }
-                self.send(Box::new(|submission_id| {
-                    Op::McpConnect(McpConnectParams { submission_id, server_id: id })
-                }));
+                let origins = self.stored(&id).map(|s| access_origins(&s)).unwrap_or_default();
+                host::request_origins_then(&origins, move || {
+                    self.send(Box::new(|submission_id| {
+                        Op::McpConnect(McpConnectParams { submission_id, server_id: id })
+                    }));
+                });
             }
             "edit" => {
                 if let Some(view) = self.stored(&id) {
