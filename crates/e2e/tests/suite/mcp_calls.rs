@@ -6,6 +6,12 @@
 //! worker restarts, the tools are offered again from the last good catalog; a server that
 //! refuses its token shows an error status in words; a server's question during a call is a
 //! card in the panel whose answer reaches the server and the call's result.
+//!
+//! Under the other policies: `auto` runs an MCP call without a card (its result fenced all the
+//! same) unless its arguments carry a sensitive payload (an email address leaving for the
+//! server asks, and a declined call never reaches it); `always` asks before every call, and an
+//! MCP card offers only Allow once or Decline, since a call without a site can be granted
+//! neither for the session nor for a site.
 
 use std::time::Duration;
 use std::time::Instant;
@@ -227,4 +233,94 @@ fn a_server_s_question_outlives_a_worker_restart_and_its_answer_reaches_the_call
     assert_eq!(mcp.resumed(), 1, "the call was read on from its resumed stream");
     let calls = mcp.requests().into_iter().filter(|r| r.rpc_method() == Some("tools/call")).count();
     assert_eq!(calls, 1, "the call was never made again");
+}
+
+/// The `tools/call` arguments' `text` the server got, in order.
+fn echoed(mcp: &MockMcp) -> Vec<String> {
+    mcp.requests()
+        .into_iter()
+        .filter(|r| r.rpc_method() == Some("tools/call"))
+        .filter_map(|r| r.body?["params"]["arguments"]["text"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// What the model says once every result it got is fenced as MCP content.
+fn fenced_reply(t: &panelot_e2e::scripted_model::Transcript) -> Reply {
+    let results = t.turn_results();
+    let fenced = !results.is_empty() && results.iter().all(|r| r.contains("provenance=\"mcp\""));
+    Reply::text(if fenced { "All fenced." } else { "[not fenced]" })
+}
+
+#[test]
+fn under_auto_an_mcp_call_runs_without_a_card_unless_it_carries_an_email() {
+    let mcp = MockMcp::start(MockMcpConfig::default()).expect("start the MCP server");
+    let mut p = Panel::launch(PanelOptions::default()).expect("launch the side panel");
+    save(&mut p, server("Mock Tools", &mcp.url(), None));
+    wait_server(&mut p, "ready", |s| s["status"]["state"] == "ready");
+    p.set_policy("auto").expect("policy auto");
+
+    // A write of category MCP runs at once under `auto`; its result is fenced all the same.
+    p.model.reply(Reply::tool_call("mcp__mock-tools__echo", json!({"text": "plain words"})));
+    p.model.push(fenced_reply);
+    let cards = p
+        .run_turn("Echo plain words", &mut |_: &mut Panel, card: &Card| {
+            panic!("auto asked: {card:#?}")
+        })
+        .expect("the turn");
+    assert!(cards.is_empty());
+    assert_eq!(echoed(&mcp), ["plain words"]);
+    let text = p.panel_text();
+    assert!(text.contains("All fenced."), "{text}");
+
+    // A sensitive payload still asks under `auto` (an email address leaving for a server):
+    // the card says why, and a declined call never reaches the server.
+    let mail = "Forward the notes to ada@example.com";
+    p.model.reply(Reply::tool_call("mcp__mock-tools__echo", json!({"text": mail})));
+    p.model.push(|t| {
+        let refused = t.last_result().is_some_and(|r| r.to_lowercase().contains("declin"));
+        Reply::text(if refused { "Not sent." } else { "[sent]" })
+    });
+    let cards = p
+        .run_turn("Mail it", &mut |_: &mut Panel, card: &Card| {
+            assert_eq!(card.tool, "mcp__mock-tools__echo", "{card:#?}");
+            assert!(card.has_flag("sensitive_payload"), "{card:#?}");
+            Ok(Decision::Decline)
+        })
+        .expect("the second turn");
+    assert_eq!(cards.len(), 1, "a sensitive payload asks even under auto");
+    assert_eq!(echoed(&mcp), ["plain words"], "the declined call was not sent");
+    let text = p.panel_text();
+    assert!(text.contains("Not sent."), "{text}");
+    let recent =
+        wait_server(&mut p, "the denied call", |s| s["recentCalls"][0]["outcome"] == "denied");
+    assert_eq!(recent["recentCalls"][1]["outcome"], "ok", "{recent:#}");
+}
+
+#[test]
+fn under_always_every_mcp_call_asks_and_none_can_be_allowed_for_the_session() {
+    let mcp = MockMcp::start(MockMcpConfig::default()).expect("start the MCP server");
+    let mut p = Panel::launch(PanelOptions::default()).expect("launch the side panel");
+    save(&mut p, server("Mock Tools", &mcp.url(), None));
+    wait_server(&mut p, "ready", |s| s["status"]["state"] == "ready");
+    p.set_policy("always").expect("policy always");
+
+    // Each call asks. An MCP call has no site, and the engine grants nothing for a session
+    // or a site without one, so the card offers neither: only Allow (once) or Decline.
+    for text in ["one", "two"] {
+        p.model.reply(Reply::tool_call("mcp__mock-tools__echo", json!({"text": text})));
+    }
+    p.model.push(fenced_reply);
+    let cards = p
+        .run_turn("Echo twice", &mut |p: &mut Panel, card: &Card| {
+            assert_eq!(card.tool, "mcp__mock-tools__echo", "{card:#?}");
+            assert!(p.offers(Decision::Allow)?, "{card:#?}");
+            assert!(!p.offers(Decision::AllowSession)?, "{card:#?}");
+            assert!(!p.offers(Decision::AllowSite)?, "{card:#?}");
+            Ok(Decision::Allow)
+        })
+        .expect("the turn");
+    assert_eq!(cards.len(), 2, "always asks before every MCP call");
+    assert_eq!(echoed(&mcp), ["one", "two"]);
+    let text = p.panel_text();
+    assert!(text.contains("All fenced."), "{text}");
 }

@@ -104,8 +104,11 @@ pub(crate) fn ApprovalCard() -> impl IntoView {
         }
         let decision = match event.key().as_str() {
             "y" | "Y" => ApprovalDecision::Accept,
-            "s" | "S" => ApprovalDecision::AcceptForSession,
-            // "For this site" needs a site: a card without an origin does not offer it.
+            // Both grants need a site (the engine refuses them for a call without one, an MCP
+            // call say): a card without an origin offers neither.
+            "s" | "S" if approval.request.target_origin.is_some() => {
+                ApprovalDecision::AcceptForSession
+            }
             "a" | "A" if approval.request.target_origin.is_some() => {
                 ApprovalDecision::AcceptForSite
             }
@@ -160,6 +163,7 @@ pub(crate) fn ApprovalCard() -> impl IntoView {
                 .as_deref()
                 .and_then(site_of)
                 .map(|site| fill(lang, Msg::ApprovalForSite, &[("site", &site)]));
+            let for_session = request.target_origin.is_some();
             let tool = request.tool.clone();
             let on_note_key = {
                 let approval = approval.clone();
@@ -209,9 +213,11 @@ pub(crate) fn ApprovalCard() -> impl IntoView {
                         </button>
                         <Popover open=menu button_class="approval-more" label=t(Msg::ApprovalMore) glyph=Icon::More
                             panel_class="up end menu approval-menu" role="menu">
-                            <button type="button" role="menuitem" data-decision="accept_for_session" on:click=answer(ApprovalDecision::AcceptForSession)>
-                                <span>{t(Msg::ApprovalForSession)}</span><kbd>"S"</kbd>
-                            </button>
+                            {for_session.then(|| view! {
+                                <button type="button" role="menuitem" data-decision="accept_for_session" on:click=answer(ApprovalDecision::AcceptForSession)>
+                                    <span>{t(Msg::ApprovalForSession)}</span><kbd>"S"</kbd>
+                                </button>
+                            })}
                             {for_site.map(|label| view! {
                                 <button type="button" role="menuitem" data-decision="accept_for_site" on:click=answer(ApprovalDecision::AcceptForSite)>
                                     <span>{label}</span><kbd>"A"</kbd>
