@@ -250,7 +250,7 @@ pub struct BatchActionsParams {
 }
 
 /// One action of a batch.
-#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, PartialEq)]
+#[derive(Serialize, JsonSchema, TS, Debug, Clone, PartialEq)]
 #[serde(tag = "kind", content = "params", rename_all = "snake_case")]
 pub enum BatchAction {
     /// Click.
@@ -259,6 +259,42 @@ pub enum BatchAction {
     Type(TypeParams),
     /// Choose options.
     SelectOption(SelectOptionParams),
+}
+
+/// [`BatchAction`]'s tags, in its order.
+const BATCH_KINDS: [&str; 3] = ["click", "type", "select_option"];
+
+/// Reads `{"kind": …, "params": …}` as serde's adjacently tagged form does (other members are
+/// ignored, a missing `params` is a missing field), through a JSON value, like
+/// [`ExecutorResult`]: serde's decoder buffers `params` when it comes before `kind`, which
+/// compiles a second deserializer of each action's parameters.
+impl<'de> Deserialize<'de> for BatchAction {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use crate::traced::from_value;
+        use serde::de::Error;
+        use serde_json::Value;
+        let Value::Object(mut fields) = Value::deserialize(deserializer)? else {
+            return Err(D::Error::custom(
+                "invalid type: expected an object with `kind` and `params`",
+            ));
+        };
+        let kind = match fields.remove("kind") {
+            Some(Value::String(kind)) => kind,
+            Some(_) => return Err(D::Error::custom("invalid type: `kind` is not a string")),
+            None => return Err(D::Error::missing_field("kind")),
+        };
+        let idx = BATCH_KINDS
+            .iter()
+            .position(|known| *known == kind)
+            .ok_or_else(|| D::Error::unknown_variant(&kind, &BATCH_KINDS))?;
+        let params = fields.remove("params").ok_or_else(|| D::Error::missing_field("params"))?;
+        let action = match idx {
+            0 => from_value(params).map(BatchAction::Click),
+            1 => from_value(params).map(BatchAction::Type),
+            _ => from_value(params).map(BatchAction::SelectOption),
+        };
+        action.map_err(D::Error::custom)
+    }
 }
 
 /// A tool result of the page executor. Its `Deserialize` is written out (below) rather than

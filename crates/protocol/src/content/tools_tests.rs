@@ -129,3 +129,58 @@ fn results_read_as_serdes_adjacently_tagged_form() {
         assert!(both_results(&value).1.is_err(), "{value}");
     }
 }
+
+/// `BatchAction` as serde derives it: the reference of its written-out `Deserialize`.
+#[derive(Deserialize, Serialize, Debug)]
+#[serde(tag = "kind", content = "params", rename_all = "snake_case")]
+enum DerivedBatchAction {
+    Click(ClickParams),
+    Type(TypeParams),
+    SelectOption(SelectOptionParams),
+}
+
+/// Both decodings of a batch action, as the JSON they write back or the error's text.
+fn both_actions(value: &Value) -> (Result<Value, String>, Result<Value, String>) {
+    let derived = serde_json::from_value::<DerivedBatchAction>(value.clone())
+        .map(|a| serde_json::to_value(a).unwrap())
+        .map_err(|err| err.to_string());
+    let ours = serde_json::from_value::<BatchAction>(value.clone())
+        .map(|a| serde_json::to_value(a).unwrap())
+        .map_err(|err| err.to_string());
+    (derived, ours)
+}
+
+#[test]
+fn batch_actions_read_as_serdes_adjacently_tagged_form() {
+    let good = [
+        json!({"kind": "click", "params": {"ref": "e1"}}),
+        json!({"params": {"ref": "e2", "text": "hi"}, "kind": "type", "x": 1}),
+        json!({"kind": "select_option", "params": {"ref": "e3", "values": ["a"]}}),
+    ];
+    for value in &good {
+        let (derived, ours) = both_actions(value);
+        assert!(ours.is_ok(), "{value}: {ours:?}");
+        assert_eq!(ours, derived, "{value}");
+    }
+    for kind in BATCH_KINDS {
+        let value = json!({"kind": kind, "params": {"unexpected": 1}});
+        let (derived, ours) = both_actions(&value);
+        assert!(derived.is_err(), "{value}");
+        assert_eq!(ours, derived, "{value}");
+    }
+    let bad = [
+        json!({"kind": "hover", "params": {}}),
+        json!({"kind": "click"}),
+        json!({"params": {"ref": "e1"}}),
+        json!({"kind": "click", "params": {"ref": 1}}),
+        json!({"kind": "click", "params": null}),
+    ];
+    for value in &bad {
+        let (derived, ours) = both_actions(value);
+        assert!(derived.is_err(), "{value}");
+        assert_eq!(ours, derived, "{value}");
+    }
+    for value in [json!(["click", {"ref": "e1"}]), json!(3)] {
+        assert!(both_actions(&value).1.is_err(), "{value}");
+    }
+}
