@@ -183,7 +183,12 @@ fn a_trusted_click_moves_a_page_that_ignores_synthetic_ones_and_dialogs_never_bl
     assert!(shot.contains("you get it as an image"), "{shot}");
     // The model that reads images gets the screenshot itself, after the tool results (the
     // OpenAI wire carries images in a user message), in that call and the ones after it.
-    for request in &requests[5..] {
+    let text = |r: &panelot_testkit::mock_provider::RecordedRequest| {
+        r.json.clone().unwrap_or_default().to_string()
+    };
+    let first = requests.iter().position(|r| text(r).contains("PNG screenshot of the viewport"));
+    let first = first.expect("a request with the screenshot's result");
+    for request in &requests[first..] {
         let body = request.json.clone().unwrap_or_default();
         let images: Vec<&str> = body["messages"]
             .as_array()
@@ -196,8 +201,7 @@ fn a_trusted_click_moves_a_page_that_ignores_synthetic_ones_and_dialogs_never_bl
         assert_eq!(images.len(), 1, "one screenshot image: {images:?}");
         assert!(images[0].starts_with("data:image/png;base64,iVBOR"), "{}", &images[0][..40]);
     }
-    let before = requests[4].json.clone().unwrap_or_default().to_string();
-    assert!(!before.contains("image_url"), "no image before the screenshot");
+    assert!(!text(&requests[first - 1]).contains("image_url"), "no image before the screenshot");
     assert!(results[6][5].contains("typed 3 characters with trusted input"), "{}", results[6][5]);
     assert!(results[7][6].contains("appended 1 characters"), "{}", results[7][6]);
     let accepted = &results[8][7];
