@@ -7,6 +7,7 @@
 //! Commands carry opened secrets (the module runs in this same worker); replies and events are
 //! decoded here with budgets before they become driver inputs.
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use js_sys::Function;
@@ -33,6 +34,12 @@ use wasm_bindgen_futures::JsFuture;
 
 /// Largest reply or event read from the module (its own budgets cap a result's text at 1 MiB).
 const MAX_MESSAGE_BYTES: usize = 8 * 1024 * 1024;
+
+thread_local! {
+    /// The servers of the last `configure`: when the module crashes, each one's status says so
+    /// (the module cannot report them any more).
+    static CONFIGURED: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+}
 
 /// Why the bridge failed, in words for the model or the log.
 fn unavailable(detail: &str) -> String {
@@ -79,14 +86,27 @@ pub(crate) fn listen(vault: Rc<Vault>, push: impl Fn(Input) + 'static) {
             return;
         };
         // The module is ours: an event that does not decode is a bug there, dropped here.
-        let event = serde_json::from_str::<Value>(&text).ok();
-        if let Some(input) = event.and_then(|event| event_input(event, &vault)) {
+        let Ok(event) = serde_json::from_str::<Value>(&text) else { return };
+        if event.get("type").and_then(Value::as_str) == Some("crashed") {
+            let reason = event.get("message").and_then(Value::as_str).unwrap_or("it crashed");
+            let servers = CONFIGURED.with_borrow(Clone::clone);
+            for input in crashed(reason, servers) {
+                push(input);
+            }
+        } else if let Some(input) = event_input(event, &vault) {
             push(input);
         }
     });
     let _ = on_event.call1(&bridge, callback.as_ref().unchecked_ref());
     // The worker hears events for as long as it lives.
     callback.forget();
+}
+
+/// A crash of the module (`{"type": "crashed", "message"}`, from `mcp_bridge.js`) as every
+/// configured server's error status, in the bridge's words (what to do included).
+fn crashed(reason: &str, servers: Vec<String>) -> Vec<Input> {
+    let status = McpStatus::Error { reason: reason.to_owned() };
+    servers.into_iter().map(|server| Input::McpStatus(server, status.clone())).collect()
 }
 
 /// The input an event of the module becomes; `None` for one the engine does not act on.
@@ -128,6 +148,9 @@ pub(crate) async fn configure(
     credentials: Vec<StoredCredentials>,
     push: impl Fn(Input),
 ) {
+    let ids = stored.iter().filter_map(|s| s.get("id").and_then(Value::as_str));
+    let ids: Vec<String> = ids.map(str::to_owned).collect();
+    CONFIGURED.with_borrow_mut(|configured| *configured = ids);
     let mut servers = Vec::new();
     for server in &stored {
         match vault.open_mcp(server) {
@@ -249,3 +272,7 @@ fn outcome(reply: &Value) -> ToolOutcome {
         _ => ToolOutcome::done(text),
     }
 }
+
+#[cfg(test)]
+#[path = "mcp_bridge_tests.rs"]
+mod tests;
