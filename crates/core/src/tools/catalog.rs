@@ -740,9 +740,10 @@ pub static CATALOG: &[CatalogTool] = &[
         info(Read, None, Page),
         Offer {
             route: Route::Debugger(DebuggerTool::Screenshot),
-            description: "PNG of the tab's viewport: you see it as an image, the user on the card. \
-                For canvas, charts and layout that read_page cannot put in words.",
-            properties: r#"{}"#,
+            description: "PNG of the tab's viewport (or of one element by ref, or the whole page): \
+                you see it as an image, the user on the card. For canvas, charts and layout that \
+                read_page cannot put in words.",
+            properties: r#"{"ref": {"type": "string"}, "fullPage": {"type": "boolean"}}"#,
             required: &[],
             tab: TabParam::Optional,
         },

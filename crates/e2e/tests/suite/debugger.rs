@@ -1,7 +1,8 @@
 //! L2 through the engine in Chromium: a scripted model in a turn that enables L2 clicks a button
 //! that only trusted events move, answers nothing to a `confirm()` (the call does not hang), takes
-//! a screenshot, and is denied `run_javascript` by the seeded rule when a page baits it; on a
-//! `.test` site it presses key chords, clicks at a point and drags.
+//! a screenshot (sent to the model as an image), and is denied `run_javascript` by the seeded rule
+//! when a page baits it; on a `.test` site it presses key chords, clicks at a point and drags; on
+//! a tall page it takes screenshots of an element below the fold and of the whole page.
 //!
 //! The test build has the `debugger` permission in its manifest; the product asks for it.
 
@@ -314,4 +315,39 @@ fn trusted_chords_clicks_at_a_point_and_drags_reach_the_page_as_real_input() {
     for card in cards.iter().skip(1).filter(|c| c["ok"] == true) {
         assert!(card["details"]["elapsedMs"].is_u64(), "{card}");
     }
+}
+
+/// A page taller than any viewport with a button far down it.
+const TALL_PAGE: &str = r#"<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Tall</title>
+<style>body { margin: 0; } #big { display: block; margin: 2400px 0 0 40px; width: 200px;
+height: 100px; } #end { height: 500px; }</style></head>
+<body><button id="big">Big</button><div id="end"></div></body></html>"#;
+
+#[test]
+fn screenshots_of_an_element_below_the_fold_and_of_the_whole_page_are_clipped_and_sized() {
+    let mut s = Scenario::start("/tall.html", TALL_PAGE);
+    let tab = s.tab;
+    s.server.push(Reply::tool_call("read_page", json!({"tabId": tab.0})));
+    s.server.push(Reply::tool_call("screenshot", json!({"ref": "e1"})));
+    s.server.push(Reply::tool_call("screenshot", json!({"fullPage": true})));
+    s.server.push(Reply::tool_call("screenshot", json!({"ref": "e1", "fullPage": true})));
+    s.server.push(Reply::text("Seen."));
+    let events = turn_with_l2(&mut s, "Show me the big button and the whole page");
+    let results = s.tool_results();
+    let last = results.last().cloned().unwrap_or_default();
+    assert_eq!(last.len(), 4, "{last:#?}");
+    // The element is 2,400 px down, out of the viewport: clipped where it is, at its size.
+    assert!(last[1].contains("took a 200×100 px PNG screenshot of e1"), "{}", last[1]);
+    let height = s.h.eval_in_tab(tab, "return document.documentElement.scrollHeight;").unwrap();
+    let whole = format!("×{height} px PNG screenshot of the whole page");
+    assert!(last[2].contains(&whole), "{} (page {height} px)", last[2]);
+    assert!(last[3].contains("give ref or fullPage, not both"), "{}", last[3]);
+    let cards = results_of(&events);
+    assert_eq!(cards[1]["details"]["height"], 100, "{}", cards[1]);
+    assert_eq!(cards[2]["details"]["height"], height, "{}", cards[2]);
+    // Only the newest two screenshots go to the model as images.
+    let requests = chat_requests(&s.server);
+    let body = requests.last().and_then(|r| r.json.clone()).unwrap_or_default().to_string();
+    assert_eq!(body.matches("data:image/png;base64,").count(), 2);
 }

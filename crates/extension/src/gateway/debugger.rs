@@ -22,6 +22,7 @@
 //! The parsing of parameters and the formatting of results are pure and tested natively.
 
 mod input;
+mod shot;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -117,7 +118,7 @@ pub(crate) enum DebuggerCall {
         to: DragEnd,
     },
     /// `screenshot`.
-    Screenshot,
+    Screenshot(Shot),
     /// `run_javascript`.
     Evaluate {
         /// An async function body.
@@ -130,7 +131,7 @@ pub(crate) enum DebuggerCall {
 impl DebuggerCall {
     /// Whether the call changes the page (and so runs under the dialog guard).
     fn writes(&self) -> bool {
-        !matches!(self, DebuggerCall::Screenshot)
+        !matches!(self, DebuggerCall::Screenshot(_))
     }
 
     fn accept_dialogs(&self) -> bool {
@@ -140,9 +141,20 @@ impl DebuggerCall {
             | DebuggerCall::PressKey { accept_dialogs, .. }
             | DebuggerCall::ClickAt { accept_dialogs, .. }
             | DebuggerCall::Evaluate { accept_dialogs, .. } => *accept_dialogs,
-            DebuggerCall::Drag { .. } | DebuggerCall::Screenshot => false,
+            DebuggerCall::Drag { .. } | DebuggerCall::Screenshot(_) => false,
         }
     }
+}
+
+/// What a screenshot shows.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Shot {
+    /// The viewport as the user sees it.
+    Viewport,
+    /// One element (by ref), wherever it is on the page.
+    Element(String),
+    /// The whole page, down to [`shot::FULL_PAGE_MAX_PX`].
+    FullPage,
 }
 
 /// One end of a drag: an element's centre or a viewport point.
@@ -243,7 +255,7 @@ pub(crate) fn parse(tool: DebuggerTool, params: &Value) -> Result<DebuggerCall, 
         DebuggerTool::PressKeyTrusted => &["key", "ref", "acceptDialogs"],
         DebuggerTool::ClickXy => &["x", "y", "acceptDialogs"],
         DebuggerTool::Drag => &["from", "to"],
-        DebuggerTool::Screenshot => &[],
+        DebuggerTool::Screenshot => &["ref", "fullPage"],
         DebuggerTool::RunJavascript => &["code", "acceptDialogs"],
     };
     let mut p = Params::new(rest, fields).map_err(invalid)?;
@@ -285,7 +297,18 @@ pub(crate) fn parse(tool: DebuggerTool, params: &Value) -> Result<DebuggerCall, 
             let from = parse_drag_end(&mut p, "from")?;
             DebuggerCall::Drag { from, to: parse_drag_end(&mut p, "to")? }
         }
-        DebuggerTool::Screenshot => DebuggerCall::Screenshot,
+        DebuggerTool::Screenshot => {
+            let element_ref: Option<String> = p.optional("ref").map_err(invalid)?;
+            let shot = match (element_ref, p.flag("fullPage").map_err(invalid)?) {
+                (None, false) => Shot::Viewport,
+                (Some(element_ref), false) => Shot::Element(element_ref),
+                (None, true) => Shot::FullPage,
+                (Some(_), true) => {
+                    return Err("invalid parameters: give ref or fullPage, not both".to_owned());
+                }
+            };
+            DebuggerCall::Screenshot(shot)
+        }
         DebuggerTool::RunJavascript => {
             let code: String = p.required("code").map_err(invalid)?;
             let accept_dialogs = p.accept_dialogs().map_err(invalid)?;
@@ -522,23 +545,39 @@ fn decode_base64_prefix(text: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// What an image of `width`×`height` px costs a vision model in input tokens, by Anthropic's
-/// published rule (the larger of the two common ones): scaled to at most 1568 px on its long
-/// side and about 1.15 megapixels, then one token per 750 px.
-fn image_tokens(width: u32, height: u32) -> u32 {
-    let (w, h) = (f64::from(width.max(1)), f64::from(height.max(1)));
-    let scale = (1568.0 / w.max(h)).min((1_150_000.0 / (w * h)).sqrt()).min(1.0);
-    ((w * scale) * (h * scale) / 750.0).ceil() as u32
+/// Takes the screenshot `shot` (`rect`: the element's box, for an element).
+async fn screenshot(tab: u32, shot: &Shot, rect: Option<&RectResult>) -> ToolOutcome {
+    let (params, what) = match shot {
+        Shot::Viewport => (json!({"format": "png"}), "the viewport".to_owned()),
+        Shot::Element(_) | Shot::FullPage => {
+            let metrics = match send(tab, "Page.getLayoutMetrics", json!({})).await {
+                Ok(metrics) => metrics,
+                Err(err) => return err.outcome(tab),
+            };
+            let (clip, what) = match shot::shot_clip(shot, rect, &metrics) {
+                Ok(found) => found,
+                Err(message) => return format::failure(format!("[tabId={tab}] {message}")),
+            };
+            (json!({"format": "png", "clip": clip, "captureBeyondViewport": true}), what)
+        }
+    };
+    match send(tab, "Page.captureScreenshot", params).await {
+        Ok(answer) => match answer.get("data").and_then(Value::as_str) {
+            Some(data) => screenshot_outcome(tab, data, &what),
+            None => format::failure(format!("[tabId={tab}] the screenshot came back empty")),
+        },
+        Err(err) => err.outcome(tab),
+    }
 }
 
-/// The result of a screenshot: its size and cost for the model, the image for the model (the
-/// engine sends it as an image part) and for the card.
-pub(crate) fn screenshot_outcome(tab: u32, data: &str) -> ToolOutcome {
+/// The result of a screenshot of `what`: its size and cost for the model, the image for the
+/// model (the engine sends it as an image part) and for the card.
+pub(crate) fn screenshot_outcome(tab: u32, data: &str, what: &str) -> ToolOutcome {
     let size = png_size(data);
     let bytes = data.len() / 4 * 3;
     let dims = size.map_or_else(|| "a".to_owned(), |(w, h)| format!("a {w}×{h} px"));
     let kept = data.len() <= SCREENSHOT_KEEP_MAX;
-    let tokens = size.map(|(w, h)| image_tokens(w, h));
+    let tokens = size.map(|(w, h)| shot::image_tokens(w, h));
     let shown = match (kept, tokens) {
         (true, Some(tokens)) => format!(
             "you get it as an image (about {tokens} input tokens at each call while it is \
@@ -548,7 +587,7 @@ pub(crate) fn screenshot_outcome(tab: u32, data: &str) -> ToolOutcome {
         (false, _) => "too large to show: use read_page for the content".to_owned(),
     };
     let content = format!(
-        "[tabId={tab}] took {dims} PNG screenshot of the viewport ({} KB); {shown}.",
+        "[tabId={tab}] took {dims} PNG screenshot of {what} ({} KB); {shown}.",
         bytes.div_ceil(1024)
     );
     let mut details = json!({"tabId": tab, "shape": "screenshot", "mimeType": "image/png",
@@ -670,6 +709,7 @@ async fn execute(
     // The element's box comes from the executor before the debugger is attached.
     let mut point = None;
     let mut drag_ends = None;
+    let mut shot_rect = None;
     match call {
         DebuggerCall::Click { element_ref, .. } => {
             match click_target(&page, element_ref, abort).await {
@@ -695,8 +735,14 @@ async fn execute(
         }
         DebuggerCall::PressKey { element_ref: None, .. }
         | DebuggerCall::ClickAt { .. }
-        | DebuggerCall::Screenshot
+        | DebuggerCall::Screenshot(Shot::Viewport | Shot::FullPage)
         | DebuggerCall::Evaluate { .. } => {}
+        DebuggerCall::Screenshot(Shot::Element(element_ref)) => {
+            match rect_of(&page, element_ref, abort).await {
+                Ok(rect) => shot_rect = Some(rect),
+                Err(outcome) => return outcome,
+            }
+        }
     }
     if let Err(err) = attach(tab).await {
         return err.outcome(tab);
@@ -749,18 +795,7 @@ async fn execute(
                 )
             })
         }
-        DebuggerCall::Screenshot => {
-            let answer = send(tab, "Page.captureScreenshot", json!({"format": "png"})).await;
-            return match answer {
-                Ok(answer) => match answer.get("data").and_then(Value::as_str) {
-                    Some(data) => screenshot_outcome(tab, data),
-                    None => {
-                        format::failure(format!("[tabId={tab}] the screenshot came back empty"))
-                    }
-                },
-                Err(err) => err.outcome(tab),
-            };
-        }
+        DebuggerCall::Screenshot(shot) => return screenshot(tab, shot, shot_rect.as_ref()).await,
         DebuggerCall::Evaluate { code, .. } => evaluate(tab, code).await,
     };
     if call.writes() && result.is_ok() {

@@ -31,7 +31,11 @@ fn parameters_map_to_calls_and_every_offered_one_is_taken() {
                 accept_dialogs: false,
             },
         ),
-        ("screenshot", json!({"tabId": 4}), DebuggerCall::Screenshot),
+        (
+            "screenshot",
+            json!({"ref": "e7", "fullPage": false, "tabId": 4}),
+            DebuggerCall::Screenshot(Shot::Element("e7".into())),
+        ),
         (
             "press_key_trusted",
             json!({"key": "Control+a", "ref": "e2", "acceptDialogs": true, "tabId": 4}),
@@ -83,8 +87,15 @@ fn defaults_and_bad_parameters() {
         }
     );
     assert!(call.writes());
-    assert!(!DebuggerCall::Screenshot.writes());
-    assert_eq!(parse(DebuggerTool::Screenshot, &Value::Null), Ok(DebuggerCall::Screenshot));
+    assert!(!DebuggerCall::Screenshot(Shot::Viewport).writes());
+    assert_eq!(
+        parse(DebuggerTool::Screenshot, &Value::Null),
+        Ok(DebuggerCall::Screenshot(Shot::Viewport))
+    );
+    let whole = parse(DebuggerTool::Screenshot, &json!({"fullPage": true}));
+    assert_eq!(whole, Ok(DebuggerCall::Screenshot(Shot::FullPage)));
+    let both = parse(DebuggerTool::Screenshot, &json!({"ref": "e1", "fullPage": true}));
+    assert_eq!(both.unwrap_err(), "invalid parameters: give ref or fullPage, not both");
 
     let err = parse(DebuggerTool::ClickTrusted, &json!({"ref": "e1", "force": true})).unwrap_err();
     assert!(err.starts_with("invalid parameters"), "{err}");
@@ -127,7 +138,7 @@ fn new_l2_tools_refuse_bad_parameters_in_words() {
         "invalid parameters: invalid type: integer `1`, expected a boolean"
     );
     let err = parse(DebuggerTool::Screenshot, &json!({"x": 1})).unwrap_err();
-    assert_eq!(err, "invalid parameters: unknown field `x`, there are no fields");
+    assert_eq!(err, "invalid parameters: unknown field `x`, expected `ref` or `fullPage`");
     let err = parse(DebuggerTool::Drag, &json!({"from": {"ref": "e1", "z": 1}, "to": {}}));
     assert_eq!(
         err.unwrap_err(),
@@ -247,7 +258,7 @@ fn screenshots_report_their_size_and_keep_the_image_for_the_card() {
     assert_eq!(png_size("not a png at all, not a png at all"), None);
     assert_eq!(png_size("short"), None);
 
-    let outcome = screenshot_outcome(3, &data);
+    let outcome = screenshot_outcome(3, &data, "the viewport");
     let (ToolStatus::Done { content }, Some(details)) = (&outcome.status, &outcome.details) else {
         panic!("a success")
     };
@@ -255,7 +266,6 @@ fn screenshots_report_their_size_and_keep_the_image_for_the_card() {
     // 1280×720 needs no scaling: 921,600 px / 750 = 1,229 tokens.
     assert!(content.contains("as an image (about 1229 input tokens"), "{content}");
     assert_eq!(details["imageTokens"], 1229);
-    assert_eq!(super::image_tokens(4000, 3000), 1534, "scaled to 1.15 MP");
     assert_eq!(details["shape"], "screenshot");
     assert_eq!(details["width"], 1280);
     assert_eq!(details["base64"], json!(data));
