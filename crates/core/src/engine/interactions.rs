@@ -304,10 +304,12 @@ pub(crate) fn watch_outcome(request: &InteractionRequestPayload, seen: ToolOutco
         return seen;
     };
     if seen.is_ok() {
-        let what = watched_for(*condition, value);
-        let mut first = what.chars();
-        let what: String =
-            first.next().map(|c| c.to_uppercase().chain(first).collect()).unwrap_or_default();
+        // Capitalized in ASCII (each sentence starts with an ASCII letter or quote of its own):
+        // char::to_uppercase compiled Unicode's case table, 14 KB of engine wasm, for this alone.
+        let mut what = watched_for(*condition, value);
+        if let Some(first) = what.get_mut(..1) {
+            first.make_ascii_uppercase();
+        }
         return ToolOutcome::done(format!("{what}. Read the page again before acting on it."));
     }
     seen
