@@ -340,7 +340,8 @@ fn executor_coverage_shadow_dom_iframes_and_hidden_controls() {
     let snap = snapshot(&mut h, tab, None);
     parse_yaml(&snap.text);
     // The frame of another origin is marked with what its `src` says and its window path (the
-    // second frame of the page), for the extension to read it into the snapshot.
+    // second frame of the page), for the extension to read it into the snapshot; its iframe's
+    // ref reads that frame alone.
     assert_eq!(
         without_refs(&snap.text).replace(&site.port().to_string(), "PORT"),
         r#"- "Read the"
@@ -359,7 +360,7 @@ fn executor_coverage_shadow_dom_iframes_and_hidden_controls() {
 - textbox "Shadow field" [ref]
 - iframe "Same origin frame":
   - button "Frame button" [ref]
-- iframe "Payment" [cross-origin http://localhost:PORT] [frame 1]
+- iframe "Payment" [cross-origin http://localhost:PORT] [frame 1] [ref]
 "#
     );
 

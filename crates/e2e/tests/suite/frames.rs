@@ -51,10 +51,10 @@ document.getElementById("pay").addEventListener("click", () => {
 
 const AD: &str = r#"<!doctype html><html><body><button>Buy more</button></body></html>"#;
 
-/// The ref on the snapshot line that contains `what`.
+/// The ref on the snapshot line that contains `what` (of a frame: `f…`, else `e…`).
 fn ref_on_line(snapshot: &str, what: &str) -> Option<String> {
     let line = snapshot.lines().find(|line| line.contains(what))?;
-    let start = line.rfind("[f")? + 1;
+    let start = line.rfind("[f").or_else(|| line.rfind("[e"))? + 1;
     let end = start + line[start..].find(']')?;
     Some(line[start..end].to_owned())
 }
@@ -95,6 +95,11 @@ fn a_model_types_and_clicks_in_a_cross_origin_payment_frame_judged_by_its_origin
                 Some(button) => Reply::tool_call("click", json!({"ref": button})),
                 None => Reply::text("no button in the frame"),
             },
+            // The ad's frame alone, by the ref of its iframe: its site is asked for.
+            3 => match ref_on_line(&results[0], r#"iframe "Ad""#) {
+                Some(ad) => Reply::tool_call("read_page", json!({"scopeRef": ad})),
+                None => Reply::text("no ad frame"),
+            },
             _ => Reply::text("Paid."),
         })
     });
@@ -113,7 +118,10 @@ fn a_model_types_and_clicks_in_a_cross_origin_payment_frame_judged_by_its_origin
     let lines: Vec<&str> = snapshot.lines().collect();
     let frame_line = lines
         .iter()
-        .position(|l| l.contains(&format!(r#"iframe "Payment" [cross-origin {pay_origin}]:"#)))
+        .position(|l| {
+            l.contains(&format!(r#"iframe "Payment" [cross-origin {pay_origin}] [e"#))
+                && l.ends_with("]:")
+        })
         .unwrap_or_else(|| panic!("the payment frame's line: {snapshot}"));
     let field = ref_on_line(&snapshot, "Name on card").expect("the field has a frame ref");
     let button = ref_on_line(&snapshot, "Pay now").expect("the button has a frame ref");
@@ -137,7 +145,8 @@ fn a_model_types_and_clicks_in_a_cross_origin_payment_frame_judged_by_its_origin
     let status = s.h.eval_in_tab(s.tab, "return document.getElementById('status').textContent;");
     assert_eq!(status.unwrap(), json!("paid by Ada Lovelace"));
 
-    // Each was asked about with the frame's origin on the card, not the shop's.
+    // Each was asked about with the frame's origin on the card, not the shop's; reading the ad's
+    // frame asked for the ad's site.
     let asked: Vec<(Value, Value, Value)> = events
         .iter()
         .filter(|e| e["event"]["type"] == "approval.request")
@@ -152,16 +161,25 @@ fn a_model_types_and_clicks_in_a_cross_origin_payment_frame_judged_by_its_origin
         .collect();
     let card = format!("{pay_origin}/card.html");
     assert_eq!(
-        asked,
+        asked[..2],
         [
             (json!("type"), json!(pay_origin), json!(card)),
             (json!("click"), json!(pay_origin), json!(card)),
         ]
     );
+    assert_eq!(asked.len(), 3, "{asked:?}");
+    assert_eq!(
+        (&asked[2].0, &asked[2].1),
+        (&json!("read_page"), &json!(format!("http://localhost:{port}")))
+    );
+    let host_asked = events.iter().filter(|e| e["event"]["type"] == "approval.request").nth(2);
+    let flags = &host_asked.unwrap()["event"]["request"]["flags"];
+    assert!(flags.to_string().contains("host_permission"), "{flags}");
     let cards = results_of(&events);
     let ok: Vec<&Value> = cards.iter().map(|card| &card["ok"]).collect();
-    assert_eq!(ok, [&json!(true), &json!(true), &json!(true)], "{cards:#?}");
+    // The test cannot grant a site at run time (Chrome prompts): the read says it has no access.
+    assert_eq!(ok, [&json!(true), &json!(true), &json!(true), &json!(false)], "{cards:#?}");
     let results = s.tool_results();
-    let click = results.last().and_then(|r| r.last()).unwrap();
-    assert!(click.contains(&format!("[{button}]")) || click.contains("snapshot"), "{click}");
+    let denied = results.last().and_then(|r| r.last()).unwrap();
+    assert!(denied.contains(&format!("no access to http://localhost:{port}")), "{denied}");
 }

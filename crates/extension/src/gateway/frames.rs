@@ -5,7 +5,9 @@
 //! https://pay.example] [frame 0]`). The gateway finds each marked frame among the tab's frames
 //! (`frames.js` run in every frame it may script), reads the frame with its own executor, and
 //! puts those lines under the iframe's line, the marker replaced by the frame's real origin.
-//! A frame the extension may not script keeps its line, saying so (`— no access`).
+//! A frame the extension may not script keeps its line, saying so (`— no access`); reading
+//! that iframe alone (`read_page` with the iframe's ref as `scopeRef`) fails with the cause that
+//! makes the engine ask the user for the frame's site, so the question names that origin.
 //!
 //! A frame's refs name their frame: `f5e12` is `e12` of Chrome's frame 5, and a call with it is
 //! sent there (the executor reads `f5e12` as `e12`). A call acts in one frame. Which document

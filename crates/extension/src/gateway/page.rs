@@ -6,10 +6,14 @@
 mod dialog_guard;
 
 use std::cell::Cell;
+use std::future::Future;
+use std::pin::Pin;
 
 use js_sys::Function;
 use js_sys::Reflect;
 
+use panelot_core::combinators::join_all;
+use panelot_core::engine::FailureCause;
 use panelot_core::engine::ToolOutcome;
 use panelot_core::env::AbortSignal;
 use panelot_protocol::CONTENT_SCHEMA_HASH;
@@ -96,69 +100,112 @@ pub(crate) async fn execute(
         },
         (None, _) => None,
     };
-    let whole_page = matches!(&call, ExecutorCall::ReadPage(p) if p.scope_ref.is_none());
+    let reading = match &call {
+        ExecutorCall::ReadPage(p) if p.scope_ref.is_none() => Some(Reading::WholePage),
+        ExecutorCall::ReadPage(_) => Some(Reading::Scoped),
+        _ => None,
+    };
     let budget = match &call {
         ExecutorCall::ReadPage(p) => p.max_tokens.unwrap_or(SNAPSHOT_DEFAULT_TOKENS),
         _ => SNAPSHOT_DEFAULT_TOKENS,
     };
     let result = execute_in(tab, frame, call, ref_document, expected, abort).await?;
-    match result {
-        ExecutorResult::Snapshot(snapshot) if whole_page && frame == 0 => {
-            Ok(ExecutorResult::Snapshot(read_frames(tab, snapshot, budget, abort).await))
+    match (result, reading) {
+        (ExecutorResult::Snapshot(snapshot), Some(reading)) if frame == 0 => {
+            read_frames(tab, snapshot, budget, reading, abort).await.map(ExecutorResult::Snapshot)
         }
-        other => Ok(other),
+        (other, _) => Ok(other),
     }
+}
+
+/// What a snapshot of the top document covers.
+enum Reading {
+    /// The whole page: frames without access are named as such.
+    WholePage,
+    /// A region (a folded one expanded, or an iframe's line): an iframe read alone whose site
+    /// the extension may not script asks the user for it.
+    Scoped,
 }
 
 /// Most frames of other origins one snapshot reads.
 const MAX_FRAMES_READ: usize = 8;
 
 /// `snapshot` with the frames of other origins it marks read into it, as far as the extension
-/// may script them, level by level (a frame in a frame is marked in its parent's lines).
+/// may script them, level by level (a frame in a frame is marked in its parent's lines), the
+/// frames of a level at once. Fails only for an iframe read alone whose site has no access,
+/// with the cause that makes the engine ask the user for that site.
 async fn read_frames(
     tab: u32,
     mut snapshot: SnapshotResult,
     budget: u32,
+    reading: Reading,
     abort: &AbortSignal,
-) -> SnapshotResult {
+) -> Result<SnapshotResult, ToolOutcome> {
     let mut todo = frames::marked(&snapshot.text);
     if todo.is_empty() {
-        return snapshot;
+        return Ok(snapshot);
     }
     let by_path = frame_paths(tab).await;
+    let found = |path: &str| by_path.iter().find(|(p, _)| p == path).map(|(_, frame)| *frame);
+    if let (Reading::Scoped, [alone]) = (&reading, &todo[..])
+        && !alone.hint.is_empty()
+        && snapshot.text.lines().filter(|line| !line.starts_with('#')).count() == 1
+        && found(&alone.path).is_none()
+        && !resolve::has_access(&alone.hint).await
+    {
+        let origin = alone.hint.clone();
+        return Err(ToolOutcome::failed_because(
+            format!(
+                "[tabId={tab}] Panelot has no access to {origin}, the frame's site; the user was asked to allow it"
+            ),
+            FailureCause::NoHostAccess { origin },
+        ));
+    }
     // Frames share half the page's budget again: the snapshot's total stays within 1.5 times
     // what was asked.
     let share = (budget / (2 * todo.len().min(MAX_FRAMES_READ) as u32).max(1)).max(200);
     let mut read: Vec<(u32, String)> = Vec::new();
     let mut folded = false;
-    let mut seen = 0;
     while !todo.is_empty() {
-        for marked in std::mem::take(&mut todo) {
-            seen += 1;
-            let outcome = match by_path.iter().find(|(path, _)| *path == marked.path) {
-                _ if seen > MAX_FRAMES_READ => {
-                    frames::FrameRead::Unreachable("not read: too many frames".to_owned())
-                }
-                Some((_, frame)) => {
+        let level = std::mem::take(&mut todo);
+        let mut jobs: Vec<(String, u32)> = Vec::new();
+        for marked in &level {
+            if let Some(frame) = found(&marked.path)
+                && read.len() + jobs.len() < MAX_FRAMES_READ
+            {
+                jobs.push((marked.path.clone(), frame));
+            }
+        }
+        let snapshots = join_all(
+            jobs.iter()
+                .map(|(_, frame)| {
                     let call = ExecutorCall::ReadPage(ReadPageParams {
                         max_tokens: Some(share),
                         ..ReadPageParams::default()
                     });
-                    match execute_in(tab, *frame, call, None, None, abort).await {
-                        Ok(ExecutorResult::Snapshot(inner)) => {
-                            folded |= frames::has_fold_footer(&inner.text);
-                            snapshot.ref_count += inner.ref_count;
-                            snapshot.folded_regions += inner.folded_regions;
-                            read.push((*frame, inner.document_id));
-                            match format::web_origin(&inner.url) {
-                                Some(origin) => {
-                                    frames::FrameRead::Read { origin, text: inner.text }
-                                }
-                                None => frames::FrameRead::Unreachable("not a web page".to_owned()),
-                            }
-                        }
-                        Ok(_) | Err(_) => frames::FrameRead::Unreachable("not readable".to_owned()),
+                    Box::pin(execute_in(tab, *frame, call, None, None, abort))
+                        as Pin<Box<dyn Future<Output = _> + '_>>
+                })
+                .collect(),
+        )
+        .await;
+        let mut snapshots: Vec<Option<_>> = snapshots.into_iter().map(Some).collect();
+        for marked in level {
+            let job = jobs.iter().position(|(path, _)| *path == marked.path);
+            let outcome = match job.map(|job| (jobs[job].1, snapshots[job].take())) {
+                Some((frame, Some(Ok(ExecutorResult::Snapshot(inner))))) => {
+                    folded |= frames::has_fold_footer(&inner.text);
+                    snapshot.ref_count += inner.ref_count;
+                    snapshot.folded_regions += inner.folded_regions;
+                    read.push((frame, inner.document_id));
+                    match format::web_origin(&inner.url) {
+                        Some(origin) => frames::FrameRead::Read { origin, text: inner.text },
+                        None => frames::FrameRead::Unreachable("not a web page".to_owned()),
                     }
+                }
+                Some(_) => frames::FrameRead::Unreachable("not readable".to_owned()),
+                None if found(&marked.path).is_some() => {
+                    frames::FrameRead::Unreachable("not read: too many frames".to_owned())
                 }
                 None if !marked.hint.is_empty() && !resolve::has_access(&marked.hint).await => {
                     frames::FrameRead::NoAccess
@@ -167,10 +214,9 @@ async fn read_frames(
             };
             let stitched = frames::stitch(&snapshot.text, &marked.path, &outcome);
             if let frames::FrameRead::Read { .. } = outcome {
+                let inside = format!("{}.", marked.path);
                 todo.extend(
-                    frames::marked(&stitched)
-                        .into_iter()
-                        .filter(|m| m.path.starts_with(&format!("{}.", marked.path))),
+                    frames::marked(&stitched).into_iter().filter(|m| m.path.starts_with(&inside)),
                 );
             }
             snapshot.text = stitched;
@@ -180,7 +226,7 @@ async fn read_frames(
         snapshot.text.push_str(FOLD_FOOTER);
     }
     snapshot.document_id = frames::compose_document(&snapshot.document_id, &read);
-    snapshot
+    Ok(snapshot)
 }
 
 /// The footer of a snapshot with folded lines (as the executor writes it).

@@ -542,8 +542,10 @@ function frameChildren(frame: HTMLIFrameElement, state: WalkState, node: SnapNod
     doc = null;
   }
   if (!doc) {
-    // The extension puts the frame's own snapshot under this line (see ../frames.ts).
-    node.line = `${label} [cross-origin${srcOrigin(frame)}]${frameMarker(frame)}`;
+    // The extension puts the frame's own snapshot under this line (see ../frames.ts). The
+    // iframe's ref is a scope to read that frame alone, which asks for its site when the
+    // extension may not script it yet.
+    node.line = `${label} [cross-origin${srcOrigin(frame)}]${frameMarker(frame)} [${state.registry.refFor(frame)}]`;
     return [];
   }
   if (state.frameDepth + 1 > MAX_FRAME_DEPTH) {
