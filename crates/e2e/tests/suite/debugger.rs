@@ -2,7 +2,8 @@
 //! that only trusted events move, answers nothing to a `confirm()` (the call does not hang), takes
 //! a screenshot (sent to the model as an image), and is denied `run_javascript` by the seeded rule
 //! when a page baits it; on a `.test` site it presses key chords, clicks at a point and drags; on
-//! a tall page it takes screenshots of an element below the fold and of the whole page.
+//! a tall page it takes screenshots of an element below the fold and of the whole page; a trusted
+//! click that starts requests returns once they ended and says so.
 //!
 //! The test build has the `debugger` permission in its manifest; the product asks for it.
 
@@ -350,4 +351,40 @@ fn screenshots_of_an_element_below_the_fold_and_of_the_whole_page_are_clipped_an
     let requests = chat_requests(&s.server);
     let body = requests.last().and_then(|r| r.json.clone()).unwrap_or_default().to_string();
     assert_eq!(body.matches("data:image/png;base64,").count(), 2);
+}
+
+/// A button whose trusted click fetches, pauses, then fetches again before it shows "loaded".
+const FETCHING_PAGE: &str = r#"<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Fetching</title></head>
+<body><button id="go">Load</button><p id="out">idle</p>
+<script>
+document.getElementById("go").addEventListener("click", async (event) => {
+  if (!event.isTrusted) return;
+  await fetch("/part-a.html");
+  await new Promise((done) => setTimeout(done, 350));
+  await fetch("/part-b.html");
+  document.getElementById("out").textContent = "loaded";
+});
+</script></body></html>"#;
+
+#[test]
+fn a_trusted_click_waits_for_the_requests_it_starts_and_says_how_long_they_took() {
+    let mut s = Scenario::start("/fetching.html", FETCHING_PAGE);
+    s.site.add_page("/part-a.html", "<p>a</p>");
+    s.site.add_page("/part-b.html", "<p>b</p>");
+    let tab = s.tab;
+    s.server.push(Reply::tool_call("read_page", json!({"tabId": tab.0})));
+    s.server.push(Reply::tool_call("click_trusted", json!({"ref": "e1"})));
+    s.server.push(Reply::text("Loaded."));
+    let events = turn_with_l2(&mut s, "Load it");
+    let results = s.tool_results();
+    let clicked = results.last().and_then(|r| r.get(1)).cloned().unwrap_or_default();
+    // The second request starts 350 ms after the first ends, past the handlers' 300 ms: only a
+    // wait for the network sees it.
+    assert!(clicked.contains("The page made 2 network request(s); all ended"), "{clicked}");
+    let cards = results_of(&events);
+    assert_eq!(cards[1]["details"]["requests"], 2, "{}", cards[1]);
+    assert_eq!(cards[1]["details"]["settled"], true, "{}", cards[1]);
+    let shown = s.h.eval_in_tab(tab, "return document.getElementById('out').textContent;");
+    assert_eq!(shown.unwrap(), json!("loaded"));
 }

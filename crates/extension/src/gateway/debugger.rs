@@ -22,6 +22,7 @@
 //! The parsing of parameters and the formatting of results are pure and tested natively.
 
 mod input;
+mod settle;
 mod shot;
 
 use std::cell::RefCell;
@@ -60,6 +61,8 @@ const CALL_DEADLINE_MS: u64 = 15_000;
 /// How long a write waits after its input for the page's handlers (and their dialogs) to run
 /// while the dialog guard is still listening.
 const AFTER_INPUT_MS: u64 = 300;
+/// How often the settle checks the network after that.
+const SETTLE_POLL_MS: u64 = 100;
 /// Characters of a `run_javascript` result the model reads.
 pub(crate) const EVAL_RESULT_BUDGET: usize = 4_000;
 /// Characters of a dialog's message quoted back to the model.
@@ -798,17 +801,25 @@ async fn execute(
         DebuggerCall::Screenshot(shot) => return screenshot(tab, shot, shot_rect.as_ref()).await,
         DebuggerCall::Evaluate { code, .. } => evaluate(tab, code).await,
     };
-    if call.writes() && result.is_ok() {
-        // The page's handlers run (and open their dialogs) while the guard still listens.
-        wait::sleep(AFTER_INPUT_MS).await;
-    }
+    // The page's handlers run (and open their dialogs, and fetch) while the guard listens.
+    let settled = match (&guard, &result) {
+        (Some(guard), Ok(_)) => Some(guard.settle(js_sys::Date::now()).await),
+        _ => None,
+    };
     let dialogs = guard.map(DialogGuard::finish).unwrap_or_default();
-    let note = dialog_note(&dialogs);
+    let note =
+        dialog_note(&dialogs) + &settled.as_ref().map(settle::Settled::note).unwrap_or_default();
     let dialog_details: Vec<Value> = dialogs
         .iter()
         .map(|d| json!({"kind": d.kind, "message": d.message, "accepted": d.accepted}))
         .collect();
-    let details = json!({"tabId": tab, "shape": "debugger", "dialogs": dialog_details});
+    let mut details = json!({"tabId": tab, "shape": "debugger", "dialogs": dialog_details});
+    if let Some(settle::Settled::Idle { requests, .. } | settle::Settled::Busy { requests, .. }) =
+        &settled
+    {
+        details["requests"] = json!(requests);
+        details["settled"] = json!(matches!(settled, Some(settle::Settled::Idle { .. })));
+    }
     match result {
         Ok(text) => ToolOutcome::done(format!("{text}{note}\nCall read_page to see the result."))
             .with_details(details),
@@ -1018,23 +1029,36 @@ async fn send(tab: u32, method: &str, params: Value) -> Result<Value, CdpError> 
     }
 }
 
-/// Answers the tab's JavaScript dialogs while installed, remembering each.
+/// Answers the tab's JavaScript dialogs while installed, remembering each, and counts the
+/// tab's requests so the write can wait for the page to settle ([`settle`]).
 struct DialogGuard {
     listener: Closure<dyn FnMut(JsValue, JsValue, JsValue)>,
     dialogs: Rc<RefCell<Vec<Dialog>>>,
+    network: Rc<RefCell<settle::Settle>>,
 }
 
 impl DialogGuard {
     async fn install(tab: u32, accept_dialogs: bool) -> Result<DialogGuard, CdpError> {
         send(tab, "Page.enable", json!({})).await?;
+        // Without the network's events the write still works; it only waits less well.
+        let _ = send(tab, "Network.enable", json!({})).await;
         let dialogs = Rc::new(RefCell::new(Vec::new()));
+        let network = Rc::new(RefCell::new(settle::Settle::default()));
         let seen = dialogs.clone();
+        let fetched = network.clone();
         let listener = Closure::<dyn FnMut(JsValue, JsValue, JsValue)>::new(
             move |source: JsValue, method: JsValue, params: JsValue| {
                 let source = chrome::to_json(&source);
-                if source.get("tabId").and_then(Value::as_u64) != Some(u64::from(tab))
-                    || method.as_string().as_deref() != Some("Page.javascriptDialogOpening")
-                {
+                let method = method.as_string().unwrap_or_default();
+                if source.get("tabId").and_then(Value::as_u64) != Some(u64::from(tab)) {
+                    return;
+                }
+                if method.starts_with("Network.") {
+                    let params = chrome::to_json(&params);
+                    fetched.borrow_mut().event(&method, &params, js_sys::Date::now());
+                    return;
+                }
+                if method != "Page.javascriptDialogOpening" {
                     return;
                 }
                 let params = chrome::to_json(&params);
@@ -1053,7 +1077,19 @@ impl DialogGuard {
             },
         );
         on_event("addListener", listener.as_ref().unchecked_ref());
-        Ok(DialogGuard { listener, dialogs })
+        Ok(DialogGuard { listener, dialogs, network })
+    }
+
+    /// Waits for the page to settle after the input that ended at `since_ms`: the handlers'
+    /// minimum, then until the network is idle or the cap.
+    async fn settle(&self, since_ms: f64) -> settle::Settled {
+        wait::sleep(AFTER_INPUT_MS).await;
+        loop {
+            if let Some(settled) = self.network.borrow().done(since_ms, js_sys::Date::now()) {
+                return settled;
+            }
+            wait::sleep(SETTLE_POLL_MS).await;
+        }
     }
 
     /// Stops listening and returns the dialogs seen.
