@@ -234,6 +234,8 @@ struct State {
     listeners: Vec<TcpStream>,
     /// Set by [`MockMcp::close_listeners`]; the standalone streams' threads then end them.
     listeners_closed: bool,
+    /// While set ([`MockMcp::hold_reads`]), `resources/read` waits before it answers.
+    reads_held: bool,
     oauth: oauth::OAuthState,
 }
 
@@ -288,6 +290,18 @@ impl MockMcp {
     /// Ends every standalone stream (the server may close them at any time).
     pub fn close_listeners(&self) {
         self.shared.lock().listeners_closed = true;
+        self.shared.changed.notify_all();
+    }
+
+    /// Makes `resources/read` wait (up to 30 s) until [`MockMcp::release_reads`], as a slow
+    /// server would.
+    pub fn hold_reads(&self) {
+        self.shared.lock().reads_held = true;
+    }
+
+    /// Lets the held `resources/read` answer.
+    pub fn release_reads(&self) {
+        self.shared.lock().reads_held = false;
         self.shared.changed.notify_all();
     }
 

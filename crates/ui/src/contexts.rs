@@ -60,6 +60,6 @@ pub(crate) fn provide_all(kind: PageKind, lang: Lang, thread_id: Option<ThreadId
     let settings = settings::provide_settings();
     let notices = notices::provide_notices();
     let mcp = mcp::provide_mcp();
-    let turns = turns::provide_turns(page, engine, open, draft, settings, notices);
+    let turns = turns::provide_turns(page, engine, open, draft, settings, notices, mcp);
     Router { page, engine, threads, open, draft, settings, notices, turns, mcp }
 }

@@ -202,6 +202,8 @@ catalog! {
     McpBack => "Back", "返回";
     /// Composer: a prompt or resource is being fetched.
     McpFetching => "Getting {label}…", "正在获取 {label}…";
+    /// The chip of a fetch the message being sent waits for.
+    McpFetchingThenSend => "Sending once {label} is here…", "{label} 获取后即发送…";
     /// Composer: a prompt or resource could not be fetched.
     McpFetchRefused => "Could not get {label}: {reason}", "无法获取 {label}：{reason}";
     /// Queue dock: edit a queued message.

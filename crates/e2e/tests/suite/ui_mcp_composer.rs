@@ -5,6 +5,8 @@
 //! next message carries to the model fenced as MCP content. The attach menu's "MCP resource…"
 //! lists `mem://readme`, which is read into a chip and reaches the model the same way; when the
 //! server answers garbage, the read is refused and its reason shows by the text box.
+//! A message sent while its resource is still being read waits for it (its chip says so) and
+//! carries it, instead of leaving it to the next message.
 //! Screenshots of the slash menu, the argument form and the chip in light and dark, in the
 //! 360 px side panel and the 1280 px chat page.
 
@@ -16,6 +18,7 @@ use panelot_e2e::side_panel::DEADLINE;
 use panelot_e2e::side_panel::Decision;
 use panelot_e2e::side_panel::Panel;
 use panelot_e2e::side_panel::PanelOptions;
+use panelot_e2e::side_panel::TurnHooks;
 use panelot_e2e::side_panel::sel;
 use panelot_e2e::ui::Scheme;
 use panelot_e2e::ui::artifacts_dir;
@@ -93,6 +96,9 @@ fn add_greet_prompt(p: &mut Panel, page: &Page, who: &str, shots: Option<(&str, 
     p.browser.press(page, "Enter", &[]).expect("choose the prompt");
     wait(p, page, ".mcp-args input");
     p.browser.wait_ui(page, "document.activeElement?.matches('.mcp-args input')");
+    // The choice replaces the typed command at once, not only once the prompt is added.
+    let typed = p.browser.run_js(page, "document.querySelector('.composer textarea').value");
+    assert_eq!(typed, json!(""), "the slash command stays under the form");
     // Enter on the empty required argument is refused in words.
     p.browser.press(page, "Enter", &[]).expect("submit the empty form");
     wait(p, page, ".mcp-args .mcp-arg-error");
@@ -234,4 +240,59 @@ fn ui_mcp_composer_a_slash_prompt_and_an_attached_resource_reach_the_model_fence
         "only the prompt's chip: nothing was attached, nothing is still busy"
     );
     screenshots(&mut p, &chat, "chat-refusal", 1280);
+}
+
+/// Releases the held read once the message waits for it, after checking that nothing went to
+/// the model meanwhile and that the busy chip says the message waits.
+struct ReleaseTheRead<'m> {
+    mcp: &'m MockMcp,
+    released: bool,
+}
+
+impl TurnHooks for ReleaseTheRead<'_> {
+    fn answer(&mut self, p: &mut Panel, card: &Card) -> anyhow::Result<Decision> {
+        no_cards(p, card)
+    }
+
+    fn poll(&mut self, p: &mut Panel) -> anyhow::Result<()> {
+        if self.released {
+            return Ok(());
+        }
+        let panel = p.panel.clone();
+        let chip = text_of(p, &panel, ".attached .chip.busy");
+        if !chip.contains("Sending once") {
+            return Ok(());
+        }
+        assert!(chip.contains("mem://readme"), "{chip}");
+        let sent = p.server.requests().into_iter().filter_map(|r| r.json);
+        assert!(!sent.map(|b| b.to_string()).any(|b| b.contains("Summarize the readme")));
+        screenshots(p, &panel, "sidepanel-held-send", 360);
+        self.mcp.release_reads();
+        self.released = true;
+        Ok(())
+    }
+}
+
+#[test]
+fn ui_mcp_composer_a_message_sent_while_its_resource_is_read_waits_for_it() {
+    let mcp = MockMcp::start(MockMcpConfig::default()).expect("start the MCP server");
+    let mut p = Panel::launch(PanelOptions::default()).expect("launch the side panel");
+    let panel = p.panel.clone();
+    save_server(&mut p, &mcp.url());
+    mcp.hold_reads();
+    click(&mut p, &panel, ".attach-menu");
+    click(&mut p, &panel, ".attach-mcp-resource");
+    wait(&mut p, &panel, ".mcp-resources .mcp-resource[data-uri='mem://readme']");
+    click(&mut p, &panel, ".mcp-resources .mcp-resource[data-uri='mem://readme']");
+    wait(&mut p, &panel, ".attached .chip.busy");
+
+    p.model.reply(Reply::text("Summarized."));
+    let mut hooks = ReleaseTheRead { mcp: &mcp, released: false };
+    p.run_turn("Summarize the readme", &mut hooks).expect("the turn with the resource");
+    assert!(hooks.released, "the message never waited for the read");
+    fenced_as_mcp(&p, "Summarize the readme", "Read me.").unwrap();
+    // Nothing is left for the next message.
+    p.browser.wait_ui(&panel, "!document.querySelector('.attached')");
+    let typed = p.browser.run_js(&panel, "document.querySelector('.composer textarea').value");
+    assert_eq!(typed, json!(""));
 }

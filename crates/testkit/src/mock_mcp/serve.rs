@@ -278,9 +278,13 @@ fn call(
         "resources/list" => Ok(
             json!({"resources": [{"uri": "mem://readme", "name": "readme", "mimeType": "text/plain"}]}),
         ),
-        "resources/read" => Ok(
-            json!({"contents": [{"uri": "mem://readme", "mimeType": "text/plain", "text": "Read me."}]}),
-        ),
+        "resources/read" => {
+            // Held by the test (a slow server): answered once it lets reads go.
+            shared.wait_until(WAIT, |state| !state.reads_held);
+            Ok(
+                json!({"contents": [{"uri": "mem://readme", "mimeType": "text/plain", "text": "Read me."}]}),
+            )
+        }
         _ => Err(json!({"code": -32601, "message": format!("no method {method}")})),
     };
     answer(shared, out, &[], id, result)

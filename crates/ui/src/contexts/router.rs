@@ -127,6 +127,7 @@ impl Router {
             && let Some(block) = self.mcp.fetched(fetched)
         {
             self.draft.attached.update(|a| a.push(block));
+            self.turns.release_held();
         }
         if let AgentEvent::ConnectionVerified(verified) = event {
             self.settings

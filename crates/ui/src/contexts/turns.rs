@@ -27,6 +27,7 @@ use panelot_protocol::engine::UserInput;
 
 use super::draft::Draft;
 use super::engine::Engine;
+use super::mcp::Mcp;
 use super::notices::Notices;
 use super::open_thread::OpenThread;
 use super::page::Page;
@@ -53,6 +54,7 @@ pub(crate) struct Turns {
     draft: Draft,
     settings: Settings,
     notices: Notices,
+    mcp: Mcp,
 }
 
 impl Turns {
@@ -79,6 +81,11 @@ impl Turns {
         if action != ComposerAction::Steer && !self.can_run() {
             return;
         }
+        // A resource or prompt chosen for this message is still on its way: the send waits for
+        // it (its chip says so) and goes when it arrives ([`Turns::release_held`]).
+        if self.mcp.fetches.try_update(|f| f.hold(action)).unwrap_or(false) {
+            return;
+        }
         self.draft.text.set(String::new());
         let Some(thread_id) = thread_id else {
             self.create_thread_for(text);
@@ -90,6 +97,13 @@ impl Turns {
             }
             (ComposerAction::Enqueue, _) => self.enqueue(thread_id, text),
             _ => self.submit(thread_id, text),
+        }
+    }
+
+    /// Sends the message held for fetches once the last one arrived (its chip is attached).
+    pub(crate) fn release_held(self) {
+        if let Some(action) = self.mcp.fetches.try_update(|f| f.release()).flatten() {
+            self.act(action);
         }
     }
 
@@ -283,8 +297,9 @@ pub(crate) fn provide_turns(
     draft: Draft,
     settings: Settings,
     notices: Notices,
+    mcp: Mcp,
 ) -> Turns {
-    let turns = Turns { page, engine, open, draft, settings, notices };
+    let turns = Turns { page, engine, open, draft, settings, notices, mcp };
     provide_context(turns);
     turns
 }

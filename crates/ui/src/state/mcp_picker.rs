@@ -23,6 +23,8 @@ use panelot_protocol::engine::McpResourceView;
 use panelot_protocol::engine::McpServerView;
 use panelot_protocol::engine::Trust;
 
+use super::keys::ComposerAction;
+
 /// How long a listing is used before the menu asks again: long enough that typing does not
 /// ask at every key, short enough that a prompt added at the server shows up soon.
 pub const LIST_FRESH_MS: f64 = 30_000.0;
@@ -271,6 +273,9 @@ pub struct McpFetches {
     pub pending: Vec<PendingFetch>,
     /// The last refusal: what was asked for, and why it was refused.
     pub refusal: Option<(String, String)>,
+    /// A send the user asked for while fetches were under way: it waits for them, so what
+    /// was chosen for the message goes with it (not with the next one).
+    pub held: Option<ComposerAction>,
 }
 
 impl McpFetches {
@@ -278,6 +283,23 @@ impl McpFetches {
     pub fn started(&mut self, submission_id: SubmissionId, label: String) {
         self.refusal = None;
         self.pending.push(PendingFetch { submission_id, label });
+    }
+
+    /// Holds `action` (a send) while fetches are under way; whether it was held.
+    pub fn hold(&mut self, action: ComposerAction) -> bool {
+        if self.pending.is_empty() {
+            return false;
+        }
+        self.held = Some(action);
+        true
+    }
+
+    /// The held send, once the last fetch has arrived.
+    pub fn release(&mut self) -> Option<ComposerAction> {
+        if !self.pending.is_empty() {
+            return None;
+        }
+        self.held.take()
     }
 
     /// The chip for an answer to one of this page's fetches, `None` for any other.
@@ -295,6 +317,8 @@ impl McpFetches {
         };
         let pending = self.pending.remove(index);
         self.refusal = Some((pending.label, reason.to_owned()));
+        // The message was meant to go with it: it waits for the user, who sees why.
+        self.held = None;
         true
     }
 }

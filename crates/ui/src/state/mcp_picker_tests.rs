@@ -202,6 +202,26 @@ fn a_fetched_block_becomes_an_untrusted_chip_and_a_refusal_is_kept_with_its_labe
 }
 
 #[test]
+fn a_send_waits_for_the_fetches_under_way_and_not_for_a_refused_one() {
+    let mut fetches = McpFetches::default();
+    assert!(!fetches.hold(ComposerAction::Submit), "nothing to wait for");
+    fetches.started(sid(1), "mem://readme".to_owned());
+    fetches.started(sid(2), "/docs:greet".to_owned());
+    assert!(fetches.hold(ComposerAction::Submit));
+    fetches.fetched(&McpFetchedEvent { submission_id: sid(1), block: block("", "Read me") });
+    assert_eq!(fetches.release(), None, "one more is on its way");
+    fetches.fetched(&McpFetchedEvent { submission_id: sid(2), block: block("", "Hello") });
+    assert_eq!(fetches.release(), Some(ComposerAction::Submit));
+    assert_eq!(fetches.release(), None, "released once");
+
+    // A refused fetch lets the message wait for the user, who sees why.
+    fetches.started(sid(3), "mem://gone".to_owned());
+    assert!(fetches.hold(ComposerAction::Steer));
+    assert!(fetches.refused(&sid(3), "no such resource"));
+    assert_eq!(fetches.release(), None);
+}
+
+#[test]
 fn a_chip_keeps_the_engines_label_and_estimate() {
     let mut given = block("/docs:greet", "Hi");
     given.approx_tokens = Some(40);

@@ -85,18 +85,16 @@ impl Picker {
         }
     }
 
-    /// Chooses `prompt`: its argument form opens, or it is fetched at once (the slash command
-    /// then leaves the box).
+    /// Chooses `prompt`: its argument form opens, or it is fetched at once. Either way the
+    /// slash command typed leaves the box: the choice replaces it, as a menu's choice does.
     fn choose(self, prompt: &McpPromptView) {
+        self.draft.text.update(|t| *t = without_slash_command(t));
         match choose_prompt(prompt) {
             PromptChoice::Ask(form) => {
                 self.mcp.form.set(Some(form));
                 focus_later(".mcp-args input");
             }
-            PromptChoice::Fetch(fetch) => {
-                self.mcp.fetch(self.engine, &prompt.server_id, fetch);
-                self.draft.text.update(|t| *t = without_slash_command(t));
-            }
+            PromptChoice::Fetch(fetch) => self.mcp.fetch(self.engine, &prompt.server_id, fetch),
         }
     }
 
@@ -390,12 +388,15 @@ pub(crate) fn PendingChips() -> impl IntoView {
     move || {
         let lang = page.lang.get();
         mcp.fetches.with(|f| {
+            let msg = if f.held.is_some() { Msg::McpFetchingThenSend } else { Msg::McpFetching };
             f.pending
                 .iter()
                 .map(|p| {
-                    let text = i18n::format(lang, Msg::McpFetching, &[("label", &p.label)]);
+                    let text = i18n::format(lang, msg, &[("label", &p.label)]);
+                    // Cut to the chip's width at 360 px: the whole text shows on hover.
+                    let title = text.clone();
                     view! {
-                        <li class="chip busy" aria-busy="true">{icon(Icon::Running)}<span>{text}</span></li>
+                        <li class="chip busy" aria-busy="true" title=title>{icon(Icon::Running)}<span>{text}</span></li>
                     }
                 })
                 .collect_view()
