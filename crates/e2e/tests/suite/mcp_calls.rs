@@ -11,7 +11,8 @@
 //! same) unless its arguments carry a sensitive payload (an email address leaving for the
 //! server asks, and a declined call never reaches it); `always` asks before every call, and an
 //! MCP card offers only Allow once or Decline, since a call without a site can be granted
-//! neither for the session nor for a site.
+//! neither for the session nor for a site. When the MCP module traps, each server's status
+//! says so.
 
 use std::time::Duration;
 use std::time::Instant;
@@ -323,4 +324,40 @@ fn under_always_every_mcp_call_asks_and_none_can_be_allowed_for_the_session() {
     assert_eq!(echoed(&mcp), ["one", "two"]);
     let text = p.panel_text();
     assert!(text.contains("All fenced."), "{text}");
+}
+
+#[test]
+fn a_crash_of_the_mcp_module_shows_as_its_servers_error() {
+    let mcp = MockMcp::start(MockMcpConfig::default()).expect("start the MCP server");
+    let mut p = Panel::launch(PanelOptions::default()).expect("launch the side panel");
+    save(&mut p, server("Mock Tools", &mcp.url(), None));
+    wait_server(&mut p, "ready", |s| s["status"]["state"] == "ready");
+
+    // The bridge's trap report, as a trap inside the module raises it in the worker: a
+    // WebAssembly.RuntimeError from wasm/mcp.js that no promise handled.
+    let worker = p
+        .browser
+        .cdp
+        .wait_for_target("service_worker", DEADLINE, |url| url.ends_with("/sw.js"))
+        .expect("the service worker");
+    let worker = p.browser.cdp.attach(&worker).expect("attach to the worker");
+    p.browser
+        .cdp
+        .evaluate(
+            &worker,
+            "(() => {
+                const trap = new WebAssembly.RuntimeError('unreachable');
+                Object.defineProperty(trap, 'stack', {
+                    value: `RuntimeError: unreachable\n    at ${self.location.origin}/wasm/mcp.js:1:1` });
+                const promise = Promise.reject(trap);
+                promise.catch(() => {});
+                self.dispatchEvent(new PromiseRejectionEvent('unhandledrejection',
+                    { promise, reason: trap, cancelable: true }));
+                return true;
+            })()",
+        )
+        .expect("report a trap");
+    let crashed = wait_server(&mut p, "the crash's error", |s| s["status"]["state"] == "error");
+    let reason = crashed["status"]["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("crashed") && reason.contains("reload the extension"), "{crashed:#}");
 }
