@@ -69,6 +69,9 @@ pub struct GateInput<'a> {
     /// URL of the page the tool acts on, as resolved just before judgement; ignored for
     /// destination and originless tools.
     pub page_url: Option<&'a str>,
+    /// When that page is a frame of another origin, the URL of the page around it: a write in
+    /// a frame of a page no call may touch is denied too.
+    pub frame_of: Option<&'a str>,
     /// Where acting on the call's elements leads (a link, a form submission), as the page
     /// resolved them; judged like a navigation's destination.
     pub destinations: &'a [Destination],
@@ -176,8 +179,16 @@ pub fn decide(input: &GateInput<'_>) -> Verdict {
         Access::Write => {}
     }
 
-    // Steps 1 and 2: dangerous schemes, then the sensitive-origin denylist.
+    // Steps 1 and 2: dangerous schemes, then the sensitive-origin denylist, for the page and,
+    // for a frame, the page around it.
     if let Some(denied) = origin.and_then(|origin| off_limits(input, origin)) {
+        return denied;
+    }
+    if let Some(denied) = input
+        .frame_of
+        .and_then(|url| Origin::parse(url).ok())
+        .and_then(|around| off_limits(input, &around))
+    {
         return denied;
     }
 

@@ -179,6 +179,7 @@ fn verdict(ledger: &TaintLedger, tool: &str, params: &Value) -> Verdict {
         tool,
         params,
         page_url: Some("https://shop.test/checkout"),
+        frame_of: None,
         policy: PermissionPolicy::Auto,
         rules: &[],
         sensitive: &sensitive,

@@ -13,6 +13,7 @@ struct Case {
     tool: &'static str,
     params: Value,
     page: Option<&'static str>,
+    frame_of: Option<&'static str>,
     policy: PermissionPolicy,
     rules: Vec<Rule>,
     user_sensitive: Vec<&'static str>,
@@ -29,6 +30,7 @@ fn case(tool: &'static str) -> Case {
         tool,
         params: json!({}),
         page: Some("https://shop.test/cart"),
+        frame_of: None,
         policy: PermissionPolicy::Untrusted,
         rules: Vec::new(),
         user_sensitive: Vec::new(),
@@ -50,6 +52,10 @@ impl Case {
     }
     fn page(self, page: &'static str) -> Case {
         Case { page: Some(page), ..self }
+    }
+    /// The page is a frame of another origin inside `around`.
+    fn in_frame_of(self, around: &'static str) -> Case {
+        Case { frame_of: Some(around), ..self }
     }
     fn rule(mut self, tool: &str, origin: &str, verdict: RuleVerdict, source: RuleSource) -> Case {
         let id = format!("r{}", self.rules.len());
@@ -108,6 +114,7 @@ impl Case {
             tool: self.tool,
             params: &self.params,
             page_url: self.page,
+            frame_of: self.frame_of,
             policy: self.policy,
             rules: &self.rules,
             sensitive: &sensitive,
@@ -213,6 +220,27 @@ fn sensitive_origins_are_denied_whatever_the_rules_and_grants() {
     );
     check(
         case("type").page("https://www.irs.gov/"),
+        "deny None: https://www.irs.gov is a sensitive origin (*.gov)",
+    );
+}
+
+#[test]
+fn a_write_in_a_frame_is_judged_by_the_frames_origin_and_denied_on_a_sensitive_page() {
+    // The frame's origin is the one rules and grants speak for.
+    let in_frame = || case("click").page("https://pay.test/card").in_frame_of("https://shop.test/");
+    check(in_frame().rule("click", "https://pay.test", Allow, User), "allow");
+    let asked = render(&in_frame().rule("click", "https://shop.test", Allow, User).run());
+    assert!(asked.starts_with("ask"), "{asked}");
+    // A frame on a sensitive origin, and any frame of a sensitive page, are off limits.
+    check(
+        case("click")
+            .policy(Auto)
+            .page("https://www.paypal.com/card")
+            .in_frame_of("https://shop.test/"),
+        "deny None: https://www.paypal.com is a sensitive origin (*.paypal.com)",
+    );
+    check(
+        case("type").policy(Auto).page("https://pay.test/card").in_frame_of("https://www.irs.gov/"),
         "deny None: https://www.irs.gov is a sensitive origin (*.gov)",
     );
 }

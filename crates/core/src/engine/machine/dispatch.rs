@@ -210,6 +210,7 @@ fn judge(run: &RunRecord, call: &ToolCallRecord, judging: Judging<'_>) -> Verdic
         tool: &call.tool_name,
         params: &call.params,
         page_url: target.map(|t| t.url.as_str()),
+        frame_of: target.and_then(|t| t.frame_of.as_deref()),
         destinations: &destinations,
         into_password,
         policy: run.policy,
