@@ -45,36 +45,44 @@ pub enum McpConnectMode {
     Lazy,
 }
 
-/// Where a server's connection stands.
-#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq, Eq, Default)]
-#[serde(tag = "state", rename_all = "snake_case")]
-pub enum McpStatus {
-    /// Not connected (switched off, lazy and unused yet, or closed).
-    #[default]
-    Disconnected,
-    /// Connecting or listing tools.
-    Connecting,
-    /// Connected, with this many tools listed.
-    Ready {
-        /// Tools in its catalog.
-        tools: u32,
-    },
-    /// The server wants the user to sign in (OAuth) before it answers.
-    NeedsAuthorization {
-        /// Why, in words.
-        reason: String,
-        /// The origins (`scheme://host[:port]`) the sign-in fetches from, as far as discovery
-        /// learned them: the server's first, then its authorization server's (metadata, token
-        /// and registration endpoints). The settings' Sign in asks the browser for host access
-        /// to exactly these, inside the click; empty when nothing is known yet.
-        #[serde(default)]
-        origins: Vec<String>,
-    },
-    /// The last attempt failed.
-    Error {
-        /// Why, in words a user can act on.
-        reason: String,
-    },
+crate::internally_tagged! {
+    #[serde(tag = "state", rename_all = "snake_case")]
+    /// Where a server's connection stands.
+    #[derive(Serialize, JsonSchema, Debug, Clone, PartialEq, Eq)]
+    pub enum McpStatus {
+        /// Not connected (switched off, lazy and unused yet, or closed).
+        Disconnected,
+        /// Connecting or listing tools.
+        Connecting,
+        /// Connected, with this many tools listed.
+        Ready {
+            /// Tools in its catalog.
+            tools: u32,
+        },
+        /// The server wants the user to sign in (OAuth) before it answers.
+        NeedsAuthorization {
+            /// Why, in words.
+            reason: String,
+            /// The origins (`scheme://host[:port]`) the sign-in fetches from, as far as discovery
+            /// learned them: the server's first, then its authorization server's (metadata, token
+            /// and registration endpoints). The settings' Sign in asks the browser for host access
+            /// to exactly these, inside the click; empty when nothing is known yet.
+            #[serde(default)]
+            origins: Vec<String>,
+        },
+        /// The last attempt failed.
+        Error {
+            /// Why, in words a user can act on.
+            reason: String,
+        },
+    }
+}
+
+/// Disconnected.
+impl Default for McpStatus {
+    fn default() -> Self {
+        McpStatus::Disconnected
+    }
 }
 
 /// A server as the settings form sends it.

@@ -88,3 +88,37 @@ fn fetches_read_as_serde_tagged_form_wrote_them() {
         assert!(crate::from_value::<McpFetch>(bad.clone()).is_err(), "{bad}");
     }
 }
+
+#[test]
+fn statuses_read_as_serde_tagged_form_wrote_them() {
+    use serde_json::json;
+
+    let statuses = [
+        McpStatus::Disconnected,
+        McpStatus::Connecting,
+        McpStatus::Ready { tools: 3 },
+        McpStatus::NeedsAuthorization {
+            reason: "sign in".into(),
+            origins: vec!["https://a".into()],
+        },
+        McpStatus::Error { reason: "down".into() },
+    ];
+    for status in statuses {
+        let written = serde_json::to_value(&status).unwrap();
+        assert_eq!(crate::from_value::<McpStatus>(written).unwrap(), status);
+    }
+    assert_eq!(
+        serde_json::to_value(McpStatus::Ready { tools: 3 }).unwrap(),
+        json!({"state": "ready", "tools": 3})
+    );
+    let old = json!({"state": "needs_authorization", "reason": "sign in"});
+    let status = McpStatus::NeedsAuthorization { reason: "sign in".into(), origins: vec![] };
+    assert_eq!(crate::from_value::<McpStatus>(old).unwrap(), status);
+    // Not denied: other members are ignored, as serde's tagged form did.
+    let extra = json!({"state": "connecting", "since": 5});
+    assert_eq!(crate::from_value::<McpStatus>(extra).unwrap(), McpStatus::Connecting);
+    for bad in [json!({"state": "gone"}), json!({"tools": 1}), json!({"state": "ready"})] {
+        assert!(crate::from_value::<McpStatus>(bad.clone()).is_err(), "{bad}");
+    }
+    assert_eq!(McpStatus::default(), McpStatus::Disconnected);
+}
