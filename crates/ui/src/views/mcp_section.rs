@@ -214,6 +214,11 @@ impl Section {
         if let Some(origin) = origin_of(&server.url) {
             host::request_host_access(&origin);
         }
+        self.store(server)
+    }
+
+    /// Sends `server` to be stored, asking Chrome for nothing.
+    fn store(self, server: McpServerInput) -> Option<SubmissionId> {
         self.send(Box::new(|submission_id| Op::McpSave(McpSaveParams { submission_id, server })))
     }
 
@@ -236,9 +241,20 @@ impl Section {
             }
             "import-read" => self.import().update(McpImport::read),
             "import-cancel" => self.import().set(McpImport::default()),
+            // Access to every chosen server's site is asked in one request, one question in
+            // Chrome: with a request per server, Chrome may answer only the first.
             "import-add" => {
                 let chosen = self.import().with_untracked(McpImport::chosen);
-                let sent = chosen.into_iter().filter_map(|server| self.save(server)).collect();
+                let mut origins: Vec<String> = Vec::new();
+                for origin in chosen.iter().filter_map(|server| origin_of(&server.url)) {
+                    if !origins.contains(&origin) {
+                        origins.push(origin);
+                    }
+                }
+                if !origins.is_empty() {
+                    host::request_origins_then(&origins, || {});
+                }
+                let sent = chosen.into_iter().filter_map(|server| self.store(server)).collect();
                 self.import().update(|i| i.sent(sent));
             }
             // Chrome asks for access to the server's site, and for a sign-in to its
