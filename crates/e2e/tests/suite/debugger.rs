@@ -353,7 +353,8 @@ fn screenshots_of_an_element_below_the_fold_and_of_the_whole_page_are_clipped_an
     assert_eq!(body.matches("data:image/png;base64,").count(), 2);
 }
 
-/// A button whose trusted click fetches, pauses, then fetches again before it shows "loaded".
+/// A button whose trusted click fetches, pauses, then fetches again before it shows "loaded"
+/// (never reading the bodies, as many pages do: Chrome then never finishes those loads).
 const FETCHING_PAGE: &str = r#"<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Fetching</title></head>
 <body><button id="go">Load</button><p id="out">idle</p>

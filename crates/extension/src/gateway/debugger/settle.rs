@@ -1,7 +1,10 @@
 //! Waiting for the page to settle after trusted input: the requests the tab starts (CDP
-//! `Network` events) are counted, and the call returns once none has been in flight for
-//! [`IDLE_MS`], or after [`CAP_MS`] with what is still loading said. A page that fetches nothing
-//! returns after the handlers' minimum wait.
+//! `Network` events) are counted, and the call returns once none has been waiting for its
+//! answer and no data has moved for [`IDLE_MS`], or after [`CAP_MS`] with what is still
+//! loading said. A request counts as answered at its response headers: a page that never reads
+//! a body (`await fetch(url)` alone) leaves it unfinished until the page is closed, yet the
+//! page has its answer. A body still streaming keeps the wait going with its data. A page that
+//! fetches nothing returns after the handlers' minimum wait.
 
 use serde_json::Value;
 
@@ -44,9 +47,10 @@ impl Settle {
                     self.started += 1;
                 }
             }
-            "Network.loadingFinished" | "Network.loadingFailed" => {
+            "Network.responseReceived" | "Network.loadingFinished" | "Network.loadingFailed" => {
                 self.in_flight.retain(|known| known != id);
             }
+            "Network.dataReceived" => {}
             _ => return,
         }
         self.last_activity_ms = Some(now_ms);
@@ -114,6 +118,14 @@ mod tests {
         let idle = settle.done(0.0, 1_200.0).unwrap();
         assert_eq!(idle, Settled::Idle { requests: 2, ms: 700.0 });
         assert!(idle.note().contains("2 network request(s); all ended 700 ms"), "{}", idle.note());
+
+        // Answered at its headers; its body's data keeps the wait going until it stops.
+        let mut unread = Settle::default();
+        unread.event("Network.requestWillBeSent", &id("u"), 10.0);
+        unread.event("Network.responseReceived", &id("u"), 50.0);
+        unread.event("Network.dataReceived", &id("u"), 400.0);
+        assert_eq!(unread.done(0.0, 800.0), None);
+        assert_eq!(unread.done(0.0, 900.0), Some(Settled::Idle { requests: 1, ms: 400.0 }));
 
         let mut polling = Settle::default();
         polling.event("Network.requestWillBeSent", &id("a"), 10.0);
