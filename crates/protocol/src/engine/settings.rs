@@ -105,7 +105,7 @@ pub struct HeaderInput {
 
 /// One key of a connection as the settings form sends it: typed now, or one the engine stores,
 /// named by its place, so a form can add, remove and reorder keys without ever seeing one.
-#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq, Eq)]
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq, Eq)]
 #[serde(untagged)]
 pub enum ApiKeyEntry {
     /// A key as typed (JSON: a string).
@@ -115,6 +115,29 @@ pub enum ApiKeyEntry {
         /// Its position in the stored list, from 1.
         saved: u32,
     },
+}
+
+/// Reads a string or `{"saved": n}` as serde's untagged form does (other members ignored, the
+/// same error when neither fits), through a JSON value: serde buffers an untagged enum in its
+/// `Content` tree and compiles a second decoder of each variant against it.
+impl<'de> Deserialize<'de> for ApiKeyEntry {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        /// The `Saved` variant's fields.
+        #[derive(Deserialize)]
+        struct Saved {
+            saved: u32,
+        }
+        match serde_json::Value::deserialize(deserializer)? {
+            serde_json::Value::String(key) => Ok(ApiKeyEntry::Typed(key)),
+            other => match crate::traced::from_value::<Saved>(other) {
+                Ok(Saved { saved }) => Ok(ApiKeyEntry::Saved { saved }),
+                Err(_) => Err(D::Error::custom(
+                    "data did not match any variant of untagged enum ApiKeyEntry",
+                )),
+            },
+        }
+    }
 }
 
 /// A connection as the settings form sends it.
@@ -431,3 +454,7 @@ pub struct SettingsPatch {
     /// Let the agent open pages next to the chat (or stop it).
     pub agent_open_tools: Option<bool>,
 }
+
+#[cfg(test)]
+#[path = "settings_tests.rs"]
+mod tests;
