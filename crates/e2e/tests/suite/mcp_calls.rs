@@ -195,8 +195,9 @@ impl TurnHooks for AnswerTheServer {
     }
 }
 
-#[test]
-fn a_server_s_question_during_a_call_is_a_card_whose_answer_reaches_the_server() {
+/// A model calls the server's `ask` from the side panel and the panel answers its card (after
+/// a worker restart first, with `restart_first`); the turn ends with the answer in the result.
+fn ask_and_answer(restart_first: bool) -> (MockMcp, AnswerTheServer) {
     let mcp = MockMcp::start(MockMcpConfig { mode: ResponseMode::Sse, ..MockMcpConfig::default() })
         .expect("start the MCP server");
     let mut p = Panel::launch(PanelOptions::default()).expect("launch the side panel");
@@ -207,30 +208,24 @@ fn a_server_s_question_during_a_call_is_a_card_whose_answer_reaches_the_server()
         let seen = t.last_result().unwrap_or_default();
         Reply::text(if seen.contains("Ada") { "Hello Ada." } else { "[no answer]" })
     });
-    let mut hooks = AnswerTheServer::default();
+    let mut hooks = AnswerTheServer { restart_first, ..AnswerTheServer::default() };
     p.run_turn("Ask me something", &mut hooks).expect("the turn");
     assert!(hooks.answered, "the card never showed");
     let text = p.panel_text();
     assert!(text.contains("Hello Ada."), "{text}");
+    (mcp, hooks)
+}
+
+#[test]
+fn a_server_s_question_during_a_call_is_a_card_whose_answer_reaches_the_server() {
+    let (mcp, _) = ask_and_answer(false);
+    assert_eq!(mcp.resumed(), 0, "the call's own stream carried the result");
 }
 
 #[test]
 fn a_server_s_question_outlives_a_worker_restart_and_its_answer_reaches_the_call() {
-    let mcp = MockMcp::start(MockMcpConfig { mode: ResponseMode::Sse, ..MockMcpConfig::default() })
-        .expect("start the MCP server");
-    let mut p = Panel::launch(PanelOptions::default()).expect("launch the side panel");
-    save(&mut p, server("Mock Tools", &mcp.url(), None));
-    wait_server(&mut p, "ready", |s| s["status"]["state"] == "ready");
-    p.model.reply(Reply::tool_call("mcp__mock-tools__ask", json!({})));
-    p.model.push(|t| {
-        let seen = t.last_result().unwrap_or_default();
-        Reply::text(if seen.contains("Ada") { "Hello Ada." } else { "[no answer]" })
-    });
-    let mut hooks = AnswerTheServer { restart_first: true, ..AnswerTheServer::default() };
-    p.run_turn("Ask me something", &mut hooks).expect("the turn");
-    assert!(hooks.restarted && hooks.answered, "the card did not show again after the restart");
-    let text = p.panel_text();
-    assert!(text.contains("Hello Ada."), "{text}");
+    let (mcp, hooks) = ask_and_answer(true);
+    assert!(hooks.restarted, "the worker was not restarted");
     assert_eq!(mcp.resumed(), 1, "the call was read on from its resumed stream");
     let calls = mcp.requests().into_iter().filter(|r| r.rpc_method() == Some("tools/call")).count();
     assert_eq!(calls, 1, "the call was never made again");
