@@ -6,13 +6,10 @@
 mod dialog_guard;
 
 use std::cell::Cell;
-use std::future::Future;
-use std::pin::Pin;
 
 use js_sys::Function;
 use js_sys::Reflect;
 
-use panelot_core::combinators::join_all;
 use panelot_core::engine::FailureCause;
 use panelot_core::engine::ToolOutcome;
 use panelot_core::env::AbortSignal;
@@ -131,8 +128,8 @@ enum Reading {
 const MAX_FRAMES_READ: usize = 8;
 
 /// `snapshot` with the frames of other origins it marks read into it, as far as the extension
-/// may script them, level by level (a frame in a frame is marked in its parent's lines), the
-/// frames of a level at once. Fails only for an iframe read alone whose site has no access,
+/// may script them, level by level (a frame in a frame is marked in its parent's lines), one
+/// after the other (reading them at once measured no faster, and cost code). Fails only for an iframe read alone whose site has no access,
 /// with the cause that makes the engine ask the user for that site.
 async fn read_frames(
     tab: u32,
@@ -167,46 +164,30 @@ async fn read_frames(
     let mut read: Vec<(u32, String)> = Vec::new();
     let mut folded = false;
     while !todo.is_empty() {
-        let level = std::mem::take(&mut todo);
-        let mut jobs: Vec<(String, u32)> = Vec::new();
-        for marked in &level {
-            if let Some(frame) = found(&marked.path)
-                && read.len() + jobs.len() < MAX_FRAMES_READ
-            {
-                jobs.push((marked.path.clone(), frame));
-            }
-        }
-        let snapshots = join_all(
-            jobs.iter()
-                .map(|(_, frame)| {
+        for marked in std::mem::take(&mut todo) {
+            let outcome = match found(&marked.path) {
+                Some(frame) if read.len() < MAX_FRAMES_READ => {
                     let call = ExecutorCall::ReadPage(ReadPageParams {
                         max_tokens: Some(share),
                         ..ReadPageParams::default()
                     });
-                    Box::pin(execute_in(tab, *frame, call, None, None, abort))
-                        as Pin<Box<dyn Future<Output = _> + '_>>
-                })
-                .collect(),
-        )
-        .await;
-        let mut snapshots: Vec<Option<_>> = snapshots.into_iter().map(Some).collect();
-        for marked in level {
-            let job = jobs.iter().position(|(path, _)| *path == marked.path);
-            let outcome = match job.map(|job| (jobs[job].1, snapshots[job].take())) {
-                Some((frame, Some(Ok(ExecutorResult::Snapshot(inner))))) => {
-                    folded |= frames::has_fold_footer(&inner.text);
-                    snapshot.ref_count += inner.ref_count;
-                    snapshot.folded_regions += inner.folded_regions;
-                    read.push((frame, inner.document_id));
-                    match format::web_origin(&inner.url) {
-                        Some(origin) => frames::FrameRead::Read { origin, text: inner.text },
-                        None => frames::FrameRead::Unreachable("not a web page".to_owned()),
+                    match execute_in(tab, frame, call, None, None, abort).await {
+                        Ok(ExecutorResult::Snapshot(inner)) => {
+                            folded |= frames::has_fold_footer(&inner.text);
+                            snapshot.ref_count += inner.ref_count;
+                            snapshot.folded_regions += inner.folded_regions;
+                            read.push((frame, inner.document_id));
+                            match format::web_origin(&inner.url) {
+                                Some(origin) => {
+                                    frames::FrameRead::Read { origin, text: inner.text }
+                                }
+                                None => frames::FrameRead::Unreachable("not a web page".to_owned()),
+                            }
+                        }
+                        Ok(_) | Err(_) => frames::FrameRead::Unreachable("not readable".to_owned()),
                     }
                 }
-                Some(_) => frames::FrameRead::Unreachable("not readable".to_owned()),
-                None if found(&marked.path).is_some() => {
-                    frames::FrameRead::Unreachable("not read: too many frames".to_owned())
-                }
+                Some(_) => frames::FrameRead::Unreachable("not read: too many frames".to_owned()),
                 None if !marked.hint.is_empty() && !resolve::has_access(&marked.hint).await => {
                     frames::FrameRead::NoAccess
                 }
