@@ -6,6 +6,7 @@ use panelot_protocol::engine::McpStatus;
 use panelot_providers::HttpError;
 
 use crate::bridge::ServerSpec;
+use crate::challenge::BearerChallenge;
 use crate::error::McpError;
 
 /// What to do when a sign-in is needed: only the user can, and only from the settings (the
@@ -26,14 +27,8 @@ pub(crate) fn status_after(err: &McpError, spec: &ServerSpec) -> McpStatus {
             McpError::Unauthorized { status, challenge: Some(challenge) }
                 if challenge.error.as_deref() == Some("insufficient_scope") =>
             {
-                let scope = challenge.scope.as_deref().unwrap_or("a wider permission");
-                return McpStatus::NeedsAuthorization {
-                    reason: format!(
-                        "{status}: this needs the permission {scope}; {SIGN_IN_FROM_SETTINGS} \
-                         to grant it"
-                    ),
-                    origins: Vec::new(),
-                };
+                let reason = step_up_reason(*status, challenge);
+                return McpStatus::NeedsAuthorization { reason, origins: Vec::new() };
             }
             _ => {}
         }
@@ -41,10 +36,25 @@ pub(crate) fn status_after(err: &McpError, spec: &ServerSpec) -> McpStatus {
     McpStatus::Error { reason: reason(err, spec) }
 }
 
+/// A 403 `insufficient_scope` of an OAuth server in words: the user can grant the permission
+/// by signing in again (a step-up), and where.
+fn step_up_reason(status: u16, challenge: &BearerChallenge) -> String {
+    let scope = challenge.scope.as_deref().unwrap_or("a wider permission");
+    format!("{status}: this needs the permission {scope}; {SIGN_IN_FROM_SETTINGS} to grant it")
+}
+
 /// `err` in words.
 pub(crate) fn reason(err: &McpError, spec: &ServerSpec) -> String {
     let has_token = spec.headers.iter().any(|(name, _)| name.eq_ignore_ascii_case("authorization"));
     match err {
+        // Said as the status says it, so whoever reads a failed call (the model, the user)
+        // learns that signing in again grants it.
+        McpError::Unauthorized { status, challenge: Some(challenge) }
+            if spec.auth == McpAuth::Oauth
+                && challenge.error.as_deref() == Some("insufficient_scope") =>
+        {
+            step_up_reason(*status, challenge)
+        }
         McpError::Unauthorized { status: 401, .. } => match (spec.auth, has_token) {
             (McpAuth::Oauth, _) => format!("401: sign in again; {SIGN_IN_FROM_SETTINGS}"),
             (_, true) => "401: the server refused the token; check or replace it".to_owned(),

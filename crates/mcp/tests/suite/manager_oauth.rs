@@ -215,6 +215,12 @@ async fn a_call_needing_a_wider_scope_is_stepped_up_on_the_next_connect() {
         // says which permission to grant from the settings.
         let reply = h.call("c1", "admin", json!({})).await;
         assert_eq!(error_kind(&reply), ErrorKind::Unauthorized);
+        // The call's own message (what the model reads) says how to grant it, as the status.
+        let panelot_mcp::bridge::CallReply::Err { error, .. } = &reply else { unreachable!() };
+        assert!(
+            error.message.contains("mcp:admin") && error.message.contains("Sign in"),
+            "{error:?}"
+        );
         let status = h.manager.status("mock").unwrap();
         let reason = needs_authorization(&status);
         assert!(reason.contains("mcp:admin") && reason.contains("settings"), "{reason}");
