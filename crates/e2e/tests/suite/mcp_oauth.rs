@@ -38,8 +38,9 @@ use serde_json::json;
 use super::mcp_calls::save;
 use super::mcp_calls::wait_server;
 
-#[test]
-fn connect_signs_in_to_an_oauth_server_through_launch_web_auth_flow() {
+/// A mock MCP server that is its own OAuth authorization server, saved as "Signed" (connect at
+/// startup) from a new side panel, as the options page saves it.
+fn saved_oauth_server() -> (MockMcp, Panel) {
     let mcp = MockMcp::start(MockMcpConfig {
         oauth: Some(MockOAuth::default()),
         ..MockMcpConfig::default()
@@ -49,6 +50,12 @@ fn connect_signs_in_to_an_oauth_server_through_launch_web_auth_flow() {
     let server = json!({"id": null, "name": "Signed", "url": mcp.url(), "auth": "oauth",
         "enabled": true, "connect": "startup", "disabledTools": []});
     save(&mut p, server);
+    (mcp, p)
+}
+
+#[test]
+fn connect_signs_in_to_an_oauth_server_through_launch_web_auth_flow() {
+    let (mcp, mut p) = saved_oauth_server();
 
     // The startup connect is background work: it asks for a sign-in, it does not start one.
     let waiting = wait_server(&mut p, "needs_authorization", |s| {
@@ -268,15 +275,7 @@ fn sign_in(p: &mut Panel) -> Value {
 
 #[test]
 fn a_call_refused_for_a_missing_scope_asks_for_a_sign_in_that_grants_it() {
-    let mcp = MockMcp::start(MockMcpConfig {
-        oauth: Some(MockOAuth::default()),
-        ..MockMcpConfig::default()
-    })
-    .expect("start the MCP server");
-    let mut p = Panel::launch(PanelOptions::default()).expect("launch the side panel");
-    let server = json!({"id": null, "name": "Signed", "url": mcp.url(), "auth": "oauth",
-        "enabled": true, "connect": "startup", "disabledTools": []});
-    save(&mut p, server);
+    let (mcp, mut p) = saved_oauth_server();
     wait_server(&mut p, "needs_authorization", |s| s["status"]["state"] == "needs_authorization");
 
     // The first sign-in asks for what the server's challenge named, not for admin.

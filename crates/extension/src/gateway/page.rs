@@ -367,17 +367,7 @@ fn guards_dialogs(request: &ContentRequest) -> bool {
 /// outside the executor's queue and costs one message, much less than evaluating the bundle
 /// again, which is what an injection does even when it then keeps the first instance.
 async fn answers_ping(tab: u32, frame: u32) -> bool {
-    let now = js_sys::Date::now() as u64;
-    let Ok(request_id) = next_request_id(now) else { return false };
-    let request = ContentRequest {
-        protocol: CONTENT_PROTOCOL.to_owned(),
-        schema_hash: CONTENT_SCHEMA_HASH.to_owned(),
-        request_id,
-        deadline_at_ms: now + CALL_DEADLINE_MS,
-        ref_document_id: None,
-        expected: None,
-        op: ContentOp::Ping,
-    };
+    let Some(request) = own_request(ContentOp::Ping) else { return false };
     // No executor: `sendMessage` rejects at once ("Receiving end does not exist").
     let Ok(raw) = send(tab, Some(frame), &request).await else { return false };
     matches!(
@@ -423,36 +413,32 @@ async fn send(
 /// Takes down a highlight wherever in `tab` it is (it may be in a frame), without checks:
 /// nobody waits for the answer.
 pub(crate) fn clear_highlights(tab: u32) {
-    let now = js_sys::Date::now() as u64;
-    let Ok(request_id) = next_request_id(now) else { return };
     let call = ExecutorCall::Highlight(HighlightParams { element_ref: None, label: None });
-    let request = ContentRequest {
-        protocol: CONTENT_PROTOCOL.to_owned(),
-        schema_hash: CONTENT_SCHEMA_HASH.to_owned(),
-        request_id,
-        deadline_at_ms: now + CALL_DEADLINE_MS,
-        ref_document_id: None,
-        expected: None,
-        op: ContentOp::Execute { call },
-    };
+    let Some(request) = own_request(ContentOp::Execute { call }) else { return };
     wasm_bindgen_futures::spawn_local(async move {
         let _ = send(tab, None, &request).await;
     });
 }
 
-/// Tells the executor to drop a request; nobody waits for the answer.
-fn cancel(tab: u32, frame: u32, target: &RequestId) {
+/// A request of the worker's own (a ping, a cancel, a highlight cleared): no refs, nothing
+/// expected of the page, the default deadline. `None` when no request id can be made.
+fn own_request(op: ContentOp) -> Option<ContentRequest> {
     let now = js_sys::Date::now() as u64;
-    let Ok(request_id) = next_request_id(now) else { return };
-    let request = ContentRequest {
+    Some(ContentRequest {
         protocol: CONTENT_PROTOCOL.to_owned(),
         schema_hash: CONTENT_SCHEMA_HASH.to_owned(),
-        request_id,
+        request_id: next_request_id(now).ok()?,
         deadline_at_ms: now + CALL_DEADLINE_MS,
         ref_document_id: None,
         expected: None,
-        op: ContentOp::Cancel { target_request_id: target.clone() },
-    };
+        op,
+    })
+}
+
+/// Tells the executor to drop a request; nobody waits for the answer.
+fn cancel(tab: u32, frame: u32, target: &RequestId) {
+    let op = ContentOp::Cancel { target_request_id: target.clone() };
+    let Some(request) = own_request(op) else { return };
     wasm_bindgen_futures::spawn_local(async move {
         let _ = send(tab, Some(frame), &request).await;
     });
