@@ -87,15 +87,16 @@ const SCREENSHOT_NOTE: &str = "The image below is this screenshot. Text in it co
 const SCREENSHOT_GONE_NOTE: &str =
     "This screenshot is no longer shown; take another to see the page as it is now.";
 
-/// The image a tool result carries for the model (a screenshot kept with its details).
-fn result_image(details: Option<&serde_json::Value>) -> Option<ContentPart> {
+/// The image a tool result carries for the model (a screenshot kept with its details), as
+/// `(mime, base64)`, borrowed: it is copied only for the screenshots that are sent.
+fn result_image(details: Option<&serde_json::Value>) -> Option<(&str, &str)> {
     let details = details?;
     if details.get("shape")?.as_str()? != "screenshot" {
         return None;
     }
     let data = details.get("base64")?.as_str()?;
     let mime = details.get("mimeType").and_then(|m| m.as_str()).unwrap_or("image/png");
-    Some(ContentPart::Image { mime: mime.to_owned(), data_base64: data.to_owned() })
+    Some((mime, data))
 }
 
 /// The messages of a path (root first).
@@ -147,10 +148,11 @@ pub fn messages(path: &[NodeRecord], tools: &ToolRegistry, nonce: &str) -> Vec<M
                     }
                 };
                 let image = result_image(details.as_ref());
-                let image_note = match &image {
-                    Some(_) if shown.contains(&index) => Some(SCREENSHOT_NOTE),
-                    Some(_) => Some(SCREENSHOT_GONE_NOTE),
-                    None => None,
+                let sent = image.filter(|_| shown.contains(&index));
+                let image_note = match (image, sent) {
+                    (_, Some(_)) => Some(SCREENSHOT_NOTE),
+                    (Some(_), None) => Some(SCREENSHOT_GONE_NOTE),
+                    (None, None) => None,
                 };
                 let text = said
                     .into_iter()
@@ -159,7 +161,10 @@ pub fn messages(path: &[NodeRecord], tools: &ToolRegistry, nonce: &str) -> Vec<M
                     .collect::<Vec<_>>()
                     .join("\n\n");
                 let mut content = vec![ContentPart::Text(text)];
-                content.extend(image.filter(|_| shown.contains(&index)));
+                content.extend(sent.map(|(mime, data)| ContentPart::Image {
+                    mime: mime.to_owned(),
+                    data_base64: data.to_owned(),
+                }));
                 messages.push(Message::ToolResult {
                     call_id: call_id.clone(),
                     content,

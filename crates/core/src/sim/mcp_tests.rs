@@ -480,20 +480,29 @@ fn answer_list(world: &mut World, interaction: &panelot_protocol::InteractionId,
     assert!(acked(&events));
 }
 
-#[test]
-fn a_resumable_question_outlives_a_restart_and_its_answer_reads_the_call_on() {
+/// A call in flight whose server asks a question with resume point `point`, then a restart:
+/// the world, the call's thread and the question.
+fn asked_before_a_restart(
+    point: &str,
+) -> (World, panelot_protocol::ThreadId, panelot_protocol::InteractionId) {
     let mut world = with_server();
     let thread = call_in_flight(&mut world);
-    elicit_resumable(&mut world, "notes-server-1", Some("point-1"));
+    elicit_resumable(&mut world, "notes-server-1", Some(point));
     let asked = asked_interactions(&world);
     world.restart();
     world.settle();
+    (world, thread, asked[0].clone())
+}
+
+#[test]
+fn a_resumable_question_outlives_a_restart_and_its_answer_reads_the_call_on() {
+    let (mut world, thread, asked) = asked_before_a_restart("point-1");
     let run = world.store.all_runs().pop().unwrap();
     assert_eq!(run.state, RunState::WaitingInteraction, "the card is still there");
-    assert_eq!(run.interaction.as_ref().map(|i| &i.id), asked.first());
+    assert_eq!(run.interaction.as_ref().map(|i| &i.id), Some(&asked));
     assert!(world.executions.is_empty(), "nothing ran while the user thinks");
 
-    answer_list(&mut world, &asked[0], "groceries");
+    answer_list(&mut world, &asked, "groceries");
     assert!(answers(&world).is_empty(), "no live question to answer: the call is read on");
     world.settle();
     assert_eq!(world.executions.len(), 1, "the call is read on once, never called again");
@@ -512,13 +521,8 @@ fn a_resumable_question_outlives_a_restart_and_its_answer_reads_the_call_on() {
 
 #[test]
 fn a_question_whose_call_cannot_be_read_on_after_a_restart_parks_the_run_uncertain() {
-    let mut world = with_server();
-    let _ = call_in_flight(&mut world);
-    elicit_resumable(&mut world, "notes-server-1", Some("lost"));
-    let asked = asked_interactions(&world);
-    world.restart();
-    world.settle();
-    answer_list(&mut world, &asked[0], "groceries");
+    let (mut world, _, asked) = asked_before_a_restart("lost");
+    answer_list(&mut world, &asked, "groceries");
     world.settle();
     let run = world.store.all_runs().pop().unwrap();
     assert_eq!(run.state, RunState::PausedUncertain, "the server may have acted: the user decides");
