@@ -250,6 +250,9 @@ pub enum FailureCause {
     /// The call may or may not have acted and cannot say which (an MCP call cut by a restart
     /// that could not be read on): the run parks as `paused_uncertain` for the user.
     Uncertain,
+    /// A synthetic write visibly did not take (the field does not hold the typed text): the
+    /// engine may run it once more with trusted input, when the turn offers that tool.
+    NotEffective,
 }
 
 impl ToolOutcome {

@@ -126,6 +126,7 @@ mod tests {
                 dispatches: u32::from(*status != ToolCallStatus::Pending),
                 approved: false,
                 host_permission_asked: false,
+                escalated_from: None,
                 target: None,
             })
             .collect();

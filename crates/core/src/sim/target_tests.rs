@@ -357,3 +357,89 @@ fn an_action_in_a_frame_of_a_page_that_navigated_is_not_acted_on() {
     let said = results(&world.path(&thread));
     assert!(said[0].contains("target_changed"), "{said:?}");
 }
+
+/// Sends `text` with a turn that enables `levels`.
+fn submit_with_levels(world: &mut World, thread: &ThreadId, text: &str, levels: &[&str]) {
+    let id = world.submission();
+    let overrides = json!({"model": null, "permissionPolicy": null, "enabledToolLevels": levels});
+    let msg = json!({"type": "turn.submit", "submissionId": id, "threadId": thread,
+        "input": super::world::input(text), "overrides": overrides});
+    assert!(acked(&world.send(msg).into_iter().map(|f| f.event).collect::<Vec<_>>()));
+}
+
+fn tools_run(world: &World) -> Vec<(String, serde_json::Value)> {
+    world
+        .executions
+        .iter()
+        .filter(|e| e.acted_on.is_some())
+        .map(|e| (e.call.tool.clone(), e.call.params.clone()))
+        .collect()
+}
+
+/// `type` that does not take runs once more as `type_trusted` when the turn offers it; the
+/// model reads both what failed and what the trusted attempt did, on its one call.
+#[test]
+fn typing_that_does_not_take_escalates_once_to_trusted_input_when_the_turn_offers_it() {
+    let mut world = World::new();
+    let thread = world.create_thread();
+    let typed = json!({"ref": "stubborn", "text": "Ada", "submit": true, "slowly": true});
+    world.script.push_back(Reply::tool("type", typed.clone()));
+    world.script.push_back(Reply::text("typed"));
+    submit_with_levels(&mut world, &thread, "fill the name", &["L0", "L1", "L2"]);
+    world.settle();
+    let trusted = json!({"ref": "stubborn", "text": "Ada", "submit": true});
+    assert_eq!(
+        tools_run(&world),
+        [("type".to_owned(), typed.clone()), ("type_trusted".to_owned(), trusted)],
+        "one escalation, with the parameters the trusted tool takes"
+    );
+    let said = results(&world.path(&thread));
+    assert_eq!(said.len(), 1, "one call, one result: {said:?}");
+    assert!(said[0].starts_with("type_trusted done on stubborn"), "{said:?}");
+    assert!(
+        said[0].contains("`type` did not take (l1_not_effective: the field did not take the text)"),
+        "{said:?}"
+    );
+    assert_eq!(stops(&world), [StopReason::End]);
+
+    // A turn without the debugger's tools reads the failure as it is.
+    world.executions.clear();
+    world.script.push_back(Reply::tool("type", typed.clone()));
+    world.script.push_back(Reply::text("could not"));
+    submit_with_levels(&mut world, &thread, "again", &["L0", "L1"]);
+    world.settle();
+    assert_eq!(tools_run(&world), [("type".to_owned(), typed)]);
+    let said = results(&world.path(&thread));
+    assert_eq!(
+        said.last().map(String::as_str),
+        Some("Error: l1_not_effective: the field did not take the text")
+    );
+}
+
+/// The escalated call is judged again: a user who approved `type` is asked about trusted input,
+/// with the card saying so, and declining it ends the call without trusted input.
+#[test]
+fn an_escalation_is_asked_about_again_and_can_be_declined() {
+    let mut world = World::new();
+    ask_first(&world);
+    let thread = world.create_thread();
+    world.script.push_back(Reply::tool("type", json!({"ref": "stubborn", "text": "Ada"})));
+    world.script.push_back(Reply::text("stopped"));
+    submit_with_levels(&mut world, &thread, "fill the name", &["L0", "L1", "L2"]);
+    world.settle();
+    let (first, request) = approvals(&world).remove(0);
+    assert_eq!(request.tool, "type");
+    assert!(acked(&respond(&mut world, &first, json!({"type": "accept"}))));
+    world.settle();
+    let asked = approvals(&world);
+    assert_eq!(asked.len(), 2, "the trusted attempt is asked about");
+    let (second, request) = &asked[1];
+    assert_eq!(request.tool, "type_trusted");
+    assert!(request.flags.contains(&ApprovalFlag::EscalationL2), "{:?}", request.flags);
+    respond(&mut world, second, json!({"type": "decline", "note": null}));
+    world.settle();
+    assert_eq!(tools_run(&world).len(), 1, "only the synthetic attempt ran");
+    let said = results(&world.path(&thread));
+    assert!(said[0].contains("`type` did not take"), "{said:?}");
+    assert!(said[0].contains("declined"), "{said:?}");
+}

@@ -383,6 +383,7 @@ async fn runs<S: Store>(store: &S) {
         dispatches: 1,
         approved: false,
         host_permission_asked: false,
+        escalated_from: None,
         target: Some(crate::target::ResolvedTarget {
             tab: 7,
             url: "https://shop.test/cart".into(),

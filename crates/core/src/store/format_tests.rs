@@ -187,6 +187,15 @@ fn current_records_round_trip_through_the_conformance_builders() {
 }
 
 #[test]
+fn an_escalated_call_keeps_what_its_first_attempt_said() {
+    let mut run = samples::full_run();
+    run.tools[1].escalated_from = Some("l1_not_effective: the field did not take the text".into());
+    let text = encode_run(&run).unwrap();
+    assert!(text.contains(r#""escalatedFrom":"l1_not_effective: "#), "{text}");
+    assert_eq!(decode_run(&text).unwrap(), run);
+}
+
+#[test]
 fn a_turn_error_is_stored_with_its_own_texts_and_round_trips() {
     let node = NodeRecord {
         body: NodeBody::TurnError { error: crate::store::conformance::turn_error() },

@@ -153,6 +153,9 @@ pub struct ToolCallRecord {
     /// Where the call was resolved to act and was judged; the dispatch carries it and the host
     /// refuses to act anywhere else.
     pub target: Option<crate::target::ResolvedTarget>,
+    /// The call was escalated once by the engine (`type` that did not register, run again as
+    /// `type_trusted`): what the first attempt said, told to the model with the second's result.
+    pub escalated_from: Option<String>,
 }
 
 /// Progress of one tool call.

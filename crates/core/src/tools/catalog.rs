@@ -723,11 +723,12 @@ pub static CATALOG: &[CatalogTool] = &[
         info(Write, FILL, Page),
         Offer {
             route: Route::Debugger(DebuggerTool::TypeTrusted),
-            description: "Type into ref's element with real key input (debugger), when type did not register; replaces unless mode append.",
+            description: "Type into ref's element with real key input (debugger), when type did not register; replaces unless mode append; submit presses Enter.",
             properties: r#"{
                 "ref": {"type": "string"},
                 "text": {"type": "string", "maxLength": 20000},
                 "mode": {"type": "string", "enum": ["replace", "append"]},
+                "submit": {"type": "boolean"},
                 "acceptDialogs": {"type": "boolean"}
             }"#,
             required: &["ref", "text"],

@@ -3,7 +3,8 @@
 //! a screenshot (sent to the model as an image), and is denied `run_javascript` by the seeded rule
 //! when a page baits it; on a `.test` site it presses key chords, clicks at a point and drags; on
 //! a tall page it takes screenshots of an element below the fold and of the whole page; a trusted
-//! click that starts requests returns once they ended and says so.
+//! click that starts requests returns once they ended and says so; typing that a page undoes
+//! is run once more with trusted input.
 //!
 //! The test build has the `debugger` permission in its manifest; the product asks for it.
 
@@ -316,6 +317,52 @@ fn trusted_chords_clicks_at_a_point_and_drags_reach_the_page_as_real_input() {
     for card in cards.iter().skip(1).filter(|c| c["ok"] == true) {
         assert!(card["details"]["elapsedMs"].is_u64(), "{card}");
     }
+}
+
+/// A field whose page undoes every input event it did not get from a real key, as some
+/// framework-controlled fields do.
+const STUBBORN_PAGE: &str = r#"<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Sign up</title></head>
+<body>
+<form id="f"><input id="name" aria-label="Name"><button>Join</button></form>
+<p id="out">waiting</p>
+<script>
+window.inputs = [];
+const field = document.getElementById("name");
+field.addEventListener("input", (event) => {
+  window.inputs.push(event.isTrusted);
+  if (!event.isTrusted) field.value = "";
+});
+document.getElementById("f").addEventListener("submit", (event) => {
+  event.preventDefault();
+  document.getElementById("out").textContent = "joined as " + field.value;
+});
+</script>
+</body></html>"#;
+
+#[test]
+fn typing_a_page_undoes_escalates_once_to_trusted_input_and_submits() {
+    let mut s = Scenario::start_on_test_host("signup.test", "/signup.html", STUBBORN_PAGE);
+    let tab = s.tab;
+    s.server.push(Reply::tool_call("read_page", json!({"tabId": tab.0})));
+    s.server.push(Reply::tool_call("type", json!({"ref": "e1", "text": "Ada", "submit": true})));
+    s.server.push(Reply::text("Joined."));
+    turn_with_l2(&mut s, "Join as Ada");
+
+    let out = s.h.eval_in_tab(tab, "return document.getElementById('out').textContent;");
+    assert_eq!(out.unwrap(), json!("joined as Ada"), "typed with real keys, then Enter");
+    let inputs = s.h.eval_in_tab(tab, "return window.inputs;").unwrap();
+    assert_eq!(inputs, json!([false, true]), "one synthetic input undone, one trusted");
+    let results = s.tool_results();
+    let said = results.last().cloned().unwrap_or_default();
+    assert_eq!(said.len(), 2, "the model reads one result for its one call: {said:#?}");
+    assert!(
+        said[1].contains("typed 3 characters with trusted input and pressed Enter"),
+        "{}",
+        said[1]
+    );
+    assert!(said[1].contains("`type` did not take ("), "{}", said[1]);
+    assert!(said[1].contains("l1_not_effective"), "{}", said[1]);
 }
 
 /// A page taller than any viewport with a button far down it.

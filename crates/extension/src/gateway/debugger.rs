@@ -92,6 +92,8 @@ pub(crate) enum DebuggerCall {
         text: String,
         /// Add to the field's text instead of replacing it.
         append: bool,
+        /// Press Enter after the text (what `type`'s `submit` does).
+        submit: bool,
         /// Accept confirm/prompt dialogs instead of dismissing them.
         accept_dialogs: bool,
     },
@@ -254,7 +256,7 @@ pub(crate) fn parse(tool: DebuggerTool, params: &Value) -> Result<DebuggerCall, 
     let invalid = |err: serde_json::Error| format!("invalid parameters: {err}");
     let fields: &'static [&'static str] = match tool {
         DebuggerTool::ClickTrusted => &["ref", "acceptDialogs"],
-        DebuggerTool::TypeTrusted => &["ref", "text", "mode", "acceptDialogs"],
+        DebuggerTool::TypeTrusted => &["ref", "text", "mode", "submit", "acceptDialogs"],
         DebuggerTool::PressKeyTrusted => &["key", "ref", "acceptDialogs"],
         DebuggerTool::ClickXy => &["x", "y", "acceptDialogs"],
         DebuggerTool::Drag => &["from", "to"],
@@ -271,6 +273,7 @@ pub(crate) fn parse(tool: DebuggerTool, params: &Value) -> Result<DebuggerCall, 
             let element_ref = p.required("ref").map_err(invalid)?;
             let text = p.required("text").map_err(invalid)?;
             let mode: Option<String> = p.optional("mode").map_err(invalid)?;
+            let submit = p.flag("submit").map_err(invalid)?;
             let accept_dialogs = p.accept_dialogs().map_err(invalid)?;
             let append = match mode.as_deref() {
                 None | Some("replace") => false,
@@ -281,7 +284,7 @@ pub(crate) fn parse(tool: DebuggerTool, params: &Value) -> Result<DebuggerCall, 
                     ));
                 }
             };
-            DebuggerCall::Type { element_ref, text, append, accept_dialogs }
+            DebuggerCall::Type { element_ref, text, append, submit, accept_dialogs }
         }
         DebuggerTool::PressKeyTrusted => {
             let key: String = p.required("key").map_err(invalid)?;
@@ -769,10 +772,14 @@ async fn execute(
                 )
             })
         }
-        DebuggerCall::Type { text, append, .. } => type_text(tab, text, *append).await.map(|()| {
-            let how = if *append { "appended" } else { "typed" };
-            format!("[tabId={tab}] {how} {} characters with trusted input", text.chars().count())
-        }),
+        DebuggerCall::Type { text, append, submit, .. } => {
+            type_text(tab, text, *append, *submit).await.map(|()| {
+                let how = if *append { "appended" } else { "typed" };
+                let then = if *submit { " and pressed Enter" } else { "" };
+                let count = text.chars().count();
+                format!("[tabId={tab}] {how} {count} characters with trusted input{then}")
+            })
+        }
         DebuggerCall::PressKey { press, .. } => press_key(tab, press)
             .await
             .map(|()| format!("[tabId={tab}] pressed {} with a trusted key event", press.label())),
@@ -979,7 +986,7 @@ async fn press_key(tab: u32, press: &KeyPress) -> Result<(), EvalOrCdp> {
     Ok(())
 }
 
-async fn type_text(tab: u32, text: &str, append: bool) -> Result<(), EvalOrCdp> {
+async fn type_text(tab: u32, text: &str, append: bool, submit: bool) -> Result<(), EvalOrCdp> {
     if !append {
         // Select what the field holds so the text replaces it (the editing command, not a
         // platform shortcut, so it is the same on every OS).
@@ -993,6 +1000,10 @@ async fn type_text(tab: u32, text: &str, append: bool) -> Result<(), EvalOrCdp> 
         }
     }
     send(tab, "Input.insertText", json!({"text": text})).await?;
+    if submit {
+        let enter = input::parse_chord("Enter").map_err(|err| EvalOrCdp::Threw(err.to_string()))?;
+        press_key(tab, &enter).await?;
+    }
     Ok(())
 }
 

@@ -22,12 +22,13 @@ fn parameters_map_to_calls_and_every_offered_one_is_taken() {
         ),
         (
             "type_trusted",
-            json!({"ref": "e1", "text": "héllo", "mode": "append", "acceptDialogs": false,
-                "tabId": 4}),
+            json!({"ref": "e1", "text": "héllo", "mode": "append", "submit": true,
+                "acceptDialogs": false, "tabId": 4}),
             DebuggerCall::Type {
                 element_ref: "e1".into(),
                 text: "héllo".into(),
                 append: true,
+                submit: true,
                 accept_dialogs: false,
             },
         ),
@@ -83,6 +84,7 @@ fn defaults_and_bad_parameters() {
             element_ref: "e1".into(),
             text: "a".into(),
             append: false,
+            submit: false,
             accept_dialogs: false
         }
     );

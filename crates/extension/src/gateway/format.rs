@@ -201,6 +201,7 @@ pub(crate) fn page_failure(tab_id: u32, failure: &ActionFailure) -> ToolOutcome 
     }
     let cause = match failure.code {
         ActionFailureCode::TargetChanged => FailureCause::TargetChanged,
+        ActionFailureCode::L1NotEffective => FailureCause::NotEffective,
         _ => FailureCause::Other,
     };
     ToolOutcome::failed_because(message, cause)

@@ -145,6 +145,7 @@ pub(crate) fn answered(
             dispatches: 0,
             approved: false,
             host_permission_asked: false,
+            escalated_from: None,
             target: None,
         });
     }

@@ -83,6 +83,17 @@ pub(crate) fn write(
         call.target = None;
         return approvals::ask(cx, run, index, vec![ApprovalFlag::HostPermission], Some(origin));
     }
+    // A synthetic write that visibly did not take runs once more with trusted input, as a call
+    // of its own: checked, re-targeted, judged (and asked about) again.
+    if let ResultBody::Outcome(outcome) = &body
+        && let ToolStatus::Failed { cause: FailureCause::NotEffective, message } = &outcome.status
+        && let Some(escalated) = escalation(cx, &run, index, message)
+    {
+        run.tools[index] = escalated;
+        let mut step = Step::then(FollowUp::Dispatch(run.id.clone()));
+        step.unit.push(WriteOp::PutRun(Box::new(run)));
+        return Ok(step);
+    }
     // The call may have acted and cannot say: the user decides, as after a restart.
     if let ResultBody::Outcome(outcome) = &body
         && let ToolStatus::Failed { cause: FailureCause::Uncertain, message } = &outcome.status
@@ -153,6 +164,7 @@ pub(crate) fn write(
                 Refused::Check => CallOutcome::Failed,
                 Refused::Denied => CallOutcome::Denied,
                 Refused::Declined => CallOutcome::Declined,
+                Refused::Paused => CallOutcome::NotRun,
             },
             content: String::new(),
             notes: match refused {
@@ -163,6 +175,7 @@ pub(crate) fn write(
                     "Do not try this call again unless the user asks.".to_owned(),
                 ],
                 Refused::Check | Refused::Denied => vec![format!("Error: {message}")],
+                Refused::Paused => vec![message],
             },
             counts: refused == Refused::Check,
         },
@@ -175,6 +188,17 @@ pub(crate) fn write(
         },
     };
     let Said { ok, outcome, content, mut notes, counts } = said;
+    if let Some(first) = &call.escalated_from {
+        let from = ESCALATIONS.iter().find(|(_, to)| *to == call.tool_name).map_or("", |e| e.0);
+        notes.insert(
+            0,
+            format!(
+                "`{from}` did not take ({first}), so Panelot ran `{}` once instead; this is its \
+             result.",
+                call.tool_name
+            ),
+        );
+    }
     let counters = &mut run.counters;
     if ok {
         counters.consecutive_failures = 0;
@@ -234,6 +258,47 @@ pub(crate) fn write(
     chain.write_with(state.meta, &mut step.unit);
     step.unit.push(WriteOp::PutRun(Box::new(run)));
     Ok(step)
+}
+
+/// The synthetic write that escalates, and the trusted tool it becomes.
+const ESCALATIONS: &[(&str, &str)] = &[("type", "type_trusted")];
+
+/// The call at `index` as its trusted escalation, when it has one the turn offers and was not
+/// escalated before: the parameters the trusted tool takes, pending, unjudged and untargeted,
+/// so it goes through every check again. The user's approval of the first call does not carry
+/// over: trusted input is another way of acting.
+fn escalation(
+    cx: Cx<'_>,
+    run: &RunRecord,
+    index: usize,
+    first: &str,
+) -> Option<crate::store::ToolCallRecord> {
+    let call = &run.tools[index];
+    let (_, trusted) = ESCALATIONS.iter().find(|(from, _)| *from == call.tool_name)?;
+    let tool = cx.tools.get(trusted)?;
+    let levels = crate::engine::presets::tool_levels(run);
+    if call.escalated_from.is_some() || !crate::tools::offered(tool.level, levels.as_deref()) {
+        return None;
+    }
+    let takes = tool.parameters.get("properties")?.as_object()?;
+    let params: serde_json::Map<_, _> = call
+        .params
+        .as_object()?
+        .iter()
+        .filter(|(name, _)| takes.contains_key(*name))
+        .map(|(name, value)| (name.clone(), value.clone()))
+        .collect();
+    Some(crate::store::ToolCallRecord {
+        tool_name: (*trusted).to_owned(),
+        params: serde_json::Value::Object(params),
+        status: ToolCallStatus::Pending,
+        dispatches: 0,
+        approved: false,
+        host_permission_asked: false,
+        target: None,
+        escalated_from: Some(first.to_owned()),
+        ..call.clone()
+    })
 }
 
 /// `tabs.updated`: the tabs the run acted on, for the thread's views (an audit, never a

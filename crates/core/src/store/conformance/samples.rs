@@ -342,6 +342,7 @@ pub fn full_run() -> RunRecord {
                 dispatches: 1,
                 approved: false,
                 host_permission_asked: false,
+                escalated_from: None,
                 target: None,
             },
             ToolCallRecord {
@@ -354,6 +355,7 @@ pub fn full_run() -> RunRecord {
                 dispatches: 2,
                 approved: true,
                 host_permission_asked: true,
+                escalated_from: None,
                 target: Some(ResolvedTarget {
                     tab: 9,
                     url: "https://shop.test/login".into(),
@@ -394,6 +396,7 @@ pub fn full_run() -> RunRecord {
                 dispatches: 0,
                 approved: false,
                 host_permission_asked: false,
+                escalated_from: None,
                 target: Some(ResolvedTarget {
                     tab: 2,
                     url: "chrome://settings".into(),

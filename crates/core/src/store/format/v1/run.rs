@@ -87,6 +87,8 @@ struct StoredToolCall {
     approved: bool,
     host_permission_asked: bool,
     target: Option<ResolvedTarget>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    escalated_from: Option<String>,
 }
 
 #[derive(Serialize, Deserialize, Debug)]
@@ -252,6 +254,7 @@ impl From<&ToolCallRecord> for StoredToolCall {
             approved: tool.approved,
             host_permission_asked: tool.host_permission_asked,
             target: tool.target.clone(),
+            escalated_from: tool.escalated_from.clone(),
         }
     }
 }
@@ -271,6 +274,7 @@ impl TryFrom<StoredToolCall> for ToolCallRecord {
             approved: tool.approved,
             host_permission_asked: tool.host_permission_asked,
             target: tool.target,
+            escalated_from: tool.escalated_from,
         })
     }
 }
