@@ -164,7 +164,6 @@ pub(crate) fn write(
                 Refused::Check => CallOutcome::Failed,
                 Refused::Denied => CallOutcome::Denied,
                 Refused::Declined => CallOutcome::Declined,
-                Refused::Paused => CallOutcome::NotRun,
             },
             content: String::new(),
             notes: match refused {
@@ -175,7 +174,6 @@ pub(crate) fn write(
                     "Do not try this call again unless the user asks.".to_owned(),
                 ],
                 Refused::Check | Refused::Denied => vec![format!("Error: {message}")],
-                Refused::Paused => vec![message],
             },
             counts: refused == Refused::Check,
         },
@@ -190,14 +188,9 @@ pub(crate) fn write(
     let Said { ok, outcome, content, mut notes, counts } = said;
     if let Some(first) = &call.escalated_from {
         let from = ESCALATIONS.iter().find(|(_, to)| *to == call.tool_name).map_or("", |e| e.0);
-        notes.insert(
-            0,
-            format!(
-                "`{from}` did not take ({first}), so Panelot ran `{}` once instead; this is its \
-             result.",
-                call.tool_name
-            ),
-        );
+        let tool = &call.tool_name;
+        let why = format!("`{from}` did not take ({first}), so Panelot ran `{tool}` once instead.");
+        notes.insert(0, why);
     }
     let counters = &mut run.counters;
     if ok {
