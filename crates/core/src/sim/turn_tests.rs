@@ -182,8 +182,8 @@ fn tool_calls_run_and_their_results_go_back_to_the_model() {
     assert!(text.contains("click done on e1") && text.starts_with("<untrusted-content"), "{text}");
     assert_eq!(
         second.tools.len(),
-        8,
-        "four scripted tools, the two questions, fetch_url and load_tools"
+        9,
+        "five scripted tools (type_trusted is L2), the two questions, fetch_url and load_tools"
     );
     let completes: Vec<bool> = world.events(|e| match e {
         AgentEvent::ItemComplete(c) if c.result.is_some() => c.result.as_ref().map(|r| r.ok),
@@ -1624,7 +1624,7 @@ fn a_threads_preset_gives_its_model_instructions_tools_params_and_policy() {
     assert_eq!(request.params.max_tokens, Some(900));
     let mut offered: Vec<&str> = request.tools.iter().map(|t| t.name.as_str()).collect();
     offered.sort_unstable();
-    assert_eq!(offered, ["click", "read_page"], "only the preset's tool families");
+    assert_eq!(offered, ["click", "read_page", "type"], "only the preset's tool families");
 
     // The thread's own policy is above its preset's: the next write runs without a question.
     let id = world.submission();
