@@ -213,6 +213,15 @@ fn user_content(input: &UserInput, nonce: &str) -> Vec<ContentPart> {
             }
             ContextContent::Image { mime, data_base64 } => parts
                 .push(ContentPart::Image { mime: mime.clone(), data_base64: data_base64.clone() }),
+            ContextContent::File { attachment_id, mime, size_bytes } => {
+                // The name is the user's file's, chosen by the user: their own words.
+                text.push_str(&format!(
+                    "\n\n[The user attached {} ({mime}, {}) as attachment {attachment_id}; \
+                     upload_file (tool group files) can put it on a file input]",
+                    block.label,
+                    size_text(*size_bytes)
+                ));
+            }
             ContextContent::Empty => {
                 text.push_str(&format!("\n\n[Attached: {}]", block.label));
             }
@@ -220,6 +229,22 @@ fn user_content(input: &UserInput, nonce: &str) -> Vec<ContentPart> {
     }
     parts.insert(0, ContentPart::Text(text));
     parts
+}
+
+/// A size as a person reads it, in bytes, KB or MB of 1,000 (in integers: no float
+/// formatting in the engine).
+pub(crate) fn size_text(bytes: u64) -> String {
+    match bytes {
+        0..1_000 => format!("{bytes} bytes"),
+        1_000..999_500 => format!("{} KB", (bytes + 500) / 1_000),
+        _ => {
+            let tenths = (bytes + 50_000) / 100_000;
+            match tenths % 10 {
+                0 => format!("{} MB", tenths / 10),
+                rest => format!("{}.{rest} MB", tenths / 10),
+            }
+        }
+    }
 }
 
 /// Whether a block's content may be read as the user's words: only what the user made (a file,

@@ -17,6 +17,7 @@
 
 mod approvals;
 mod artifacts;
+mod attachments;
 mod builtins;
 mod decision;
 mod delivery;
@@ -814,6 +815,12 @@ impl<S: Store> Engine<S> {
     }
 
     async fn decide(&mut self, op: &Op) -> Result<Decision, StoreError> {
+        // A message's files are checked and described before anything else reads it.
+        let expanded = match attachments::expand_op(&self.store, op).await? {
+            Ok(expanded) => expanded,
+            Err(refused) => return Ok(refused),
+        };
+        let op = expanded.as_ref().unwrap_or(op);
         let seq = match op {
             Op::TurnSubmit(_) | Op::TurnEnqueue(_) | Op::TurnFork(_) => self.runs.take_seq(),
             _ => 0,
@@ -827,6 +834,7 @@ impl<S: Store> Engine<S> {
         };
         match op {
             Op::ThreadCreate(p) => threads::create(&reads, op, p).await,
+            Op::AttachmentPut(p) => attachments::put(&reads, op, p).await,
             Op::ThreadUpdate(p) => threads::update(&reads, op, p).await,
             Op::ThreadDelete(p) => threads::delete(&reads, op, p).await,
             Op::ThreadSelectBranch(p) => threads::select_branch(&reads, op, p).await,
@@ -929,6 +937,10 @@ impl<S: Store> Engine<S> {
     /// Numbers and records an effect, then hands it to the host.
     async fn start_effect(&mut self, request: EffectRequest, out: &mut Outbox) {
         let request = match artifacts::with_artifact(&self.store, request).await {
+            Ok(request) => request,
+            Err(ended) => return self.follow_ups.push_front(ended),
+        };
+        let request = match attachments::with_attachment(&self.store, request).await {
             Ok(request) => request,
             Err(ended) => return self.follow_ups.push_front(ended),
         };
@@ -1289,6 +1301,9 @@ impl<S: Store> Engine<S> {
         resolved: Option<(usize, ResolvedTarget)>,
     ) -> Result<Step, StoreError> {
         let Some(run) = self.runs.get(run_id).cloned() else { return Ok(Step::default()) };
+        if let Some(refused) = attachments::refusal(&self.store, &run).await? {
+            return Ok(refused);
+        }
         let permissions = PermissionState::load(&self.store, &self.session, &run.thread_id).await?;
         let scope: Vec<Origin> = match self.store.thread(&run.thread_id).await? {
             Some(meta) => meta.scope_origins.iter().filter_map(|o| Origin::parse(o).ok()).collect(),

@@ -35,6 +35,9 @@ mod opens_tests;
 mod files_tests;
 
 #[cfg(test)]
+mod upload_tests;
+
+#[cfg(test)]
 mod cost_tests;
 
 #[cfg(test)]

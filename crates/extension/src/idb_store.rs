@@ -3,7 +3,8 @@
 //! Object stores: `threads` (metadata JSON), `trees` (per thread, all its links packed in one
 //! record: reading a thread's shape is one `get`; as rows, 1,000 links cost ~20 ms to read),
 //! `nodes` (`[threadId, seq]` → the record JSON, with a unique `byId` index), `receipts`
-//! (`[clientId, submissionId]`, indexed by expiry) and `settings`. A thread's shape is one read
+//! (`[clientId, submissionId]`, indexed by expiry), `settings`, `runs` and `attachments` (the
+//! files users attached, by id, indexed by thread). A thread's shape is one read
 //! and a path one `getAll` over a key range, whatever the thread's size: the reference
 //! implementation issued about 4,000 requests to open a 1,000-node thread.
 //!
@@ -18,6 +19,7 @@ mod requests;
 
 use js_sys::Array;
 use panelot_core::sorted_map::SortedMap;
+use panelot_core::store::AttachmentRecord;
 use panelot_core::store::NodeLink;
 use panelot_core::store::NodeRecord;
 use panelot_core::store::Receipt;
@@ -28,15 +30,19 @@ use panelot_core::store::StoreError;
 use panelot_core::store::UnitOfWork;
 use panelot_core::store::WriteOp;
 use panelot_core::store::check_append;
+use panelot_core::store::check_attachment;
+use panelot_core::store::decode_attachment;
 use panelot_core::store::decode_node;
 use panelot_core::store::decode_receipt;
 use panelot_core::store::decode_run;
 use panelot_core::store::decode_thread;
+use panelot_core::store::encode_attachment;
 use panelot_core::store::encode_node;
 use panelot_core::store::encode_receipt;
 use panelot_core::store::encode_run;
 use panelot_core::store::encode_thread;
 use panelot_core::store::sort_recent_first;
+use panelot_protocol::AttachmentId;
 use panelot_protocol::NodeId;
 use panelot_protocol::ThreadId;
 use panelot_protocol::engine::ThreadMeta;
@@ -182,6 +188,18 @@ impl Store for IdbStore {
         rows.iter().map(|row| decode_node(&text_field(row, "record")?)).collect()
     }
 
+    async fn attachment(
+        &self,
+        thread: &ThreadId,
+        id: &AttachmentId,
+    ) -> Result<Option<AttachmentRecord>, StoreError> {
+        let row = self.get(ATTACHMENTS, &id.as_str().into()).await?;
+        if row.is_undefined() || text_field(&row, "threadId")? != thread.as_str() {
+            return Ok(None);
+        }
+        decode_attachment(&text_field(&row, "record")?).map(Some)
+    }
+
     async fn receipt(&self, key: &ReceiptKey) -> Result<Option<Receipt>, StoreError> {
         let id: JsValue =
             Array::of2(&key.client_id.as_str().into(), &key.submission_id.as_str().into()).into();
@@ -272,7 +290,20 @@ async fn apply(tx: &IdbTransaction, trees: &mut TreeCache, op: WriteOp) -> Resul
             for key in array_items(keys) {
                 done(runs.delete(&key).map_err(|e| js_err("delete", e))?).await?;
             }
+            let attachments = store_of(tx, ATTACHMENTS)?;
+            let by_thread =
+                attachments.index(ATTACHMENTS_BY_THREAD).map_err(|e| js_err("index", e))?;
+            let keys = done(
+                by_thread
+                    .get_all_keys_with_key(&thread.as_str().into())
+                    .map_err(|e| js_err("getAllKeys", e))?,
+            )
+            .await?;
+            for key in array_items(keys) {
+                done(attachments.delete(&key).map_err(|e| js_err("delete", e))?).await?;
+            }
         }
+        WriteOp::PutAttachment(attachment) => put_attachment(tx, &attachment).await?,
         WriteOp::PutReceipt(receipt) => {
             let row = object(&[
                 ("clientId", receipt.key.client_id.as_str().into()),
@@ -330,6 +361,26 @@ async fn apply(tx: &IdbTransaction, trees: &mut TreeCache, op: WriteOp) -> Resul
             done(put(SETTINGS, row)?).await?;
         }
     }
+    Ok(())
+}
+
+async fn put_attachment(
+    tx: &IdbTransaction,
+    attachment: &AttachmentRecord,
+) -> Result<(), StoreError> {
+    let count = |store: &str, key: &str| -> Result<web_sys::IdbRequest, StoreError> {
+        store_of(tx, store)?.count_with_key(&key.into()).map_err(|e| js_err("count", e))
+    };
+    let thread_exists =
+        done(count(THREADS, attachment.thread_id.as_str())?).await?.as_f64() == Some(1.0);
+    let id_taken = done(count(ATTACHMENTS, attachment.id.as_str())?).await?.as_f64() != Some(0.0);
+    check_attachment(attachment, thread_exists, id_taken)?;
+    let row = object(&[
+        ("id", attachment.id.as_str().into()),
+        ("threadId", attachment.thread_id.as_str().into()),
+        ("record", encode_attachment(attachment)?.into()),
+    ])?;
+    done(store_of(tx, ATTACHMENTS)?.put(&row).map_err(|e| js_err("put", e))?).await?;
     Ok(())
 }
 

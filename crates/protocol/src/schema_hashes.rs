@@ -2,7 +2,7 @@
 
 /// Hash of the engine protocol (`panelot/engine-v1`) schema.
 pub const ENGINE_SCHEMA_HASH: &str =
-    "ded074d58be0388c2cfd729b46a570c8591f1f352edf2985f3632eeefa30a399";
+    "deed66a87e98d8778af3805d443a5d8abce1f3c936387fb0eec557526ad5b988";
 /// Hash of the page-executor protocol (`panelot/content-v1`) schema.
 pub const CONTENT_SCHEMA_HASH: &str =
-    "0def8842280f6022d009b9d9196b6f9e2a323c83b97ddda2f0699d6829813e4c";
+    "cc2c2f5b2894f921f09a2417f23996892351582426013b8b5c66e2ba61b39648";

@@ -3,7 +3,8 @@
 //!
 //! Layout: `threads` (metadata as JSON, indexed by update time), `nodes` (one row per node, keyed
 //! by thread and seq, with a covering index of the links so a thread's shape is one index-only
-//! range read), `receipts`, `settings`. The schema version lives in `PRAGMA user_version`;
+//! range read), `receipts`, `settings`, `runs`, `attachments` (the files users attached, by
+//! thread). The schema version lives in `PRAGMA user_version`;
 //! [`MIGRATIONS`] brings any older file up to date in one transaction.
 //!
 //! Records are JSON text in the store's versioned format (`panelot_core::store::encode_run`
@@ -17,6 +18,7 @@ mod schema;
 use std::cell::RefCell;
 use std::path::Path;
 
+use panelot_core::store::AttachmentRecord;
 use panelot_core::store::NodeLink;
 use panelot_core::store::NodeRecord;
 use panelot_core::store::Receipt;
@@ -27,14 +29,18 @@ use panelot_core::store::StoreError;
 use panelot_core::store::UnitOfWork;
 use panelot_core::store::WriteOp;
 use panelot_core::store::check_append;
+use panelot_core::store::check_attachment;
+use panelot_core::store::decode_attachment;
 use panelot_core::store::decode_node;
 use panelot_core::store::decode_receipt;
 use panelot_core::store::decode_run;
 use panelot_core::store::decode_thread;
+use panelot_core::store::encode_attachment;
 use panelot_core::store::encode_node;
 use panelot_core::store::encode_receipt;
 use panelot_core::store::encode_run;
 use panelot_core::store::encode_thread;
+use panelot_protocol::AttachmentId;
 use panelot_protocol::NodeId;
 use panelot_protocol::ThreadId;
 use panelot_protocol::engine::ThreadMeta;
@@ -179,6 +185,21 @@ impl Store for SqliteStore {
         rows.map(|row| decode_node(&row.map_err(backend)?)).collect()
     }
 
+    async fn attachment(
+        &self,
+        thread: &ThreadId,
+        id: &AttachmentId,
+    ) -> Result<Option<AttachmentRecord>, StoreError> {
+        let conn = self.conn.borrow();
+        let record: Option<String> = conn
+            .prepare_cached("SELECT record FROM attachments WHERE id = ?1 AND thread_id = ?2")
+            .and_then(|mut stmt| {
+                stmt.query_row([id.as_str(), thread.as_str()], |row| row.get(0)).optional()
+            })
+            .map_err(backend)?;
+        record.as_deref().map(decode_attachment).transpose()
+    }
+
     async fn receipt(&self, key: &ReceiptKey) -> Result<Option<Receipt>, StoreError> {
         let conn = self.conn.borrow();
         let record: Option<String> = conn
@@ -243,7 +264,10 @@ fn apply(tx: &Transaction<'_>, op: WriteOp) -> Result<(), StoreError> {
             tx.execute("DELETE FROM threads WHERE id = ?1", [thread.as_str()]).map_err(backend)?;
             tx.execute("DELETE FROM runs WHERE thread_id = ?1", [thread.as_str()])
                 .map_err(backend)?;
+            tx.execute("DELETE FROM attachments WHERE thread_id = ?1", [thread.as_str()])
+                .map_err(backend)?;
         }
+        WriteOp::PutAttachment(attachment) => put_attachment(tx, &attachment)?,
         WriteOp::PutReceipt(receipt) => {
             let record = encode_receipt(&receipt)?;
             tx.prepare_cached(
@@ -275,6 +299,24 @@ fn apply(tx: &Transaction<'_>, op: WriteOp) -> Result<(), StoreError> {
             .map_err(backend)?;
         }
     }
+    Ok(())
+}
+
+fn put_attachment(tx: &Transaction<'_>, attachment: &AttachmentRecord) -> Result<(), StoreError> {
+    let exists = |sql: &str, key: &str| {
+        tx.prepare_cached(sql).and_then(|mut s| s.exists([key])).map_err(backend)
+    };
+    check_attachment(
+        attachment,
+        exists("SELECT 1 FROM threads WHERE id = ?1", attachment.thread_id.as_str())?,
+        exists("SELECT 1 FROM attachments WHERE id = ?1", attachment.id.as_str())?,
+    )?;
+    let record = encode_attachment(attachment)?;
+    tx.prepare_cached("INSERT INTO attachments (id, thread_id, record) VALUES (?1, ?2, ?3)")
+        .and_then(|mut s| {
+            s.execute(params![attachment.id.as_str(), attachment.thread_id.as_str(), record])
+        })
+        .map_err(backend)?;
     Ok(())
 }
 

@@ -46,6 +46,13 @@ pub const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX open_runs ON runs (seq) WHERE open = 1;
     CREATE INDEX runs_by_thread ON runs (thread_id);",
+    // 2 → 3: attachments, the files users attached, kept (and deleted) with their thread.
+    "CREATE TABLE attachments (
+        id TEXT PRIMARY KEY NOT NULL,
+        thread_id TEXT NOT NULL,
+        record TEXT NOT NULL
+    );
+    CREATE INDEX attachments_by_thread ON attachments (thread_id);",
 ];
 
 /// The version this build writes.

@@ -9,6 +9,7 @@ import { extract } from "./actions/extract";
 import { findInPage, getRect, getSelection, scroll, waitFor } from "./actions/read";
 import { SETTLE_BATCH_STEP, SETTLE_WRITE } from "./actions/settle";
 import { click, hover, pressKey, selectOption, typeText } from "./actions/write";
+import { uploadFile } from "./actions/upload";
 import { focusElement } from "./actions/events";
 import { ensureActionable } from "./actions/actionability";
 import { clearHighlight, showHighlight } from "./actions/highlight";
@@ -39,6 +40,8 @@ export async function runCall(ex: Executor, call: ExecutorCall, signal: AbortSig
       return write(await selectOption(ex.registry, call.params, SETTLE_WRITE, signal));
     case "press_key":
       return write(await pressKey(ex.registry, call.params, SETTLE_WRITE, signal));
+    case "upload_file":
+      return write(await uploadFile(ex.registry, call.params, SETTLE_WRITE, signal));
     case "scroll":
       return action(await scroll(ex.registry, call.params, signal));
     case "wait_for":

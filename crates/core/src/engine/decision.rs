@@ -221,7 +221,11 @@ pub(crate) fn answer_is_final(answer: &AgentEvent) -> bool {
         return true;
     };
     match rejected.code {
-        ErrorCode::ThreadNotFound | ErrorCode::InvalidCommand | ErrorCode::TurnMismatch => true,
+        ErrorCode::ThreadNotFound
+        | ErrorCode::InvalidCommand
+        | ErrorCode::TurnMismatch
+        | ErrorCode::AttachmentTooLarge
+        | ErrorCode::AttachmentNotFound => true,
         ErrorCode::ProtocolMismatch
         | ErrorCode::TurnNotSteerable
         | ErrorCode::NoActiveTurn

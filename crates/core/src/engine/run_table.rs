@@ -83,6 +83,7 @@ impl RunTable {
                 | WriteOp::AppendNode(_)
                 | WriteOp::PutReceipt(_)
                 | WriteOp::PruneReceipts { .. }
+                | WriteOp::PutAttachment(_)
                 | WriteOp::PutSetting { .. } => {}
             }
         }

@@ -70,6 +70,7 @@ use crate::target::TargetRequest;
 use crate::tools::ToolDescriptor;
 use crate::tools::ToolEffect;
 use crate::tools::ToolRegistry;
+use crate::tools::catalog::PageTool;
 use crate::tools::catalog::Route;
 
 /// A message as the UI sends it, with the tab the user is on.
@@ -155,6 +156,14 @@ impl Store for CrashStore {
         self.check()?;
         self.inner.node_range(thread, from, to).await
     }
+    async fn attachment(
+        &self,
+        thread: &ThreadId,
+        id: &panelot_protocol::AttachmentId,
+    ) -> Result<Option<crate::store::AttachmentRecord>, StoreError> {
+        self.check()?;
+        self.inner.attachment(thread, id).await
+    }
     async fn receipt(&self, key: &ReceiptKey) -> Result<Option<Receipt>, StoreError> {
         self.check()?;
         self.inner.receipt(key).await
@@ -212,7 +221,10 @@ pub(crate) fn tools() -> ToolRegistry {
         "properties": {"ref": {"type": "string", "minLength": 1}, "tabId": {"type": "integer"}}
     });
     let mut tools = crate::tools::registry(|route| {
-        matches!(route, Route::Engine | Route::Web(_) | Route::Watch)
+        matches!(
+            route,
+            Route::Engine | Route::Web(_) | Route::Watch | Route::Page(PageTool::UploadFile)
+        )
     });
     for (name, schema, effect) in
         [("read_page", read, ToolEffect::Read), ("click", schema, ToolEffect::Write)]

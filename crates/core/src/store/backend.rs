@@ -3,11 +3,13 @@
 
 use std::future::Future;
 
+use panelot_protocol::AttachmentId;
 use panelot_protocol::NodeId;
 use panelot_protocol::RunId;
 use panelot_protocol::ThreadId;
 use panelot_protocol::engine::ThreadMeta;
 
+use super::records::AttachmentRecord;
 use super::records::NodeLink;
 use super::records::NodeRecord;
 use super::records::Receipt;
@@ -62,9 +64,11 @@ pub enum WriteOp {
     /// Appends a node. Its parent must exist in the same thread (stored, or appended earlier in
     /// the same unit), its id must be new and its `seq` higher than every other of the thread.
     AppendNode(NodeRecord),
-    /// Deletes a thread and everything in it (nodes and runs; receipts stay: they answer
-    /// replays).
+    /// Deletes a thread and everything in it (nodes, runs and attachments; receipts stay: they
+    /// answer replays).
     DeleteThread(ThreadId),
+    /// Stores a file attached to a thread. The thread must exist and the id must be new.
+    PutAttachment(Box<AttachmentRecord>),
     /// Creates or replaces a command receipt.
     PutReceipt(Receipt),
     /// Deletes receipts that expired at or before this time (ms since the Unix epoch).
@@ -119,6 +123,14 @@ pub trait Store {
         to: u64,
     ) -> impl Future<Output = Result<Vec<NodeRecord>, StoreError>>;
 
+    /// An attachment of a thread, with its bytes; `None` when that thread has no such
+    /// attachment (another thread's is not this thread's).
+    fn attachment(
+        &self,
+        thread: &ThreadId,
+        id: &AttachmentId,
+    ) -> impl Future<Output = Result<Option<AttachmentRecord>, StoreError>>;
+
     /// A command receipt by its key.
     fn receipt(
         &self,
@@ -166,6 +178,13 @@ macro_rules! forward_store {
             ) -> Result<Vec<NodeRecord>, StoreError> {
                 (**self).node_range(thread, from, to).await
             }
+            async fn attachment(
+                &self,
+                thread: &ThreadId,
+                id: &AttachmentId,
+            ) -> Result<Option<AttachmentRecord>, StoreError> {
+                (**self).attachment(thread, id).await
+            }
             async fn receipt(&self, key: &ReceiptKey) -> Result<Option<Receipt>, StoreError> {
                 (**self).receipt(key).await
             }
@@ -190,6 +209,28 @@ forward_store!(std::rc::Rc<S>, &S);
 /// cannot sort in the query sort with this.
 pub fn sort_recent_first(threads: &mut [ThreadMeta]) {
     threads.sort_by(|a, b| b.updated_at_ms.cmp(&a.updated_at_ms).then_with(|| a.id.cmp(&b.id)));
+}
+
+/// The integrity rules of [`WriteOp::PutAttachment`], shared by every backend: its thread
+/// exists and its id is new (an id is never reused, not even by the thread that had it).
+pub fn check_attachment(
+    attachment: &AttachmentRecord,
+    thread_exists: bool,
+    id_taken: bool,
+) -> Result<(), StoreError> {
+    if !thread_exists {
+        return Err(StoreError::Integrity(format!(
+            "attachment {} names unknown thread {}",
+            attachment.id, attachment.thread_id
+        )));
+    }
+    if id_taken {
+        return Err(StoreError::Integrity(format!(
+            "attachment id {} already exists",
+            attachment.id
+        )));
+    }
+    Ok(())
 }
 
 /// The integrity rules of [`WriteOp::AppendNode`], shared by every backend so they cannot drift:

@@ -9,6 +9,7 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::collections::VecDeque;
 
+use panelot_protocol::AttachmentId;
 use panelot_protocol::NodeId;
 use panelot_protocol::ThreadId;
 use panelot_protocol::engine::ThreadMeta;
@@ -17,6 +18,7 @@ use super::backend::Store;
 use super::backend::StoreError;
 use super::backend::UnitOfWork;
 use super::backend::WriteOp;
+use super::records::AttachmentRecord;
 use super::records::NodeLink;
 use super::records::NodeRecord;
 use super::records::Receipt;
@@ -161,6 +163,15 @@ impl<S: Store> Store for CachedStore<S> {
             }
         });
         Ok(records)
+    }
+
+    async fn attachment(
+        &self,
+        thread: &ThreadId,
+        id: &AttachmentId,
+    ) -> Result<Option<AttachmentRecord>, StoreError> {
+        // Not cached: read only when a message is admitted or a file is uploaded.
+        self.inner.attachment(thread, id).await
     }
 
     async fn receipt(&self, key: &ReceiptKey) -> Result<Option<Receipt>, StoreError> {

@@ -39,6 +39,7 @@ use super::runs::RunRecord;
 use super::runs::ToolCallRecord;
 use super::runs::ToolCallStatus;
 
+mod attachments;
 mod builders;
 pub mod samples;
 
@@ -49,7 +50,7 @@ pub use builders::text_node;
 pub use builders::thread_id;
 
 /// The cases, by name.
-pub const CASES: [&str; 11] = [
+pub const CASES: [&str; 12] = [
     "empty store",
     "threads and nodes round trip",
     "every node body round trips",
@@ -61,6 +62,7 @@ pub const CASES: [&str; 11] = [
     "settings",
     "runs: open ones in admission order, terminal ones kept out, cascade",
     "every field and variant of every record round trips",
+    "attachments: kept by their thread, deleted with it, ids never reused",
 ];
 
 /// Runs one case by its index in [`CASES`] against `store`, which must be empty.
@@ -77,6 +79,7 @@ pub async fn run_case<S: Store>(idx: usize, store: &S) {
         8 => settings(store).await,
         9 => runs(store).await,
         10 => every_record_round_trips(store).await,
+        11 => attachments::attachments(store).await,
         _ => panic!("no conformance case {idx}"),
     }
 }

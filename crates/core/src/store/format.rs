@@ -1,5 +1,5 @@
-//! The storage format of the records a store keeps as text: runs, nodes, thread metas and
-//! receipts, each as one JSON document with its format version in `"v"`.
+//! The storage format of the records a store keeps as text: runs, nodes, thread metas,
+//! receipts and attachments, each as one JSON document with its format version in `"v"`.
 //!
 //! Stored records are a contract of their own, apart from the protocol: the types that are
 //! written (`v1`) mirror the engine's records and the wire types they embed, with the stored
@@ -32,11 +32,13 @@ use serde_json::Value;
 
 use self::error::FormatError;
 use self::error::Kind;
+use self::v1::StoredAttachment;
 use self::v1::StoredNode;
 use self::v1::StoredReceipt;
 use self::v1::StoredRun;
 use self::v1::StoredThread;
 use super::backend::StoreError;
+use super::records::AttachmentRecord;
 use super::records::NodeRecord;
 use super::records::Receipt;
 use super::runs::RunRecord;
@@ -88,6 +90,16 @@ pub fn encode_receipt(receipt: &Receipt) -> Result<String, StoreError> {
 /// Decodes a stored command receipt of any known version.
 pub fn decode_receipt(text: &str) -> Result<Receipt, StoreError> {
     decode::<StoredReceipt, _>(Kind::Receipt, text)
+}
+
+/// Encodes an attachment.
+pub fn encode_attachment(attachment: &AttachmentRecord) -> Result<String, StoreError> {
+    encode(Kind::Attachment, &StoredAttachment::from(attachment))
+}
+
+/// Decodes a stored attachment of any known version.
+pub fn decode_attachment(text: &str) -> Result<AttachmentRecord, StoreError> {
+    decode::<StoredAttachment, _>(Kind::Attachment, text)
 }
 
 fn corrupt(kind: Kind, err: FormatError) -> StoreError {

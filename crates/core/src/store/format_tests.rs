@@ -398,3 +398,56 @@ proptest! {
         prop_assert_eq!(decode_node(&encode_node(&node).unwrap()).unwrap(), node);
     }
 }
+
+#[test]
+fn an_attachment_is_stored_as_this_text_and_read_back() {
+    let record = crate::store::AttachmentRecord {
+        id: panelot_protocol::AttachmentId::new("att-1").unwrap(),
+        thread_id: panelot_protocol::ThreadId::new("t-1").unwrap(),
+        name: "report.pdf".into(),
+        mime: "application/pdf".into(),
+        size_bytes: 3,
+        created_at_ms: 7,
+        data_base64: "QUJD".into(),
+    };
+    let text = encode_attachment(&record).unwrap();
+    assert_eq!(
+        serde_json::from_str::<Value>(&text).unwrap(),
+        json!({"v": 1, "id": "att-1", "threadId": "t-1", "name": "report.pdf",
+            "mime": "application/pdf", "sizeBytes": 3, "createdAtMs": 7, "dataBase64": "QUJD"})
+    );
+    assert_eq!(decode_attachment(&text).unwrap(), record);
+    let bad = text.replace("\"att-1\"", "\"\"");
+    let err = decode_attachment(&bad).unwrap_err().to_string();
+    assert!(err.contains("attachment record") && err.contains("`id`"), "{err}");
+}
+
+#[test]
+fn a_file_block_of_a_message_is_stored_with_its_id_type_and_size() {
+    use panelot_protocol::engine::ContextContent;
+    let content = ContextContent::File {
+        attachment_id: panelot_protocol::AttachmentId::new("att-1").unwrap(),
+        mime: "text/plain".into(),
+        size_bytes: 11,
+    };
+    let mut node = text_node("t-1", 1, None);
+    let NodeBody::UserMessage { input, .. } = &mut node.body else { panic!("a user message") };
+    input.attached_context = vec![panelot_protocol::engine::ContextBlock {
+        kind: panelot_protocol::engine::ContextKind::File,
+        label: "notes.txt".into(),
+        origin: None,
+        trust: panelot_protocol::engine::Trust::Trusted,
+        provenance: panelot_protocol::engine::Provenance::User,
+        source_ref: None,
+        tab: None,
+        content,
+        approx_tokens: None,
+    }];
+    let text = encode_node(&node).unwrap();
+    let value: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        value["body"]["input"]["attachedContext"][0]["content"],
+        json!({"type": "file", "attachmentId": "att-1", "mime": "text/plain", "sizeBytes": 11})
+    );
+    assert_eq!(decode_node(&text).unwrap(), node);
+}

@@ -4,6 +4,7 @@
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
+use panelot_protocol::AttachmentId;
 use panelot_protocol::NodeId;
 use panelot_protocol::RunId;
 use panelot_protocol::ThreadId;
@@ -14,6 +15,7 @@ use super::backend::StoreError;
 use super::backend::UnitOfWork;
 use super::backend::WriteOp;
 use super::backend::sort_recent_first;
+use super::records::AttachmentRecord;
 use super::records::NodeLink;
 use super::records::NodeRecord;
 use super::records::Receipt;
@@ -32,6 +34,7 @@ struct State {
     receipts: BTreeMap<ReceiptKey, Receipt>,
     settings: BTreeMap<String, serde_json::Value>,
     runs: BTreeMap<RunId, RunRecord>,
+    attachments: BTreeMap<AttachmentId, AttachmentRecord>,
 }
 
 /// An in-memory store.
@@ -117,6 +120,15 @@ impl Store for MemoryStore {
         })
     }
 
+    async fn attachment(
+        &self,
+        thread: &ThreadId,
+        id: &AttachmentId,
+    ) -> Result<Option<AttachmentRecord>, StoreError> {
+        let state = self.state.borrow();
+        Ok(state.attachments.get(id).filter(|a| &a.thread_id == thread).cloned())
+    }
+
     async fn receipt(&self, key: &ReceiptKey) -> Result<Option<Receipt>, StoreError> {
         Ok(self.state.borrow().receipts.get(key).cloned())
     }
@@ -151,11 +163,20 @@ fn apply(state: &mut State, op: WriteOp) -> Result<(), StoreError> {
         WriteOp::DeleteThread(thread) => {
             state.threads.remove(&thread);
             state.runs.retain(|_, run| run.thread_id != thread);
+            state.attachments.retain(|_, attachment| attachment.thread_id != thread);
             if let Some(nodes) = state.nodes.remove(&thread) {
                 for node in nodes.values() {
                     state.node_index.remove(&node.id);
                 }
             }
+        }
+        WriteOp::PutAttachment(attachment) => {
+            super::backend::check_attachment(
+                &attachment,
+                state.threads.contains_key(&attachment.thread_id),
+                state.attachments.contains_key(&attachment.id),
+            )?;
+            state.attachments.insert(attachment.id.clone(), *attachment);
         }
         WriteOp::PutReceipt(receipt) => {
             state.receipts.insert(receipt.key.clone(), receipt);

@@ -3,6 +3,7 @@
 //! (`encode_node`, `decode_node`, ...), so a change here that should reach disk is a change of
 //! that format.
 
+use panelot_protocol::AttachmentId;
 use panelot_protocol::ClientId;
 use panelot_protocol::ItemId;
 use panelot_protocol::NodeId;
@@ -155,6 +156,25 @@ pub enum NodeBody {
         /// What failed.
         error: TurnErrorView,
     },
+}
+
+/// A file the user attached, stored with its thread (and deleted with it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AttachmentRecord {
+    /// The attachment.
+    pub id: AttachmentId,
+    /// Its thread.
+    pub thread_id: ThreadId,
+    /// The file's name.
+    pub name: String,
+    /// Its MIME type.
+    pub mime: String,
+    /// Its size in bytes (of the decoded data).
+    pub size_bytes: u64,
+    /// When it was stored (ms since the Unix epoch).
+    pub created_at_ms: u64,
+    /// The bytes, base64 (as they travel and as text stores keep them).
+    pub data_base64: String,
 }
 
 /// Identity of a command: who sent it, its id, and its type.

@@ -187,6 +187,8 @@ pub enum PageTool {
     PressKey,
     /// `batch_actions`.
     BatchActions,
+    /// `upload_file`.
+    UploadFile,
 }
 
 /// The debugger tools (L2).
@@ -822,7 +824,21 @@ pub static CATALOG: &[CatalogTool] = &[
             tab: TabParam::Optional,
         },
     ),
-    known("upload_file", ToolLevel::L2, info(Write, Some(ToolCategory::Upload), Page)),
+    // The file goes through the executor (a `DataTransfer` set on the input), not the
+    // debugger: CDP's `DOM.setFileInputFiles` takes paths on disk, and the extension has none.
+    offered(
+        "upload_file",
+        ToolLevel::L1,
+        info(Write, Some(ToolCategory::Upload), Page),
+        Offer {
+            route: Route::Page(PageTool::UploadFile),
+            description: "Put a file the user attached in this chat (its attachment id or file name) on a file input.",
+            properties: r#"{"ref": {"type": "string"}, "attachment": {"type": "string", "minLength": 1, "maxLength": 300}}"#,
+            required: &["ref", "attachment"],
+            tab: TabParam::Optional,
+        },
+    )
+    .in_group(ToolGroup::Files),
     // The engine's and the host's own tools.
     offered(
         "ask_user",
@@ -879,7 +895,7 @@ pub static CATALOG: &[CatalogTool] = &[
         info(AlwaysAllowed, None, Originless),
         Offer {
             route: Route::Engine,
-            description: "Add tools: memory (notes across chats), files (save documents, downloads), wait (for a page or a time).",
+            description: "Add tools: memory (notes across chats), files (save documents, downloads, uploads), wait (for a page or a time).",
             // The description names the groups; an enum would say it twice.
             properties: r#"{"group": {"type": "string", "maxLength": 40}}"#,
             required: &["group"],

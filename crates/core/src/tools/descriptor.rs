@@ -18,7 +18,8 @@ pub enum ToolGroup {
     /// `sidebar_open`: offered while the user lets the agent open pages (`agentOpenTools`),
     /// never loaded by the model.
     Opens,
-    /// `artifact_create`, `download`: documents kept with the chat, files saved to disk.
+    /// `artifact_create`, `download`, `upload_file`: documents kept with the chat, files saved
+    /// to disk, files the user attached put on a page's file input.
     Files,
     /// `watch_page`, `schedule_resume`: the run waits for a page or a time.
     Wait,

@@ -31,6 +31,7 @@ pub(crate) fn executor_tool(tool: PageTool) -> &'static str {
         PageTool::WaitFor => "wait_for",
         PageTool::PressKey => "press_key",
         PageTool::BatchActions => "batch_actions",
+        PageTool::UploadFile => "upload_file",
     }
 }
 
@@ -60,6 +61,7 @@ pub(crate) fn carries_refs(call: &ExecutorCall) -> bool {
         | ExecutorCall::Hover(_)
         | ExecutorCall::Type(_)
         | ExecutorCall::SelectOption(_)
+        | ExecutorCall::UploadFile(_)
         | ExecutorCall::GetRect(_)
         | ExecutorCall::ValidateRef(_)
         | ExecutorCall::Focus(_) => true,
@@ -89,7 +91,7 @@ pub(crate) fn described_elements(tool: &str, params: &Value) -> Vec<DescribeItem
     };
     let submits = |params: &Value| params.get("submit").and_then(Value::as_bool) == Some(true);
     match tool {
-        "click" | "hover" | "select_option" | "click_trusted" | "type_trusted" => {
+        "click" | "hover" | "select_option" | "click_trusted" | "type_trusted" | "upload_file" => {
             add(params.get("ref"), false);
         }
         "type" => add(params.get("ref"), submits(params)),

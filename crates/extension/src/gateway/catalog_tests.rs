@@ -55,7 +55,17 @@ fn full_examples() -> Vec<(&'static str, Value)> {
                 {"kind": "click", "params": {"ref": "e6"}}
             ], "tabId": 3}),
         ),
+        ("upload_file", json!({"ref": "e9", "attachment": "att-1", "tabId": 3})),
     ]
+}
+
+/// Parameters the engine adds to a dispatched call of `tool` (never offered to the model):
+/// `upload_file`'s file, read from the thread's store.
+fn handed_by_engine(tool: &str) -> Value {
+    match tool {
+        "upload_file" => json!({"name": "a.txt", "mime": "text/plain", "dataBase64": "QUJD"}),
+        _ => json!({}),
+    }
 }
 
 fn registry() -> ToolRegistry {
@@ -98,13 +108,19 @@ fn schemas_and_executor_params_agree_both_ways() {
             // fields)...
             let Some(Route::Page(page_tool)) = route(tool) else { panic!("{tool}") };
             let executor_tool = super::executor_tool(page_tool);
+            let handed = handed_by_engine(tool);
+            let mut sent = example.clone();
+            for (name, value) in handed.as_object().unwrap() {
+                sent[name] = value.clone();
+            }
             let call =
-                executor_call(executor_tool, example).unwrap_or_else(|e| panic!("{tool}: {e}"));
+                executor_call(executor_tool, &sent).unwrap_or_else(|e| panic!("{tool}: {e}"));
 
             // ...and the request the gateway sends passes the protocol's own strict decoder.
             let wire = serde_json::to_value(&call).unwrap();
             assert_eq!(wire["tool"], executor_tool);
-            taken.extend(wire["params"].as_object().unwrap().keys().cloned());
+            let params = wire["params"].as_object().unwrap().keys();
+            taken.extend(params.filter(|name| handed.get(name.as_str()).is_none()).cloned());
             let request = json!({"protocol": CONTENT_PROTOCOL, "schemaHash": CONTENT_SCHEMA_HASH,
                 "requestId": "gw-1-0", "deadlineAtMs": 1, "refDocumentId": "doc-1",
                 "expected": {"documentId": "doc-1", "origin": "https://shop.test"},

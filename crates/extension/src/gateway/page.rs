@@ -348,6 +348,7 @@ fn guards_dialogs(request: &ContentRequest) -> bool {
         | ExecutorCall::Type(_)
         | ExecutorCall::SelectOption(_)
         | ExecutorCall::PressKey(_)
+        | ExecutorCall::UploadFile(_)
         | ExecutorCall::BatchActions(_)
         | ExecutorCall::Focus(_) => true,
         ExecutorCall::ReadPage(_)

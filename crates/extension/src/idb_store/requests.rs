@@ -23,7 +23,7 @@ use web_sys::IdbRequest;
 use web_sys::IdbTransaction;
 
 /// Object stores and indexes. Version 1: threads, trees, nodes, receipts, settings; version 2:
-/// runs.
+/// runs; version 3: attachments.
 pub(crate) const THREADS: &str = "threads";
 /// One record per thread: its links, packed (see `idb_store::PackedLinks`).
 pub(crate) const TREES: &str = "trees";
@@ -37,8 +37,12 @@ pub(crate) const SETTINGS: &str = "settings";
 pub(crate) const RUNS: &str = "runs";
 pub(crate) const RUNS_OPEN: &str = "open";
 pub(crate) const RUNS_BY_THREAD: &str = "byThread";
-pub(crate) const ALL_STORES: [&str; 6] = [THREADS, TREES, NODES, RECEIPTS, SETTINGS, RUNS];
-const SCHEMA_VERSION: u32 = 2;
+/// The files users attached, by id, with their thread's index (deleted with the thread).
+pub(crate) const ATTACHMENTS: &str = "attachments";
+pub(crate) const ATTACHMENTS_BY_THREAD: &str = "byThread";
+pub(crate) const ALL_STORES: [&str; 7] =
+    [THREADS, TREES, NODES, RECEIPTS, SETTINGS, RUNS, ATTACHMENTS];
+const SCHEMA_VERSION: u32 = 3;
 /// Largest seq a key range needs (JavaScript's largest safe integer).
 pub(crate) const MAX_SEQ: f64 = 9_007_199_254_740_991.0;
 
@@ -143,6 +147,11 @@ fn upgrade_schema(db: &IdbDatabase, old_version: u32) -> Result<(), JsValue> {
         let runs = db.create_object_store_with_optional_parameters(RUNS, &keyed("id".into()))?;
         runs.create_index_with_str(RUNS_OPEN, "openSeq")?;
         runs.create_index_with_str(RUNS_BY_THREAD, "threadId")?;
+    }
+    if old_version < 3 {
+        let attachments =
+            db.create_object_store_with_optional_parameters(ATTACHMENTS, &keyed("id".into()))?;
+        attachments.create_index_with_str(ATTACHMENTS_BY_THREAD, "threadId")?;
     }
     Ok(())
 }

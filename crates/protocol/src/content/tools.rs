@@ -50,6 +50,8 @@ pub enum ExecutorCall {
     SelectOption(SelectOptionParams),
     /// Press a key (synthetic events).
     PressKey(PressKeyParams),
+    /// Put a file on a file input.
+    UploadFile(UploadFileParams),
     /// Scroll the page or an element.
     Scroll(ScrollParams),
     /// Wait for text to appear or go, or for some time.
@@ -159,6 +161,24 @@ pub struct SelectOptionParams {
     pub element_ref: ElementRef,
     /// Values or labels to choose; at least one.
     pub values: Vec<String>,
+}
+
+/// Parameters of `upload_file`: the file the user attached, handed over by the engine (never
+/// the model's).
+#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct UploadFileParams {
+    /// The file input, or a label or button tied to one.
+    #[serde(rename = "ref")]
+    pub element_ref: ElementRef,
+    /// The attachment as the model named it (its id or its file name).
+    pub attachment: String,
+    /// The file's name.
+    pub name: String,
+    /// Its MIME type.
+    pub mime: String,
+    /// Its bytes, base64.
+    pub data_base64: String,
 }
 
 /// Parameters of `press_key`.
@@ -573,13 +593,14 @@ pub(super) fn range_error(path: &str, problem: impl Into<String>) -> RangeError 
 }
 
 /// The wire names of the executor's tools, in declaration order.
-const EXECUTOR_TOOLS: [&str; 17] = [
+const EXECUTOR_TOOLS: [&str; 18] = [
     "read_page",
     "click",
     "hover",
     "type",
     "select_option",
     "press_key",
+    "upload_file",
     "scroll",
     "wait_for",
     "extract",
@@ -608,6 +629,7 @@ impl ExecutorCall {
             "type" => ExecutorCall::Type(from_value(params)?),
             "select_option" => ExecutorCall::SelectOption(from_value(params)?),
             "press_key" => ExecutorCall::PressKey(from_value(params)?),
+            "upload_file" => ExecutorCall::UploadFile(from_value(params)?),
             "scroll" => ExecutorCall::Scroll(from_value(params)?),
             "wait_for" => ExecutorCall::WaitFor(from_value(params)?),
             "extract" => ExecutorCall::Extract(from_value(params)?),
@@ -645,6 +667,7 @@ impl ExecutorCall {
             | ExecutorCall::Hover(_)
             | ExecutorCall::Type(_)
             | ExecutorCall::PressKey(_)
+            | ExecutorCall::UploadFile(_)
             | ExecutorCall::Scroll(_)
             | ExecutorCall::Extract(_)
             | ExecutorCall::FindInPage(_)

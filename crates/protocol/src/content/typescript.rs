@@ -33,7 +33,7 @@ fn declared_types() -> Vec<(String, String, Vec<String>)> {
         ContentRequest, ContentOp, ContentResponse, ContentOutcome,
         ActionFailure, ActionFailureCode, ActionPhase,
         ExecutorCall, EmptyParams, RefParams, ReadPageParams, MouseButton, ClickParams, TypeMode,
-        TypeParams, SelectOptionParams, PressKeyParams, ScrollDirection, ScrollAmount, ScrollParams,
+        TypeParams, SelectOptionParams, UploadFileParams, PressKeyParams, ScrollDirection, ScrollAmount, ScrollParams,
         WaitForParams, ExtractParams, FindInPageParams, BatchActionsParams, BatchAction,
         ExecutorResult, SnapshotResult, ActionResult, ActionEvidence, PageDialog,
         DialogKind, EffectState, ExtractResult,

@@ -35,6 +35,10 @@ pub enum ErrorCode {
     InvalidCommand,
     /// Something failed inside the engine.
     Internal,
+    /// An attached file, or a message's files together, are over their size limit.
+    AttachmentTooLarge,
+    /// A message names an attachment its thread does not have.
+    AttachmentNotFound,
 }
 
 /// Why a turn ended, as carried by `turn.complete`.

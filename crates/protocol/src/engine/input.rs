@@ -13,13 +13,23 @@ use crate::ids::ConnectionId;
 use crate::ids::ModelId;
 use crate::tagged::internally_tagged;
 
+/// Most bytes of one attached file (5 MB).
+pub const ATTACHMENT_MAX_BYTES: u64 = 5_000_000;
+
+/// Most bytes of the files of one message together (10 MB).
+pub const MESSAGE_ATTACHMENTS_MAX_BYTES: u64 = 10_000_000;
+
+/// Most files of one message.
+pub const MESSAGE_ATTACHMENTS_MAX: usize = 10;
+
 /// One message of the user with everything attached to it.
 #[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq, Default)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct UserInput {
     /// The typed text.
     pub text: String,
-    /// Uploaded files, by id.
+    /// Files stored with the thread (`attachment.put`), by id. The engine adds a `file` block
+    /// of each to `attachedContext` when it admits the message (a UI sends none itself).
     #[serde(default)]
     pub attachment_ids: Vec<AttachmentId>,
     /// Pages, selections, tabs and other blocks attached as context.
@@ -119,6 +129,18 @@ internally_tagged! {
             /// Image bytes, base64.
             #[serde(rename = "dataBase64")]
             data_base64: String,
+        },
+        /// A file stored with the thread; its bytes stay in the store (the block's label is its
+        /// name).
+        File {
+            /// The attachment.
+            #[serde(rename = "attachmentId")]
+            attachment_id: AttachmentId,
+            /// Its MIME type.
+            mime: String,
+            /// Its size.
+            #[serde(rename = "sizeBytes")]
+            size_bytes: u64,
         },
         /// No content (a bare tab reference).
         Empty,

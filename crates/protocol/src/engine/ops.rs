@@ -20,6 +20,7 @@ use super::settings::memory_value;
 use super::thread::ThreadMetaPatch;
 use crate::catalog::wire_catalog;
 use crate::ids::ApprovalId;
+use crate::ids::AttachmentId;
 use crate::ids::ClientId;
 use crate::ids::ConnectionId;
 use crate::ids::FolderId;
@@ -155,6 +156,24 @@ op_params! {
         thread_id: ThreadId,
         /// A node of the thread.
         node_id: NodeId,
+    }
+    thread: thread_id;
+
+    /// Stores a file the user attached, with the thread, under an id the UI chose; a message
+    /// then names it in `attachmentIds`. Commands of a thread run in the order sent, so the
+    /// message may follow at once. At most [`ATTACHMENT_MAX_BYTES`](super::input::ATTACHMENT_MAX_BYTES)
+    /// bytes, refused with `attachment_too_large`.
+    struct AttachmentPutParams {
+        /// The thread.
+        thread_id: ThreadId,
+        /// The id the file is stored under (new; a UI makes it unique, `att-` and a UUID).
+        attachment_id: AttachmentId,
+        /// The file's name (1 to 255 characters, no folders).
+        name: String,
+        /// Its MIME type as the browser gave it (`application/octet-stream` when unknown).
+        mime: String,
+        /// The bytes, base64.
+        data_base64: String,
     }
     thread: thread_id;
 
@@ -433,6 +452,8 @@ wire_catalog! {
     "thread.fork" => ThreadFork(ThreadForkParams),
     /// Switch branch.
     "thread.selectBranch" => ThreadSelectBranch(ThreadSelectBranchParams),
+    /// Store an attached file.
+    "attachment.put" => AttachmentPut(AttachmentPutParams),
     /// Send a message.
     "turn.submit" => TurnSubmit(TurnSubmitParams),
     /// Send a message as a sibling.
@@ -519,6 +540,7 @@ impl OpKind {
             | OpKind::ThreadDelete
             | OpKind::ThreadFork
             | OpKind::ThreadSelectBranch
+            | OpKind::AttachmentPut
             | OpKind::TurnSubmit
             | OpKind::TurnFork
             | OpKind::TurnSteer

@@ -124,7 +124,7 @@ export type ActionFailureCode = "stale_ref" | "detached" | "not_visible" | "not_
 
 export type ActionPhase = "resolve" | "precheck" | "execute" | "settle" | "verify" | "recover";
 
-export type ExecutorCall = { "tool": "read_page", "params": ReadPageParams } | { "tool": "click", "params": ClickParams } | { "tool": "hover", "params": RefParams } | { "tool": "type", "params": TypeParams } | { "tool": "select_option", "params": SelectOptionParams } | { "tool": "press_key", "params": PressKeyParams } | { "tool": "scroll", "params": ScrollParams } | { "tool": "wait_for", "params": WaitForParams } | { "tool": "extract", "params": ExtractParams } | { "tool": "find_in_page", "params": FindInPageParams } | { "tool": "get_selection", "params": EmptyParams } | { "tool": "batch_actions", "params": BatchActionsParams } | { "tool": "get_rect", "params": RefParams } | { "tool": "validate_ref", "params": RefParams } | { "tool": "focus", "params": RefParams } | { "tool": "describe_target", "params": DescribeTargetParams } | { "tool": "highlight", "params": HighlightParams };
+export type ExecutorCall = { "tool": "read_page", "params": ReadPageParams } | { "tool": "click", "params": ClickParams } | { "tool": "hover", "params": RefParams } | { "tool": "type", "params": TypeParams } | { "tool": "select_option", "params": SelectOptionParams } | { "tool": "press_key", "params": PressKeyParams } | { "tool": "upload_file", "params": UploadFileParams } | { "tool": "scroll", "params": ScrollParams } | { "tool": "wait_for", "params": WaitForParams } | { "tool": "extract", "params": ExtractParams } | { "tool": "find_in_page", "params": FindInPageParams } | { "tool": "get_selection", "params": EmptyParams } | { "tool": "batch_actions", "params": BatchActionsParams } | { "tool": "get_rect", "params": RefParams } | { "tool": "validate_ref", "params": RefParams } | { "tool": "focus", "params": RefParams } | { "tool": "describe_target", "params": DescribeTargetParams } | { "tool": "highlight", "params": HighlightParams };
 
 export type EmptyParams = Record<symbol, never>;
 
@@ -193,6 +193,28 @@ ref: ElementRef,
  * Values or labels to choose; at least one.
  */
 values: Array<string>, };
+
+export type UploadFileParams = { 
+/**
+ * The file input, or a label or button tied to one.
+ */
+ref: ElementRef, 
+/**
+ * The attachment as the model named it (its id or its file name).
+ */
+attachment: string, 
+/**
+ * The file's name.
+ */
+name: string, 
+/**
+ * Its MIME type.
+ */
+mime: string, 
+/**
+ * Its bytes, base64.
+ */
+dataBase64: string, };
 
 export type PressKeyParams = { 
 /**

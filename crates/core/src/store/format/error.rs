@@ -12,6 +12,7 @@ pub(crate) enum Kind {
     Node,
     Thread,
     Receipt,
+    Attachment,
 }
 
 impl fmt::Display for Kind {
@@ -21,6 +22,7 @@ impl fmt::Display for Kind {
             Kind::Node => "node",
             Kind::Thread => "thread meta",
             Kind::Receipt => "receipt",
+            Kind::Attachment => "attachment",
         })
     }
 }

@@ -43,7 +43,8 @@ pub(super) fn to_v1(kind: Kind, record: &mut Map<String, Value>) -> Result<(), F
                 user_input(body.get_mut("input"));
             }
         }
-        Kind::Thread | Kind::Receipt => {}
+        // Attachments were first written in version 1: one without `"v"` has nothing to fill.
+        Kind::Thread | Kind::Receipt | Kind::Attachment => {}
     }
     record.insert("v".into(), json!(1));
     Ok(())

@@ -1,7 +1,7 @@
 //! Version 1 of the stored records: serde types of the storage format's own, and their
 //! conversions to and from the engine's records.
 //!
-//! Each top-level record (run, node, thread meta, receipt) starts with `"v": 1`. The JSON is the
+//! Each top-level record (run, node, thread meta, receipt, attachment) starts with `"v": 1`. The JSON is the
 //! one records had before they carried a version (field names, enum texts, tags), except that
 //! every field is written and every field that is not optional must be there: the defaults old
 //! builds left out are filled in by the migration from version 0. An optional field that is
@@ -15,6 +15,7 @@
 //! exhaustive: a field or variant added on either side does not compile until the format says
 //! how it is stored.
 
+mod attachment;
 mod codes;
 mod input;
 mod node;
@@ -24,6 +25,7 @@ mod run;
 mod thread;
 mod version;
 
+pub(crate) use self::attachment::StoredAttachment;
 pub(crate) use self::node::StoredNode;
 pub(crate) use self::receipt::StoredReceipt;
 pub(crate) use self::run::StoredRun;

@@ -208,6 +208,8 @@ stored_enum! {
         NotConfigured = "not_configured",
         InvalidCommand = "invalid_command",
         Internal = "internal",
+        AttachmentTooLarge = "attachment_too_large",
+        AttachmentNotFound = "attachment_not_found",
     }
 }
 

@@ -81,6 +81,13 @@ internally_tagged! {
             #[serde(rename = "dataBase64")]
             data_base64: String,
         },
+        File {
+            #[serde(rename = "attachmentId")]
+            attachment_id: String,
+            mime: String,
+            #[serde(rename = "sizeBytes")]
+            size_bytes: u64,
+        },
         Empty,
     }
 }
@@ -154,7 +161,11 @@ impl TryFrom<StoredInput> for UserInput {
                 .into_iter()
                 .map(|raw| id("attachmentIds", raw, AttachmentId::new))
                 .collect::<Result<_, _>>()?,
-            attached_context: it.attached_context.into_iter().map(Into::into).collect(),
+            attached_context: it
+                .attached_context
+                .into_iter()
+                .map(TryInto::try_into)
+                .collect::<Result<_, _>>()?,
             browser_context: it.browser_context.map(Into::into),
         })
     }
@@ -213,9 +224,11 @@ impl From<&ContextBlock> for StoredContextBlock {
     }
 }
 
-impl From<StoredContextBlock> for ContextBlock {
-    fn from(it: StoredContextBlock) -> Self {
-        ContextBlock {
+impl TryFrom<StoredContextBlock> for ContextBlock {
+    type Error = FormatError;
+
+    fn try_from(it: StoredContextBlock) -> Result<Self, FormatError> {
+        Ok(ContextBlock {
             kind: it.kind.into(),
             label: it.label,
             origin: it.origin,
@@ -223,9 +236,9 @@ impl From<StoredContextBlock> for ContextBlock {
             provenance: it.provenance.into(),
             source_ref: it.source_ref,
             tab: it.tab.map(Into::into),
-            content: it.content.into(),
+            content: it.content.try_into()?,
             approx_tokens: it.approx_tokens,
-        }
+        })
     }
 }
 
@@ -236,20 +249,32 @@ impl From<&ContextContent> for StoredContent {
             ContextContent::Image { mime, data_base64 } => {
                 StoredContent::Image { mime: mime.clone(), data_base64: data_base64.clone() }
             }
+            ContextContent::File { attachment_id, mime, size_bytes } => StoredContent::File {
+                attachment_id: attachment_id.to_string(),
+                mime: mime.clone(),
+                size_bytes: *size_bytes,
+            },
             ContextContent::Empty => StoredContent::Empty,
         }
     }
 }
 
-impl From<StoredContent> for ContextContent {
-    fn from(it: StoredContent) -> Self {
-        match it {
+impl TryFrom<StoredContent> for ContextContent {
+    type Error = FormatError;
+
+    fn try_from(it: StoredContent) -> Result<Self, FormatError> {
+        Ok(match it {
             StoredContent::Text { text } => ContextContent::Text { text },
             StoredContent::Image { mime, data_base64 } => {
                 ContextContent::Image { mime, data_base64 }
             }
+            StoredContent::File { attachment_id, mime, size_bytes } => ContextContent::File {
+                attachment_id: id("attachmentId", attachment_id, AttachmentId::new)?,
+                mime,
+                size_bytes,
+            },
             StoredContent::Empty => ContextContent::Empty,
-        }
+        })
     }
 }
 
