@@ -83,6 +83,9 @@ pub enum Input {
     McpCredentials(String, serde_json::Value),
     /// An MCP server's catalog was listed (server id, tools).
     McpCatalog(String, Vec<crate::settings::McpCatalogTool>),
+    /// The user did something in a page a run acts on (its indicator's Stop or Pause, or a
+    /// takeover), as the host heard it from its own script in that page.
+    Page(crate::engine::PageSignal),
     /// The time asked for with [`HostIo::wake_at`] came.
     Tick,
 }
@@ -225,7 +228,8 @@ impl<S: Store, H: HostIo> Driver<S, H> {
                 | Effect::Notify { .. }
                 | Effect::McpConfigure { .. }
                 | Effect::McpElicitAnswer { .. }
-                | Effect::McpConnect { .. } => {
+                | Effect::McpConnect { .. }
+                | Effect::Indicator { .. } => {
                     io.start(effect, AbortSignal::default());
                 }
                 Effect::CallModel { id, .. }
@@ -282,6 +286,7 @@ async fn handle<S: Store>(
             engine.on_mcp_elicit(request_id, &server, message, schema, resume).await
         }
         Input::McpCredentials(server, sealed) => engine.on_mcp_credentials(&server, sealed).await,
+        Input::Page(signal) => engine.on_page_signal(signal).await,
         Input::Tick => {
             tick_at.set(None);
             engine.on_tick().await

@@ -28,6 +28,7 @@ mod mcp;
 mod mcp_live;
 mod notices;
 mod outbox;
+mod page_signals;
 mod presets;
 mod reads;
 mod recover;
@@ -82,6 +83,7 @@ pub use machine::title::TITLE_PROMPT;
 pub use outbox::Effect;
 pub use outbox::EffectId;
 pub use outbox::FailureCause;
+pub use outbox::IndicatorState;
 pub use outbox::McpQuery;
 pub use outbox::McpResume;
 pub use outbox::Notice;
@@ -90,6 +92,8 @@ pub use outbox::PortId;
 pub use outbox::ToolInvocation;
 pub use outbox::ToolOutcome;
 pub use outbox::ToolStatus;
+pub use page_signals::PageSignal;
+pub use page_signals::PageSignalKind;
 pub use turns::RUN_QUEUE_CAPACITY;
 pub use vault::ConnectionVault;
 
@@ -165,6 +169,9 @@ pub struct Engine<S: Store> {
     /// The MCP client's id of each server question shown as an interaction (lost with the
     /// worker, as the question is: recovery parks such a run).
     elicitations: SortedMap<InteractionId, String>,
+    /// Page indicators of runs that stopped acting, to take down (or show as paused) once
+    /// their change is committed.
+    indicators: Vec<Effect>,
 }
 
 impl<S: Store> std::fmt::Debug for Engine<S> {
@@ -192,6 +199,7 @@ impl<S: Store> Engine<S> {
             running_since: SortedMap::new(),
             mcp: mcp_live::McpLive::default(),
             elicitations: SortedMap::new(),
+            indicators: Vec::new(),
         }
     }
 
@@ -930,8 +938,34 @@ impl<S: Store> Engine<S> {
             .cloned()
             .collect();
         self.store.commit(unit).await?;
+        self.take_down_indicators(&runs);
         self.runs.apply(&runs);
         Ok(())
+    }
+
+    /// A run that stops acting (ends, parks) takes down its indicator in the pages it wrote to,
+    /// or shows there that it is paused ([`Effect::Indicator`]).
+    fn take_down_indicators(&mut self, runs: &[WriteOp]) {
+        for op in runs {
+            let WriteOp::PutRun(after) = op else { continue };
+            let Some(before) = self.runs.get(&after.id) else { continue };
+            let Some(state) = page_signals::indicator_after(before, after) else { continue };
+            let tabs = page_signals::indicator_tabs(after);
+            if !tabs.is_empty() {
+                self.indicators.push(Effect::Indicator { run_id: after.id.clone(), tabs, state });
+            }
+        }
+    }
+
+    /// The user did something in a page a run acts on: the indicator's Stop or Pause, or a
+    /// takeover of the tab (see [`PageSignal`]). A signal for a run that no longer acts there
+    /// is ignored.
+    pub async fn on_page_signal(&mut self, signal: PageSignal) -> Outbox {
+        let mut out = Outbox::default();
+        let step = page_signals::decide(&self.reads(), &signal).await;
+        self.apply(&signal.run_id, step, &mut out).await;
+        self.drain(&mut out).await;
+        out
     }
 
     /// Numbers and records an effect, then hands it to the host.
@@ -986,6 +1020,7 @@ impl<S: Store> Engine<S> {
             self.follow_up(follow_up, out).await;
         }
         self.publish_activity(out).await;
+        out.effects.append(&mut self.indicators);
         out.wake_at_ms = [
             self.delivery.deadline(),
             self.runs.next_approval_deadline(),

@@ -17,6 +17,9 @@ mod sim_tests;
 mod target_tests;
 
 #[cfg(test)]
+mod takeover_tests;
+
+#[cfg(test)]
 mod web_tests;
 
 #[cfg(test)]

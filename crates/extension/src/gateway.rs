@@ -17,6 +17,7 @@ mod debugger;
 mod error;
 mod format;
 mod frames;
+mod indicator;
 mod page;
 mod resolve;
 mod tabs;
@@ -66,8 +67,14 @@ pub(crate) fn tool_registry() -> ToolRegistry {
     })
 }
 
+pub(crate) use self::debugger::own_input_on;
+pub(crate) use self::indicator::Sender;
+pub(crate) use self::indicator::signal as page_signal;
+pub(crate) use self::indicator::update as update_indicator;
+
 /// Runs one tool call where it was judged to act.
 pub(crate) async fn run_tool(call: &ToolInvocation, abort: AbortSignal) -> ToolOutcome {
+    indicator::show_for(call).await;
     match panelot_core::tools::catalog::route(&call.tool) {
         Some(Route::Tabs(tool)) => run_tab_tool(call, tool, &abort).await,
         Some(Route::Page(tool)) => run_page_tool(call, tool, &abort).await,

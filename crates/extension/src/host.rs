@@ -16,6 +16,7 @@ use panelot_core::engine::ConnectionVault;
 use panelot_core::engine::Effect;
 use panelot_core::engine::EffectId;
 use panelot_core::engine::Engine;
+use panelot_core::engine::PageSignalKind;
 use panelot_core::engine::PortId;
 use panelot_core::env::AbortSignal;
 use panelot_core::model::ModelEvent;
@@ -142,6 +143,10 @@ async fn run_effect(
         }
         Effect::Notify { thread_id, notice } => {
             crate::gateway::notify(&thread_id, notice).await;
+            None
+        }
+        Effect::Indicator { run_id, tabs, state } => {
+            crate::gateway::update_indicator(&run_id, &tabs, state).await;
             None
         }
         Effect::McpConfigure { servers, credentials } => {
@@ -301,6 +306,35 @@ impl EngineHost {
     #[wasm_bindgen(js_name = onDisconnect)]
     pub fn on_disconnect(&self, port_id: u32) {
         push(&self.driver, Input::Disconnect(port_id));
+    }
+
+    /// A page indicator's message (`chrome.runtime.onMessage`): its Pause or Stop, or the user
+    /// taking over the tab. Taken only from this extension's script in a tab's top frame; a
+    /// takeover heard while the agent's own debugger input may have caused it is dropped.
+    #[wasm_bindgen(js_name = onPageSignal)]
+    pub fn on_page_signal(
+        &self,
+        kind: &str,
+        run: &str,
+        sender_id: &str,
+        tab_id: Option<u32>,
+        frame_id: i32,
+        sender_url: &str,
+    ) {
+        let sender = crate::gateway::Sender {
+            extension_id: sender_id,
+            tab: tab_id,
+            frame: i64::from(frame_id),
+            url: sender_url,
+        };
+        let Some(signal) = crate::gateway::page_signal(kind, run, &sender, &self.extension_origin)
+        else {
+            return;
+        };
+        if signal.kind == PageSignalKind::TookOver && crate::gateway::own_input_on(signal.tab) {
+            return;
+        }
+        push(&self.driver, Input::Page(signal));
     }
 
     /// The user took back the extension's access to sites (`chrome.permissions.onRemoved`):

@@ -32,6 +32,9 @@ function deliver(event) {
     case "permissionsRemoved":
       host.onPermissionsRemoved(event.origins);
       break;
+    case "pageSignal":
+      host.onPageSignal(event.signal, event.run, event.senderId, event.tabId, event.frameId, event.senderUrl);
+      break;
   }
 }
 
@@ -124,6 +127,23 @@ async function browserSession() {
   await chrome.storage.session.set({ browserSession: session });
   return session;
 }
+
+// The page indicator's Pause and Stop, and the user taking over a tab the agent acts on, sent by
+// the extension's own script in that page (crates/extension/src/gateway/indicator.js). Only the
+// extension's contexts can send on chrome.runtime (no externally_connectable): the engine host
+// checks that this came from a content script in a tab's top frame.
+chrome.runtime.onMessage.addListener((message, sender) => {
+  if (!message || message.panelot !== "indicator") return;
+  dispatch({
+    kind: "pageSignal",
+    signal: String(message.kind),
+    run: String(message.run),
+    senderId: sender.id ?? "",
+    tabId: sender.tab?.id,
+    frameId: sender.frameId ?? -1,
+    senderUrl: sender.url ?? "",
+  });
+});
 
 // Access the user takes back in the browser ends the session grants on those sites.
 chrome.permissions.onRemoved.addListener((removed) =>

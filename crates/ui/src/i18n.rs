@@ -250,8 +250,12 @@ catalog! {
     RecoveryInterrupted => "The answer was interrupted.", "回答被中断。";
     /// Recovery card: uncertain write.
     RecoveryUncertain => "It is unknown whether {tool} ran.", "无法确定 {tool} 是否已执行。";
+    /// Recovery card: the user paused the run from the page (the reason says how).
+    RecoveryPausedByUser => "The run is paused.", "任务已暂停。";
     /// Recovery: continue.
     RecoveryContinue => "Continue", "继续";
+    /// Recovery: continue a run the user paused.
+    RecoveryResume => "Resume", "继续执行";
     /// Recovery: mark done.
     RecoveryMarkDone => "Mark as done", "标记为已完成";
     /// Recovery: fail.

@@ -21,6 +21,8 @@ use crate::store::ToolCallRecord;
 use crate::store::UnitOfWork;
 use crate::target::ResolvedTarget;
 use crate::target::TargetRequest;
+use crate::tools::catalog;
+use crate::tools::catalog::Access;
 
 /// Why the engine refused a call: what its step shows, and whether it counts towards the
 /// failure breaker.
@@ -32,6 +34,8 @@ pub(crate) enum Refused {
     Denied,
     /// The user said no (or did not answer in time): it does not count.
     Declined,
+    /// The user paused the run before the call ran: it does not count.
+    Paused,
 }
 
 /// What a tool call's result holds.
@@ -140,7 +144,12 @@ pub(crate) fn invocation(
     call: ToolCallRecord,
     ref_document: Option<String>,
 ) -> super::outbox::ToolInvocation {
+    let indicator = call.target.as_ref().is_some_and(|target| {
+        catalog::classify(&call.tool_name).access == Access::Write
+            || run.route.touched.iter().any(|seen| seen.tab == target.tab && seen.wrote)
+    });
     super::outbox::ToolInvocation {
+        indicator,
         thread_id: run.thread_id.clone(),
         run_id: run.id.clone(),
         call_id: call.call_id,

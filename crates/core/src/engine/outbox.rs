@@ -129,6 +129,26 @@ pub enum Effect {
         /// The effect.
         id: EffectId,
     },
+    /// The run stopped acting: its indicator in these tabs goes away, or says that the run is
+    /// paused. Shown by the host when it runs a call with [`ToolInvocation::indicator`]. Nothing
+    /// comes back; a tab that went away shows nothing.
+    Indicator {
+        /// The run whose indicator it is (another run's is left alone).
+        run_id: RunId,
+        /// The tabs the run wrote to.
+        tabs: Vec<u32>,
+        /// What the indicator shows now.
+        state: IndicatorState,
+    },
+}
+
+/// What a run's page indicator shows once the run stops acting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndicatorState {
+    /// The run is paused until the user resumes it from the panel.
+    Paused,
+    /// The run no longer acts: the indicator goes.
+    Gone,
 }
 
 /// What a UI asked of the servers (prompts and resources); the host asks its MCP client and
@@ -174,6 +194,10 @@ pub struct ToolInvocation {
     /// For an MCP call whose server asked the user before a restart: answer and read on
     /// instead of calling again.
     pub mcp_resume: Option<McpResume>,
+    /// The run acts on the call's tab in this turn (the call writes there, or an earlier one
+    /// did): the host shows the page indicator there, with Pause and Stop, and hears the user
+    /// take over ([`super::PageSignal`]).
+    pub indicator: bool,
 }
 
 /// An MCP call to go on with after a restart: its server's question is answered where the call

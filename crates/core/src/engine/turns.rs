@@ -27,6 +27,7 @@ use panelot_protocol::engine::UserInput;
 use super::decision::Decision;
 use super::decision::FollowUp;
 use super::decision::ResultBody;
+use super::decision::Step;
 use super::decision::run_ack;
 use super::machine::end;
 use super::machine::stream::complete;
@@ -170,6 +171,7 @@ pub(crate) async fn admit<S: Store>(
         route: RunRoute::default(),
         stop_reason: None,
         note: None,
+        pause: None,
         created_at_ms: now,
         updated_at_ms: now,
     };
@@ -264,9 +266,22 @@ pub(crate) async fn interrupt<S: Store>(
         .active(thread)
         .or_else(|| reads.runs.of_thread(thread).find(|r| r.is_parked()))
         .cloned();
-    let Some(mut run) = target else {
+    let Some(run) = target else {
         return Ok(Decision::rejected(op, ErrorCode::NoActiveTurn, "nothing is running"));
     };
+    let answer = run_ack(op, thread, &run.id);
+    let Step { unit, events, then, .. } = interrupted(reads, run).await?;
+    Ok(Decision { unit, events, then, ..Decision::answer(answer) })
+}
+
+/// Ends `run` as the user's stop does (the panel's, or the page indicator's): what the model
+/// had said stays, open items complete, everything still running for it stops, and the
+/// thread's next queued run may start.
+pub(crate) async fn interrupted<S: Store>(
+    reads: &Reads<'_, S>,
+    mut run: RunRecord,
+) -> Result<Step, StoreError> {
+    let thread = run.thread_id.clone();
     // What the model had said stays in the thread: a reload shows it, and the next call knows it.
     let live = reads.runs.live(&run.id);
     let partial = live
@@ -275,10 +290,10 @@ pub(crate) async fn interrupt<S: Store>(
     let mut events = Vec::new();
     if let Some(live) = live {
         for (item, _, _) in live.streaming() {
-            events.push(complete(thread, item, None, None));
+            events.push(complete(&thread, item, None, None));
         }
     }
-    let state = reads.thread_state(thread).await?;
+    let state = reads.thread_state(&thread).await?;
     let ending = end::Ending {
         state: RunState::Interrupted,
         stop: StopReason::Interrupted,
@@ -289,12 +304,10 @@ pub(crate) async fn interrupt<S: Store>(
     };
     let (unit, ended) = end::ending(reads.cx(), &mut run, state, ending)?;
     events.extend(ended);
-    Ok(Decision {
-        unit,
-        events,
-        then: vec![FollowUp::AbortRun(run.id.clone()), FollowUp::Schedule(thread.clone())],
-        ..Decision::answer(run_ack(op, thread, &run.id))
-    })
+    let mut step = Step::writing(unit);
+    step.events = events;
+    step.then = vec![FollowUp::AbortRun(run.id.clone()), FollowUp::Schedule(thread)];
+    Ok(step)
 }
 
 fn queued_run_of<S: Store>(
@@ -383,13 +396,14 @@ fn parked_run<S: Store>(
     }
 }
 
-/// `run.resume`: continues an interrupted or budget-paused run with its next model call.
+/// `run.resume`: continues an interrupted run, or one paused by its budget or by the user, with
+/// its next model call.
 pub(crate) fn resume<S: Store>(
     reads: &Reads<'_, S>,
     op: &Op,
     p: &RunResumeParams,
 ) -> Result<Decision, StoreError> {
-    let states = [RunState::Interrupted, RunState::PausedBudget];
+    let states = [RunState::Interrupted, RunState::PausedBudget, RunState::PausedByUser];
     let mut run = match parked_run(reads, op, &p.thread_id, &p.run_id, &states) {
         Ok(run) => run,
         Err(refused) => return Ok(*refused),

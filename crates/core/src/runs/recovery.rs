@@ -40,6 +40,7 @@ pub fn plan(run: &RunRecord, tools: &ToolRegistry) -> RecoveryAction {
         | RunState::WaitingInteraction
         | RunState::PausedBudget
         | RunState::PausedUncertain
+        | RunState::PausedByUser
         | RunState::Interrupted
         | RunState::Completed
         | RunState::Failed => RecoveryAction::Keep,
@@ -144,6 +145,7 @@ mod tests {
             (RunState::WaitingInteraction, RecoveryAction::Keep),
             (RunState::PausedBudget, RecoveryAction::Keep),
             (RunState::PausedUncertain, RecoveryAction::Keep),
+            (RunState::PausedByUser, RecoveryAction::Keep),
             (RunState::Interrupted, RecoveryAction::Keep),
         ] {
             assert_eq!(plan(&run("r", "t", 1, state), &tools), action, "{state:?}");

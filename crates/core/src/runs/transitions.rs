@@ -12,7 +12,15 @@ pub fn next_states(from: RunState) -> &'static [RunState] {
     match from {
         Queued => &[Preparing],
         // ExecutingTool: pages attached to the message are read before the first model call.
-        Preparing => &[StreamingModel, ExecutingTool, Completed, PausedBudget, Interrupted, Failed],
+        Preparing => &[
+            StreamingModel,
+            ExecutingTool,
+            Completed,
+            PausedBudget,
+            PausedByUser,
+            Interrupted,
+            Failed,
+        ],
         StreamingModel => &[Preparing, ExecutingTool, Completed, Interrupted, Failed],
         ExecutingTool => &[
             ExecutingTool,
@@ -27,6 +35,8 @@ pub fn next_states(from: RunState) -> &'static [RunState] {
         WaitingApproval | WaitingInteraction => &[ExecutingTool, Preparing, Interrupted, Failed],
         PausedBudget => &[Preparing, Completed, Interrupted],
         PausedUncertain => &[ExecutingTool, Interrupted, Failed],
+        // Paused before a model call; a new message closes it as interrupted.
+        PausedByUser => &[Preparing, Interrupted],
         // A resumable interruption (a restart cut the stream) continues or is closed; a final
         // one has no way out.
         Interrupted => &[Preparing, Interrupted],
@@ -58,7 +68,7 @@ mod tests {
 
     use super::*;
 
-    const ALL: [RunState; 11] = [
+    const ALL: [RunState; 12] = [
         RunState::Queued,
         RunState::Preparing,
         RunState::StreamingModel,
@@ -67,6 +77,7 @@ mod tests {
         RunState::ExecutingTool,
         RunState::PausedBudget,
         RunState::PausedUncertain,
+        RunState::PausedByUser,
         RunState::Interrupted,
         RunState::Failed,
         RunState::Completed,

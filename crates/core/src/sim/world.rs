@@ -446,6 +446,8 @@ pub(crate) struct SimIo {
     effects: Rc<RefCell<Vec<(Effect, AbortSignal)>>>,
     highlights: Rc<RefCell<Vec<Effect>>>,
     notices: Rc<RefCell<Vec<Effect>>>,
+    /// Page indicators taken down or shown paused, oldest first.
+    indicators: Rc<RefCell<Vec<Effect>>>,
     /// What the engine told the MCP client (configure, connect), oldest first.
     mcp: Rc<RefCell<Vec<Effect>>>,
     wakes: Rc<RefCell<Vec<u64>>>,
@@ -462,6 +464,7 @@ impl HostIo for SimIo {
         match effect {
             Effect::Highlight { .. } => self.highlights.borrow_mut().push(effect),
             Effect::Notify { .. } => self.notices.borrow_mut().push(effect),
+            Effect::Indicator { .. } => self.indicators.borrow_mut().push(effect),
             Effect::McpConfigure { .. }
             | Effect::McpConnect { .. }
             | Effect::McpElicitAnswer { .. } => {
@@ -687,6 +690,11 @@ impl World {
         self.io.highlights.borrow().clone()
     }
 
+    /// The page indicators the engine took down or showed paused, oldest first.
+    pub(crate) fn indicators(&self) -> Vec<Effect> {
+        self.io.indicators.borrow().clone()
+    }
+
     /// The notifications the engine asked for, oldest first.
     pub(crate) fn notices(&self) -> Vec<Effect> {
         self.io.notices.borrow().clone()
@@ -783,6 +791,7 @@ impl World {
             | Effect::McpConfigure { .. }
             | Effect::McpConnect { .. }
             | Effect::McpElicitAnswer { .. }
+            | Effect::Indicator { .. }
             | Effect::Abort { .. } => {}
             Effect::McpQuery { id, query } => {
                 let answer = sim_mcp_answer(&query);

@@ -195,6 +195,26 @@ fn an_escalated_call_keeps_what_its_first_attempt_said() {
     assert_eq!(decode_run(&text).unwrap(), run);
 }
 
+/// A run the user paused from the page is stored with its state's own text and the pause it
+/// was asked for; a run never paused is stored without the field.
+#[test]
+fn a_run_paused_by_the_user_round_trips() {
+    use panelot_protocol::engine::RunState;
+    let mut run = crate::store::conformance::run("r", "t", 3, RunState::ExecutingTool);
+    assert!(!encode_run(&run).unwrap().contains("pause"));
+    run.pause = Some("You took over in \u{201c}Shop\u{201d}.".into());
+    let text = encode_run(&run).unwrap();
+    let stored: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(stored["pause"], json!("You took over in \u{201c}Shop\u{201d}."));
+    assert_eq!(decode_run(&text).unwrap(), run);
+    run.state = RunState::PausedByUser;
+    run.pause = None;
+    let text = encode_run(&run).unwrap();
+    let stored: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(stored["state"], json!("paused_by_user"));
+    assert_eq!(decode_run(&text).unwrap(), run);
+}
+
 #[test]
 fn a_turn_error_is_stored_with_its_own_texts_and_round_trips() {
     let node = NodeRecord {

@@ -72,6 +72,10 @@ pub struct RunRecord {
     pub stop_reason: Option<StopReason>,
     /// Why the run stopped or failed, for the user.
     pub note: Option<String>,
+    /// The user asked from the page that the run pause (its indicator's Pause, or taking over
+    /// the tab it acts on), with what the paused run tells them. A call already running
+    /// finishes; the run pauses before its next call (`paused_by_user`).
+    pub pause: Option<String>,
     /// Creation time (ms since the Unix epoch).
     pub created_at_ms: u64,
     /// Last change (ms since the Unix epoch).
@@ -91,14 +95,15 @@ impl RunRecord {
             | RunState::WaitingInteraction
             | RunState::ExecutingTool
             | RunState::PausedBudget
-            | RunState::PausedUncertain => false,
+            | RunState::PausedUncertain
+            | RunState::PausedByUser => false,
         }
     }
 
     /// Whether the run waits for the user to say how to go on.
     pub fn is_parked(&self) -> bool {
         match self.state {
-            RunState::PausedBudget | RunState::PausedUncertain => true,
+            RunState::PausedBudget | RunState::PausedUncertain | RunState::PausedByUser => true,
             RunState::Interrupted => self.resumable,
             RunState::Queued
             | RunState::Preparing

@@ -670,6 +670,23 @@ pub(crate) async fn run(
 thread_local! {
     /// Tabs with a debugger call under way.
     static BUSY: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
+    /// When the last debugger call on each tab let go of it (ms since the Unix epoch).
+    static RELEASED: RefCell<Vec<(u32, f64)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// How long after a debugger call trusted input in its tab may still be the call's own: the
+/// page hears the events, and the worker the page's message about them, a little later.
+const OWN_INPUT_GRACE_MS: f64 = 1_000.0;
+
+/// Whether trusted input heard in `tab` now may be the agent's own (a debugger call holds the
+/// tab, or let go of it less than [`OWN_INPUT_GRACE_MS`] ago): the page indicator's takeover
+/// does not count it as the user's.
+pub(crate) fn own_input_on(tab: u32) -> bool {
+    let now = js_sys::Date::now();
+    BUSY.with(|busy| busy.borrow().contains(&tab))
+        || RELEASED.with(|released| {
+            released.borrow().iter().any(|(held, at)| *held == tab && now - at < OWN_INPUT_GRACE_MS)
+        })
 }
 
 /// A tab's debugger session, held from before the attach to after the detach.
@@ -694,6 +711,12 @@ impl TabLock {
 impl Drop for TabLock {
     fn drop(&mut self) {
         BUSY.with(|busy| busy.borrow_mut().retain(|held| *held != self.0));
+        let now = js_sys::Date::now();
+        RELEASED.with(|released| {
+            let mut released = released.borrow_mut();
+            released.retain(|(held, at)| *held != self.0 && now - at < OWN_INPUT_GRACE_MS);
+            released.push((self.0, now));
+        });
     }
 }
 

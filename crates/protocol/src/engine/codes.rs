@@ -125,6 +125,9 @@ pub enum RunState {
     PausedBudget,
     /// A write tool was running when the engine stopped; its outcome is unknown.
     PausedUncertain,
+    /// The user paused the run from the page (its indicator's Pause, or by taking over the tab
+    /// the agent was acting on); it goes on when the user resumes it.
+    PausedByUser,
     /// The model stream was cut (interrupt or restart).
     Interrupted,
     /// Ended with an error.

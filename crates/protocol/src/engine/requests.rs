@@ -249,7 +249,7 @@ pub enum UncertainResolution {
 pub struct RunRecoveryState {
     /// The run.
     pub run_id: RunId,
-    /// Its state (`paused_uncertain`, `interrupted` or `paused_budget`).
+    /// Its state (`paused_uncertain`, `interrupted`, `paused_budget` or `paused_by_user`).
     pub state: RunState,
     /// Why it stopped, for the card.
     pub reason: String,

@@ -281,7 +281,8 @@ fn recover(engine: Engine, open: OpenThread, run: &RunRecoveryState, option: Rec
     });
 }
 
-/// Cards for runs that stopped: paused_uncertain (retry, mark done, fail), interrupted (continue).
+/// Cards for runs that stopped: paused_uncertain (retry, mark done, fail), interrupted or paused
+/// (continue; resume for a run the user paused from the page).
 #[component]
 pub(crate) fn RecoveryCards() -> impl IntoView {
     let page = use_page();
@@ -297,6 +298,7 @@ pub(crate) fn RecoveryCards() -> impl IntoView {
             .map(|run| {
                 let text = match run.state {
                     RunState::PausedUncertain => i18n::format(lang, Msg::RecoveryUncertain, &[("tool", run.tool_name.as_deref().unwrap_or("?"))]),
+                    RunState::PausedByUser => i18n::text(lang, Msg::RecoveryPausedByUser).to_owned(),
                     RunState::Interrupted
                     | RunState::PausedBudget
                     | RunState::Queued
@@ -313,6 +315,7 @@ pub(crate) fn RecoveryCards() -> impl IntoView {
                     .iter()
                     .map(|option| {
                         let label = match option {
+                            RecoveryOption::Continue if run.state == RunState::PausedByUser => Msg::RecoveryResume,
                             RecoveryOption::Continue => Msg::RecoveryContinue,
                             RecoveryOption::Retry => Msg::Retry,
                             RecoveryOption::MarkDone => Msg::RecoveryMarkDone,

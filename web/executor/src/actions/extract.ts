@@ -7,7 +7,7 @@ import { styleOf } from "../dom";
 
 const WINDOW = 8000;
 const MAX_TOTAL = 200_000;
-const DROP = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "NAV", "FOOTER", "HEADER", "ASIDE", "SVG", "svg", "IFRAME", "PANELOT-OVERLAY"]);
+const DROP = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "NAV", "FOOTER", "HEADER", "ASIDE", "SVG", "svg", "IFRAME", "PANELOT-OVERLAY", "PANELOT-INDICATOR"]);
 
 /** Converts and pages. */
 export function extract(registry: RefRegistry, params: ExtractParams): ExtractResult {

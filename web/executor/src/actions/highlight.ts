@@ -12,6 +12,11 @@ import type { HighlightResult } from "../generated/protocol";
 import { inViewport, topRect } from "../dom";
 
 export const OVERLAY_TAG = "panelot-overlay";
+/**
+ * The host of the extension's page indicator (drawn by crates/extension/src/gateway/indicator.js
+ * while a run acts on the tab): never part of the page for a snapshot, a read or settling.
+ */
+export const INDICATOR_TAG = "panelot-indicator";
 
 const ACCENT = "#7c3aed";
 /** Inline and important: a page's style sheet cannot hide or move the host. */

@@ -1,7 +1,7 @@
 // Settling after a write: at least 250 ms, then until the DOM has been quiet for 500 ms, at most
 // 5 s; a page that starts unloading ends the wait at once (the answer must leave before it goes).
 
-import { OVERLAY_TAG } from "./highlight";
+import { INDICATOR_TAG, OVERLAY_TAG } from "./highlight";
 
 export interface Settled {
   settled: boolean;
@@ -55,5 +55,7 @@ export function settle(timing: SettleTiming, signal: AbortSignal, startedAt = pe
 }
 
 function isOverlay(node: Node): boolean {
-  return node.nodeType === Node.ELEMENT_NODE && (node as Element).tagName.toLowerCase() === OVERLAY_TAG;
+  if (node.nodeType !== Node.ELEMENT_NODE) return false;
+  const tag = (node as Element).tagName.toLowerCase();
+  return tag === OVERLAY_TAG || tag === INDICATOR_TAG;
 }

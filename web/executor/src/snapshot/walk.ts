@@ -16,7 +16,7 @@ import { clipName, quoteName, stateAttrs } from "./states";
 /** Frames nested deeper than this are not walked. */
 export const MAX_FRAME_DEPTH = 4;
 
-const SKIP_TAGS = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "META", "LINK", "TITLE", "PANELOT-OVERLAY"]);
+const SKIP_TAGS = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "META", "LINK", "TITLE", "PANELOT-OVERLAY", "PANELOT-INDICATOR"]);
 const SVG_SHAPES = new Set(["svg", "path", "circle", "rect", "ellipse", "polygon", "polyline", "line", "g", "use", "text", "image"]);
 /**
  * Besides custom elements, the only elements that may have a shadow root (the DOM's valid shadow

@@ -38,6 +38,10 @@ use crate::tools::catalog::TargetKind;
 use crate::tools::catalog::ToolCategory;
 use crate::tools::validate_params;
 
+/// What the model reads for a call the user's pause kept from running.
+const PAUSED_BEFORE_THE_CALL: &str = "Not run: the user paused the run before this call and \
+    may have used the page meanwhile. Read the page again before acting on it.";
+
 /// What the gatekeeper reads besides the call: the permission state and the thread's scope.
 #[derive(Clone, Copy)]
 pub(crate) struct Judging<'a> {
@@ -64,6 +68,11 @@ pub(crate) fn next(
         run.tools[index].target = Some(target);
     }
     let call = run.tools[index].clone();
+    // The user paused the run: the calls of the answer that have not run yet do not run (the
+    // user may have changed the page meanwhile); the run pauses before its next model call.
+    if run.pause.is_some() && call.status == ToolCallStatus::Pending {
+        return Ok(refuse(&run, index, PAUSED_BEFORE_THE_CALL.to_owned(), Refused::Paused));
+    }
     if let Some(message) = refusal(cx, &run, &call) {
         return Ok(refuse(&run, index, message, Refused::Check));
     }

@@ -117,6 +117,7 @@ pub(crate) fn ending(
     run.resumable = false;
     run.approval = None;
     run.interaction = None;
+    run.pause = None;
     run.stop_reason = Some(ending.stop);
     run.note = ending.note;
     unit.push(WriteOp::PutRun(Box::new(run.clone())));

@@ -55,6 +55,9 @@ pub(crate) fn prepare(
     {
         return end::park(run, RunState::PausedBudget, "The turn reached its token budget.", now);
     }
+    if let Some(notice) = run.pause.take() {
+        return end::park(run, RunState::PausedByUser, &notice, now);
+    }
     // Pages attached to the message are read before the first call, so the model starts with
     // their snapshots and refs (and the user sees the reads as tool cards).
     if run.counters.model_calls == 0

@@ -164,6 +164,7 @@ pub(crate) fn write(
                 Refused::Check => CallOutcome::Failed,
                 Refused::Denied => CallOutcome::Denied,
                 Refused::Declined => CallOutcome::Declined,
+                Refused::Paused => CallOutcome::NotRun,
             },
             content: String::new(),
             notes: match refused {
@@ -174,6 +175,7 @@ pub(crate) fn write(
                     "Do not try this call again unless the user asks.".to_owned(),
                 ],
                 Refused::Check | Refused::Denied => vec![format!("Error: {message}")],
+                Refused::Paused => vec![message],
             },
             counts: refused == Refused::Check,
         },

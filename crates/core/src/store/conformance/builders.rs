@@ -97,6 +97,7 @@ pub fn run(id: &str, thread: &str, seq: u64, state: RunState) -> RunRecord {
         route: RunRoute::default(),
         stop_reason: None,
         note: None,
+        pause: None,
         created_at_ms: seq,
         updated_at_ms: seq,
     }

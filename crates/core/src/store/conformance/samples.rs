@@ -76,7 +76,7 @@ use crate::target::ElementTarget;
 use crate::target::ResolvedTarget;
 use crate::target::RunRoute;
 
-/// Every run state, in declaration order.
+/// Every run state version 0 knew, in declaration order (`paused_by_user` came with version 1).
 pub const RUN_STATES: [RunState; 11] = [
     RunState::Queued,
     RunState::Preparing,
@@ -495,6 +495,7 @@ pub fn full_run() -> RunRecord {
         route,
         stop_reason: Some(StopReason::BudgetPause),
         note: Some("paused: the token budget is spent".into()),
+        pause: None,
         created_at_ms: 1_700_000_000_000,
         updated_at_ms: 1_700_000_000_999,
     }

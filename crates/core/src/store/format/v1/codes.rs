@@ -60,6 +60,7 @@ stored_enum! {
         ExecutingTool = "executing_tool",
         PausedBudget = "paused_budget",
         PausedUncertain = "paused_uncertain",
+        PausedByUser = "paused_by_user",
         Interrupted = "interrupted",
         Failed = "failed",
         Completed = "completed",

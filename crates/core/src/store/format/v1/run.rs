@@ -63,6 +63,9 @@ pub(crate) struct StoredRun {
     route: RunRoute,
     stop_reason: Option<StoredStopReason>,
     note: Option<String>,
+    /// Left out when unset, so a run never paused is stored as before the field came.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pause: Option<String>,
     created_at_ms: u64,
     updated_at_ms: u64,
 }
@@ -170,6 +173,7 @@ impl From<&RunRecord> for StoredRun {
             route: run.route.clone(),
             stop_reason: run.stop_reason.map(Into::into),
             note: run.note.clone(),
+            pause: run.pause.clone(),
             created_at_ms: run.created_at_ms,
             updated_at_ms: run.updated_at_ms,
         }
@@ -235,6 +239,7 @@ impl TryFrom<StoredRun> for RunRecord {
             route: run.route,
             stop_reason: run.stop_reason.map(Into::into),
             note: run.note,
+            pause: run.pause,
             created_at_ms: run.created_at_ms,
             updated_at_ms: run.updated_at_ms,
         })
