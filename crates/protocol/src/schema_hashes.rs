@@ -5,4 +5,4 @@ pub const ENGINE_SCHEMA_HASH: &str =
     "deed66a87e98d8778af3805d443a5d8abce1f3c936387fb0eec557526ad5b988";
 /// Hash of the page-executor protocol (`panelot/content-v1`) schema.
 pub const CONTENT_SCHEMA_HASH: &str =
-    "cc2c2f5b2894f921f09a2417f23996892351582426013b8b5c66e2ba61b39648";
+    "e0cedc0427ce462937f90fc87e7d79ead1e26b74285528a2eea39a80e707077b";

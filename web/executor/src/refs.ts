@@ -40,6 +40,14 @@ export class RefRegistry {
     return el;
   }
 
+  /** Every ref whose element is still in the document, oldest first. */
+  *live(): Generator<[string, Element]> {
+    for (const [ref, weak] of this.byRef) {
+      const el = weak.deref();
+      if (el?.isConnected) yield [ref, el];
+    }
+  }
+
   /** Whether the ref resolves to an element still in the document. */
   isValid(raw: string): boolean {
     const el = this.byRef.get(normalizeRef(raw))?.deref();

@@ -12,7 +12,7 @@ import { click, hover, pressKey, selectOption, typeText } from "./actions/write"
 import { uploadFile } from "./actions/upload";
 import { focusElement } from "./actions/events";
 import { ensureActionable } from "./actions/actionability";
-import { clearHighlight, showHighlight } from "./actions/highlight";
+import { clearHighlight, clearLabels, showHighlight, showLabels } from "./actions/highlight";
 import { describeTarget } from "./target";
 import { collectDialogs } from "./dialogs";
 
@@ -73,6 +73,13 @@ export async function runCall(ex: Executor, call: ExecutorCall, signal: AbortSig
       const el = ex.registry.resolve(call.params.ref);
       const label = call.params.label === null ? null : Array.from(call.params.label).slice(0, HIGHLIGHT_LABEL_MAX_CHARS).join("");
       return { shape: "highlight", data: showHighlight(el, label) };
+    }
+    case "label_refs": {
+      if (!call.params.show) {
+        clearLabels();
+        return { shape: "labels", data: { drawn: 0, inViewport: 0 } };
+      }
+      return { shape: "labels", data: showLabels(ex.registry) };
     }
   }
 }

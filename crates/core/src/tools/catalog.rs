@@ -745,8 +745,8 @@ pub static CATALOG: &[CatalogTool] = &[
             route: Route::Debugger(DebuggerTool::Screenshot),
             description: "PNG of the tab's viewport (or of one element by ref, or the whole page): \
                 you see it as an image, the user on the card. For canvas, charts and layout that \
-                read_page cannot put in words.",
-            properties: r#"{"ref": {"type": "string"}, "fullPage": {"type": "boolean"}}"#,
+                read_page cannot put in words. labels draws each read_page ref on its element.",
+            properties: r#"{"ref": {"type": "string"}, "fullPage": {"type": "boolean"}, "labels": {"type": "boolean"}}"#,
             required: &[],
             tab: TabParam::Optional,
         },

@@ -4,7 +4,7 @@
 //! when a page baits it; on a `.test` site it presses key chords, clicks at a point and drags; on
 //! a tall page it takes screenshots of an element below the fold and of the whole page; a trusted
 //! click that starts requests returns once they ended and says so; typing that a page undoes
-//! is run once more with trusted input.
+//! is run once more with trusted input; a screenshot can carry each ref drawn on its element.
 //!
 //! The test build has the `debugger` permission in its manifest; the product asks for it.
 
@@ -398,6 +398,49 @@ fn screenshots_of_an_element_below_the_fold_and_of_the_whole_page_are_clipped_an
     let requests = chat_requests(&s.server);
     let body = requests.last().and_then(|r| r.json.clone()).unwrap_or_default().to_string();
     assert_eq!(body.matches("data:image/png;base64,").count(), 2);
+}
+
+/// Three controls to label.
+const LABELS_PAGE: &str = r#"<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Labels</title>
+<style>body { font: 16px sans-serif; margin: 40px; } button, input { margin: 20px; }</style>
+</head><body>
+<button>Save</button><input aria-label="Email"><a href="/help">Help</a>
+</body></html>"#;
+
+#[test]
+fn a_screenshot_with_labels_shows_each_ref_and_leaves_the_page_as_it_was() {
+    let mut s = Scenario::start_on_test_host("labels.test", "/labels.html", LABELS_PAGE);
+    let tab = s.tab;
+    s.server.push(Reply::tool_call("screenshot", json!({"labels": true})));
+    s.server.push(Reply::tool_call("read_page", json!({"tabId": tab.0})));
+    s.server.push(Reply::tool_call("screenshot", json!({})));
+    s.server.push(Reply::tool_call("screenshot", json!({"labels": true})));
+    s.server.push(Reply::text("Seen."));
+    let events = turn_with_l2(&mut s, "Show me the refs");
+    let results = s.tool_results();
+    let said = results.last().cloned().unwrap_or_default();
+    assert_eq!(said.len(), 4, "{said:#?}");
+    assert!(said[0].contains("No element of this page has a ref yet"), "{}", said[0]);
+    assert!(said[1].contains("[e1]") && said[1].contains("[e3]"), "{}", said[1]);
+    assert!(
+        said[3].contains(
+            "outlined 3 elements with refs and wrote each ref above its element (3 of them in view)"
+        ),
+        "{}",
+        said[3]
+    );
+    let overlays =
+        s.h.eval_in_tab(tab, "return document.querySelectorAll('panelot-overlay').length;");
+    assert_eq!(overlays.unwrap(), json!(0), "the labels are gone after the capture");
+    let cards = results_of(&events);
+    let image = |i: usize| cards[i]["details"]["base64"].as_str().unwrap_or_default().to_owned();
+    let (plain, labelled) = (image(2), image(3));
+    assert!(plain.starts_with("iVBOR") && labelled.starts_with("iVBOR"));
+    assert_ne!(plain, labelled, "the labels are in the labelled image");
+    let shots = panelot_e2e::ui::artifacts_dir();
+    let _ = std::fs::create_dir_all(&shots);
+    let _ = std::fs::write(shots.join("screenshot-labels.png.b64"), labelled);
 }
 
 /// A button whose trusted click fetches, pauses, then fetches again before it shows "loaded"

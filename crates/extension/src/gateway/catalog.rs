@@ -71,9 +71,10 @@ pub(crate) fn carries_refs(call: &ExecutorCall) -> bool {
         ExecutorCall::BatchActions(p) => !p.actions.is_empty(),
         ExecutorCall::Highlight(p) => p.element_ref.is_some(),
         ExecutorCall::DescribeTarget(p) => !p.targets.is_empty(),
-        ExecutorCall::WaitFor(_) | ExecutorCall::FindInPage(_) | ExecutorCall::GetSelection(_) => {
-            false
-        }
+        ExecutorCall::WaitFor(_)
+        | ExecutorCall::FindInPage(_)
+        | ExecutorCall::GetSelection(_)
+        | ExecutorCall::LabelRefs(_) => false,
     }
 }
 

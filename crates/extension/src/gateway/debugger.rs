@@ -32,11 +32,14 @@ use js_sys::Function;
 use js_sys::Reflect;
 use panelot_core::engine::ToolInvocation;
 use panelot_core::engine::ToolOutcome;
+use panelot_core::engine::ToolStatus;
 use panelot_core::env::AbortSignal;
 use panelot_core::target::ResolvedTarget;
 use panelot_core::tools::catalog::DebuggerTool;
 use panelot_core::tools::catalog::TAB_ID_PARAM;
+use panelot_protocol::content::ExecutorCall;
 use panelot_protocol::content::ExecutorResult;
+use panelot_protocol::content::LabelRefsParams;
 use panelot_protocol::content::RectResult;
 use serde_json::Value;
 use serde_json::json;
@@ -154,12 +157,18 @@ impl DebuggerCall {
 /// What a screenshot shows.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Shot {
-    /// The viewport as the user sees it.
-    Viewport,
+    /// The viewport as the user sees it, with ref labels drawn on it when `labels`.
+    Viewport {
+        /// Draw each ref on its element.
+        labels: bool,
+    },
     /// One element (by ref), wherever it is on the page.
     Element(String),
-    /// The whole page, down to [`shot::FULL_PAGE_MAX_PX`].
-    FullPage,
+    /// The whole page, down to [`shot::FULL_PAGE_MAX_PX`], with ref labels when `labels`.
+    FullPage {
+        /// Draw each ref on its element.
+        labels: bool,
+    },
 }
 
 /// One end of a drag: an element's centre or a viewport point.
@@ -260,7 +269,7 @@ pub(crate) fn parse(tool: DebuggerTool, params: &Value) -> Result<DebuggerCall, 
         DebuggerTool::PressKeyTrusted => &["key", "ref", "acceptDialogs"],
         DebuggerTool::ClickXy => &["x", "y", "acceptDialogs"],
         DebuggerTool::Drag => &["from", "to"],
-        DebuggerTool::Screenshot => &["ref", "fullPage"],
+        DebuggerTool::Screenshot => &["ref", "fullPage", "labels"],
         DebuggerTool::RunJavascript => &["code", "acceptDialogs"],
     };
     let mut p = Params::new(rest, fields).map_err(invalid)?;
@@ -305,10 +314,16 @@ pub(crate) fn parse(tool: DebuggerTool, params: &Value) -> Result<DebuggerCall, 
         }
         DebuggerTool::Screenshot => {
             let element_ref: Option<String> = p.optional("ref").map_err(invalid)?;
+            let labels = p.flag("labels").map_err(invalid)?;
             let shot = match (element_ref, p.flag("fullPage").map_err(invalid)?) {
-                (None, false) => Shot::Viewport,
+                (None, false) => Shot::Viewport { labels },
+                (Some(_), _) if labels => {
+                    return Err("invalid parameters: labels go on the viewport or the whole \
+                                page, not on one element"
+                        .to_owned());
+                }
                 (Some(element_ref), false) => Shot::Element(element_ref),
-                (None, true) => Shot::FullPage,
+                (None, true) => Shot::FullPage { labels },
                 (Some(_), true) => {
                     return Err("invalid parameters: give ref or fullPage, not both".to_owned());
                 }
@@ -551,11 +566,50 @@ fn decode_base64_prefix(text: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// Takes the screenshot `shot` (`rect`: the element's box, for an element).
-async fn screenshot(tab: u32, shot: &Shot, rect: Option<&RectResult>) -> ToolOutcome {
+/// Takes the screenshot `shot` (`rect`: the element's box, for an element), with ref labels
+/// drawn by the page's executor for the capture when asked.
+async fn screenshot(
+    page: &Page<'_>,
+    shot: &Shot,
+    rect: Option<&RectResult>,
+    abort: &AbortSignal,
+) -> ToolOutcome {
+    let labels = matches!(shot, Shot::Viewport { labels: true } | Shot::FullPage { labels: true });
+    if !labels {
+        return capture(page.target.tab, shot, rect).await;
+    }
+    let show = |show| ExecutorCall::LabelRefs(LabelRefsParams { show });
+    let drawn = super::page_call(page.target, show(true), page.ref_document.clone(), abort).await;
+    let outcome = capture(page.target.tab, shot, rect).await;
+    // Taken down whatever the capture did; a page that went away took them with it.
+    let _ = super::page_call(page.target, show(false), page.ref_document.clone(), abort).await;
+    match drawn {
+        Ok(ExecutorResult::Labels(drawn)) => with_note(outcome, &shot::labels_note(&drawn)),
+        Ok(_) => outcome,
+        Err(failed) => with_note(
+            outcome,
+            &format!(
+                "\nNo ref labels: the page's executor could not draw them ({}).",
+                failed.text()
+            ),
+        ),
+    }
+}
+
+/// `outcome` with `note` after what it says.
+fn with_note(mut outcome: ToolOutcome, note: &str) -> ToolOutcome {
+    match &mut outcome.status {
+        ToolStatus::Done { content } => content.push_str(note),
+        ToolStatus::Failed { message, .. } => message.push_str(note),
+    }
+    outcome
+}
+
+/// Captures `shot` as it is on screen now.
+async fn capture(tab: u32, shot: &Shot, rect: Option<&RectResult>) -> ToolOutcome {
     let (params, what) = match shot {
-        Shot::Viewport => (json!({"format": "png"}), "the viewport".to_owned()),
-        Shot::Element(_) | Shot::FullPage => {
+        Shot::Viewport { .. } => (json!({"format": "png"}), "the viewport".to_owned()),
+        Shot::Element(_) | Shot::FullPage { .. } => {
             let metrics = match send(tab, "Page.getLayoutMetrics", json!({})).await {
                 Ok(metrics) => metrics,
                 Err(err) => return err.outcome(tab),
@@ -764,7 +818,7 @@ async fn execute(
         }
         DebuggerCall::PressKey { element_ref: None, .. }
         | DebuggerCall::ClickAt { .. }
-        | DebuggerCall::Screenshot(Shot::Viewport | Shot::FullPage)
+        | DebuggerCall::Screenshot(Shot::Viewport { .. } | Shot::FullPage { .. })
         | DebuggerCall::Evaluate { .. } => {}
         DebuggerCall::Screenshot(Shot::Element(element_ref)) => {
             match rect_of(&page, element_ref, abort).await {
@@ -828,7 +882,9 @@ async fn execute(
                 )
             })
         }
-        DebuggerCall::Screenshot(shot) => return screenshot(tab, shot, shot_rect.as_ref()).await,
+        DebuggerCall::Screenshot(shot) => {
+            return screenshot(&page, shot, shot_rect.as_ref(), abort).await;
+        }
         DebuggerCall::Evaluate { code, .. } => evaluate(tab, code).await,
     };
     // The page's handlers run (and open their dialogs, and fetch) while the guard listens.

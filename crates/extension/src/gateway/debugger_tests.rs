@@ -34,7 +34,7 @@ fn parameters_map_to_calls_and_every_offered_one_is_taken() {
         ),
         (
             "screenshot",
-            json!({"ref": "e7", "fullPage": false, "tabId": 4}),
+            json!({"ref": "e7", "fullPage": false, "labels": false, "tabId": 4}),
             DebuggerCall::Screenshot(Shot::Element("e7".into())),
         ),
         (
@@ -89,13 +89,17 @@ fn defaults_and_bad_parameters() {
         }
     );
     assert!(call.writes());
-    assert!(!DebuggerCall::Screenshot(Shot::Viewport).writes());
+    assert!(!DebuggerCall::Screenshot(Shot::Viewport { labels: false }).writes());
     assert_eq!(
         parse(DebuggerTool::Screenshot, &Value::Null),
-        Ok(DebuggerCall::Screenshot(Shot::Viewport))
+        Ok(DebuggerCall::Screenshot(Shot::Viewport { labels: false }))
     );
     let whole = parse(DebuggerTool::Screenshot, &json!({"fullPage": true}));
-    assert_eq!(whole, Ok(DebuggerCall::Screenshot(Shot::FullPage)));
+    assert_eq!(whole, Ok(DebuggerCall::Screenshot(Shot::FullPage { labels: false })));
+    let labelled = parse(DebuggerTool::Screenshot, &json!({"fullPage": true, "labels": true}));
+    assert_eq!(labelled, Ok(DebuggerCall::Screenshot(Shot::FullPage { labels: true })));
+    let labelled = parse(DebuggerTool::Screenshot, &json!({"ref": "e1", "labels": true}));
+    assert!(labelled.unwrap_err().contains("labels go on the viewport or the whole page"));
     let both = parse(DebuggerTool::Screenshot, &json!({"ref": "e1", "fullPage": true}));
     assert_eq!(both.unwrap_err(), "invalid parameters: give ref or fullPage, not both");
 
@@ -140,7 +144,10 @@ fn new_l2_tools_refuse_bad_parameters_in_words() {
         "invalid parameters: invalid type: integer `1`, expected a boolean"
     );
     let err = parse(DebuggerTool::Screenshot, &json!({"x": 1})).unwrap_err();
-    assert_eq!(err, "invalid parameters: unknown field `x`, expected `ref` or `fullPage`");
+    assert_eq!(
+        err,
+        "invalid parameters: unknown field `x`, expected one of `ref`, `fullPage`, `labels`"
+    );
     let err = parse(DebuggerTool::Drag, &json!({"from": {"ref": "e1", "z": 1}, "to": {}}));
     assert_eq!(
         err.unwrap_err(),

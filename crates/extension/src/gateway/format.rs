@@ -156,7 +156,8 @@ pub(crate) fn page_result(tab_id: u32, result: &ExecutorResult) -> ToolOutcome {
         ExecutorResult::Rect(_)
         | ExecutorResult::RefStatus(_)
         | ExecutorResult::Target(_)
-        | ExecutorResult::Highlight(_) => {
+        | ExecutorResult::Highlight(_)
+        | ExecutorResult::Labels(_) => {
             format!("[tabId={tab_id}] {}", serde_json::to_string(result).unwrap_or_default())
         }
     };
@@ -385,7 +386,8 @@ fn page_details(tab_id: u32, result: &ExecutorResult) -> Value {
         ExecutorResult::Rect(_)
         | ExecutorResult::RefStatus(_)
         | ExecutorResult::Target(_)
-        | ExecutorResult::Highlight(_) => {
+        | ExecutorResult::Highlight(_)
+        | ExecutorResult::Labels(_) => {
             json!({"tabId": tab_id, "result": to_value(result).unwrap_or_default()})
         }
     }

@@ -360,7 +360,8 @@ fn guards_dialogs(request: &ContentRequest) -> bool {
         | ExecutorCall::GetRect(_)
         | ExecutorCall::ValidateRef(_)
         | ExecutorCall::DescribeTarget(_)
-        | ExecutorCall::Highlight(_) => false,
+        | ExecutorCall::Highlight(_)
+        | ExecutorCall::LabelRefs(_) => false,
     }
 }
 

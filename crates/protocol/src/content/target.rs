@@ -40,6 +40,8 @@ pub const TARGET_TEXT_MAX_CHARS: usize = 200;
 pub const TARGET_URL_MAX_CHARS: usize = 4096;
 /// Longest label of a highlight, in characters.
 pub const HIGHLIGHT_LABEL_MAX_CHARS: usize = 200;
+/// The most ref labels `label_refs` draws: past it a screenshot is more label than page.
+pub const LABELS_MAX: u32 = 300;
 
 /// The document and origin a call was judged for. The executor checks it before anything else
 /// (before the ref-document check) and refuses the call with `target_changed` when it runs in
@@ -187,6 +189,24 @@ pub struct HighlightResult {
     pub shown: bool,
     /// The element's box is in the viewport now (the user can see it without scrolling).
     pub in_viewport: bool,
+}
+
+/// Parameters of `label_refs`.
+#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LabelRefsParams {
+    /// Draw a label on every element with a ref (true), or remove the labels (false).
+    pub show: bool,
+}
+
+/// What `label_refs` drew.
+#[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LabelsResult {
+    /// Elements labelled (at most [`LABELS_MAX`]); 0 after removing them.
+    pub drawn: u32,
+    /// Of those, the ones in the viewport now.
+    pub in_viewport: u32,
 }
 
 pub(super) fn check_describe(p: &DescribeTargetParams) -> Result<(), RangeError> {

@@ -181,6 +181,11 @@ fn descriptions_round_trip() {
         }
     );
     assert_eq!(serde_json::to_value(&decoded).unwrap(), value);
+    let value = response(json!({"shape": "labels", "data": {"drawn": 12, "inViewport": 7}}));
+    let decoded = decode_content_response(value.clone()).unwrap();
+    let labels = LabelsResult { drawn: 12, in_viewport: 7 };
+    assert_eq!(decoded.outcome, ContentOutcome::Ok { result: ExecutorResult::Labels(labels) });
+    assert_eq!(serde_json::to_value(&decoded).unwrap(), value);
 }
 
 #[test]

@@ -8,6 +8,8 @@ use ts_rs::TS;
 use super::DescribeTargetParams;
 use super::HighlightParams;
 use super::HighlightResult;
+use super::LabelRefsParams;
+use super::LabelsResult;
 use super::TargetDescription;
 use super::target::check_describe;
 use super::target::check_highlight;
@@ -75,6 +77,8 @@ pub enum ExecutorCall {
     DescribeTarget(DescribeTargetParams),
     /// Show (or with no ref, remove) the persistent highlight of one element.
     Highlight(HighlightParams),
+    /// Draw (or remove) a label with its ref on every element that has one, for a screenshot.
+    LabelRefs(LabelRefsParams),
 }
 
 /// No parameters.
@@ -343,10 +347,12 @@ pub enum ExecutorResult {
     Target(TargetDescription),
     /// What a highlight did.
     Highlight(HighlightResult),
+    /// What ref labels were drawn.
+    Labels(LabelsResult),
 }
 
 /// The wire names of the result shapes, in declaration order.
-const RESULT_SHAPES: [&str; 10] = [
+const RESULT_SHAPES: [&str; 11] = [
     "snapshot",
     "action",
     "extract",
@@ -357,6 +363,7 @@ const RESULT_SHAPES: [&str; 10] = [
     "ref_status",
     "target",
     "highlight",
+    "labels",
 ];
 
 /// Reads `{"shape": …, "data": …}` as serde's adjacently tagged form does (other members are
@@ -392,7 +399,8 @@ impl<'de> Deserialize<'de> for ExecutorResult {
             6 => from_value(data).map(ExecutorResult::Rect),
             7 => from_value(data).map(ExecutorResult::RefStatus),
             8 => from_value(data).map(ExecutorResult::Target),
-            _ => from_value(data).map(ExecutorResult::Highlight),
+            9 => from_value(data).map(ExecutorResult::Highlight),
+            _ => from_value(data).map(ExecutorResult::Labels),
         };
         result.map_err(D::Error::custom)
     }
@@ -593,7 +601,7 @@ pub(super) fn range_error(path: &str, problem: impl Into<String>) -> RangeError 
 }
 
 /// The wire names of the executor's tools, in declaration order.
-const EXECUTOR_TOOLS: [&str; 18] = [
+const EXECUTOR_TOOLS: [&str; 19] = [
     "read_page",
     "click",
     "hover",
@@ -612,6 +620,7 @@ const EXECUTOR_TOOLS: [&str; 18] = [
     "focus",
     "describe_target",
     "highlight",
+    "label_refs",
 ];
 
 impl ExecutorCall {
@@ -641,6 +650,7 @@ impl ExecutorCall {
             "focus" => ExecutorCall::Focus(from_value(params)?),
             "describe_target" => ExecutorCall::DescribeTarget(from_value(params)?),
             "highlight" => ExecutorCall::Highlight(from_value(params)?),
+            "label_refs" => ExecutorCall::LabelRefs(from_value(params)?),
             other => return Err(serde::de::Error::unknown_variant(other, &EXECUTOR_TOOLS)),
         })
     }
@@ -674,7 +684,8 @@ impl ExecutorCall {
             | ExecutorCall::GetSelection(_)
             | ExecutorCall::GetRect(_)
             | ExecutorCall::ValidateRef(_)
-            | ExecutorCall::Focus(_) => Ok(()),
+            | ExecutorCall::Focus(_)
+            | ExecutorCall::LabelRefs(_) => Ok(()),
         }
     }
 }

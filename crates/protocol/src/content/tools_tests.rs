@@ -26,6 +26,7 @@ fn every_tool_name_is_serdes() {
         json!({"tool": "get_selection", "params": {}}),
         json!({"tool": "read_page", "params": {}}),
         json!({"tool": "highlight", "params": {"ref": "e1", "label": null}}),
+        json!({"tool": "label_refs", "params": {"show": true}}),
     ];
     for wire in calls {
         let call: ExecutorCall = serde_json::from_value(wire.clone()).unwrap();
@@ -78,6 +79,7 @@ enum DerivedResult {
     RefStatus(RefStatusResult),
     Target(TargetDescription),
     Highlight(HighlightResult),
+    Labels(LabelsResult),
 }
 
 /// Both decodings of `value`, as the JSON they write back or the error's text.

@@ -40,6 +40,7 @@ fn declared_types() -> Vec<(String, String, Vec<String>)> {
         FindResult, FindHit, SelectionResult, BatchResult, RectResult, RefStatusResult,
         ExpectedTarget, DescribeTargetParams, DescribeItem, TargetDescription, ElementDescription,
         Destination, DestinationKind, FormMethod, HighlightParams, HighlightResult,
+        LabelRefsParams, LabelsResult,
     ]
 }
 
@@ -63,6 +64,7 @@ pub fn executor_typescript() -> String {
     out.push_str(&format!(
         "export const HIGHLIGHT_LABEL_MAX_CHARS = {HIGHLIGHT_LABEL_MAX_CHARS};\n"
     ));
+    out.push_str(&format!("export const LABELS_MAX = {LABELS_MAX};\n"));
     for (_, decl, _) in declared_types() {
         out.push_str("\nexport ");
         out.push_str(&decl);

@@ -7,8 +7,13 @@
 //   the user is asked about it. It follows the element (one rectangle read per frame, drawn only
 //   when it moved), comes back if the page removes it, and goes when cleared, when another
 //   replaces it, or when its element leaves the document. Nothing here ever throws into a call.
+// * Ref labels (`label_refs`): a box and an `e12` tag on every element with a ref, drawn in the
+//   document's coordinates (so a full-page screenshot has them too) until removed; the gateway
+//   draws them just before a screenshot and removes them right after.
 
-import type { HighlightResult } from "../generated/protocol";
+import type { HighlightResult, LabelsResult } from "../generated/protocol";
+import { LABELS_MAX } from "../generated/protocol";
+import type { RefRegistry } from "../refs";
 import { inViewport, topRect } from "../dom";
 
 export const OVERLAY_TAG = "panelot-overlay";
@@ -139,4 +144,44 @@ function draw(state: Persistent, rect: DOMRect): void {
   const above = rect.top - pad - chipHeight - 2;
   chip.style.left = `${Math.max(4, rect.left - pad)}px`;
   chip.style.top = `${above >= 0 ? above : Math.max(0, rect.bottom + pad + 2)}px`;
+}
+
+/** The ref labels of this document, if drawn. */
+let labels: HTMLElement | null = null;
+
+/** Draws a label on every element with a ref and a size (at most `LABELS_MAX`), replacing any. */
+export function showLabels(registry: RefRegistry): LabelsResult {
+  clearLabels();
+  const host = document.createElement(OVERLAY_TAG);
+  // In the document's coordinates, not the viewport's: a full-page capture shows every label.
+  host.style.cssText = "all:initial!important;position:absolute!important;left:0!important;top:0!important;width:0!important;height:0!important;overflow:visible!important;pointer-events:none!important;z-index:2147483647!important;display:block!important;";
+  const root = host.attachShadow({ mode: "closed" });
+  let drawn = 0;
+  let shown = 0;
+  for (const [ref, el] of registry.live()) {
+    if (drawn >= LABELS_MAX) break;
+    // Only the top document's own elements: a frame's executor labels its own.
+    if (el.ownerDocument !== document) continue;
+    const rect = el.getBoundingClientRect();
+    if (rect.width < 1 || rect.height < 1) continue;
+    const x = rect.left + window.scrollX;
+    const y = rect.top + window.scrollY;
+    const box = document.createElement("div");
+    box.style.cssText = `position:absolute;left:${x}px;top:${y}px;width:${rect.width}px;height:${rect.height}px;box-sizing:border-box;border:1.5px solid ${ACCENT};border-radius:2px;`;
+    const tag = document.createElement("div");
+    tag.style.cssText = `position:absolute;left:${x}px;top:${Math.max(0, y - 14)}px;padding:0 3px;background:${ACCENT};color:#fff;font:600 11px/14px ui-monospace,monospace;border-radius:2px;white-space:nowrap;`;
+    tag.textContent = ref;
+    root.append(box, tag);
+    drawn += 1;
+    if (inViewport(rect)) shown += 1;
+  }
+  document.documentElement.appendChild(host);
+  labels = host;
+  return { drawn, inViewport: shown };
+}
+
+/** Removes the ref labels, if drawn. */
+export function clearLabels(): void {
+  labels?.remove();
+  labels = null;
 }

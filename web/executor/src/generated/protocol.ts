@@ -2,7 +2,7 @@
 // Do not edit by hand.
 
 export const CONTENT_PROTOCOL = "panelot/content-v1";
-export const CONTENT_SCHEMA_HASH = "0def8842280f6022d009b9d9196b6f9e2a323c83b97ddda2f0699d6829813e4c";
+export const CONTENT_SCHEMA_HASH = "e0cedc0427ce462937f90fc87e7d79ead1e26b74285528a2eea39a80e707077b";
 export const SNAPSHOT_DEFAULT_TOKENS = 3000;
 export const SNAPSHOT_MAX_TOKENS = 6000;
 export const BATCH_MAX_ACTIONS = 6;
@@ -13,6 +13,7 @@ export const DIALOG_MESSAGE_MAX_CHARS = 200;
 export const TARGET_TEXT_MAX_CHARS = 200;
 export const TARGET_URL_MAX_CHARS = 4096;
 export const HIGHLIGHT_LABEL_MAX_CHARS = 200;
+export const LABELS_MAX = 300;
 
 export type RequestId = string;
 
@@ -124,7 +125,7 @@ export type ActionFailureCode = "stale_ref" | "detached" | "not_visible" | "not_
 
 export type ActionPhase = "resolve" | "precheck" | "execute" | "settle" | "verify" | "recover";
 
-export type ExecutorCall = { "tool": "read_page", "params": ReadPageParams } | { "tool": "click", "params": ClickParams } | { "tool": "hover", "params": RefParams } | { "tool": "type", "params": TypeParams } | { "tool": "select_option", "params": SelectOptionParams } | { "tool": "press_key", "params": PressKeyParams } | { "tool": "upload_file", "params": UploadFileParams } | { "tool": "scroll", "params": ScrollParams } | { "tool": "wait_for", "params": WaitForParams } | { "tool": "extract", "params": ExtractParams } | { "tool": "find_in_page", "params": FindInPageParams } | { "tool": "get_selection", "params": EmptyParams } | { "tool": "batch_actions", "params": BatchActionsParams } | { "tool": "get_rect", "params": RefParams } | { "tool": "validate_ref", "params": RefParams } | { "tool": "focus", "params": RefParams } | { "tool": "describe_target", "params": DescribeTargetParams } | { "tool": "highlight", "params": HighlightParams };
+export type ExecutorCall = { "tool": "read_page", "params": ReadPageParams } | { "tool": "click", "params": ClickParams } | { "tool": "hover", "params": RefParams } | { "tool": "type", "params": TypeParams } | { "tool": "select_option", "params": SelectOptionParams } | { "tool": "press_key", "params": PressKeyParams } | { "tool": "upload_file", "params": UploadFileParams } | { "tool": "scroll", "params": ScrollParams } | { "tool": "wait_for", "params": WaitForParams } | { "tool": "extract", "params": ExtractParams } | { "tool": "find_in_page", "params": FindInPageParams } | { "tool": "get_selection", "params": EmptyParams } | { "tool": "batch_actions", "params": BatchActionsParams } | { "tool": "get_rect", "params": RefParams } | { "tool": "validate_ref", "params": RefParams } | { "tool": "focus", "params": RefParams } | { "tool": "describe_target", "params": DescribeTargetParams } | { "tool": "highlight", "params": HighlightParams } | { "tool": "label_refs", "params": LabelRefsParams };
 
 export type EmptyParams = Record<symbol, never>;
 
@@ -286,7 +287,7 @@ actions: Array<BatchAction>, };
 
 export type BatchAction = { "kind": "click", "params": ClickParams } | { "kind": "type", "params": TypeParams } | { "kind": "select_option", "params": SelectOptionParams };
 
-export type ExecutorResult = { "shape": "snapshot", "data": SnapshotResult } | { "shape": "action", "data": ActionResult } | { "shape": "extract", "data": ExtractResult } | { "shape": "find", "data": FindResult } | { "shape": "selection", "data": SelectionResult } | { "shape": "batch", "data": BatchResult } | { "shape": "rect", "data": RectResult } | { "shape": "ref_status", "data": RefStatusResult } | { "shape": "target", "data": TargetDescription } | { "shape": "highlight", "data": HighlightResult };
+export type ExecutorResult = { "shape": "snapshot", "data": SnapshotResult } | { "shape": "action", "data": ActionResult } | { "shape": "extract", "data": ExtractResult } | { "shape": "find", "data": FindResult } | { "shape": "selection", "data": SelectionResult } | { "shape": "batch", "data": BatchResult } | { "shape": "rect", "data": RectResult } | { "shape": "ref_status", "data": RefStatusResult } | { "shape": "target", "data": TargetDescription } | { "shape": "highlight", "data": HighlightResult } | { "shape": "labels", "data": LabelsResult };
 
 export type SnapshotResult = { 
 /**
@@ -604,3 +605,19 @@ shown: boolean,
  * The element's box is in the viewport now (the user can see it without scrolling).
  */
 inViewport: boolean, };
+
+export type LabelRefsParams = { 
+/**
+ * Draw a label on every element with a ref (true), or remove the labels (false).
+ */
+show: boolean, };
+
+export type LabelsResult = { 
+/**
+ * Elements labelled (at most [`LABELS_MAX`]); 0 after removing them.
+ */
+drawn: number, 
+/**
+ * Of those, the ones in the viewport now.
+ */
+inViewport: number, };

@@ -2,6 +2,8 @@
 //! the document's coordinates (`Page.captureScreenshot` with `captureBeyondViewport`), and the
 //! input tokens an image costs a vision model.
 
+use panelot_protocol::content::LABELS_MAX;
+use panelot_protocol::content::LabelsResult;
 use panelot_protocol::content::RectResult;
 use serde_json::Value;
 use serde_json::json;
@@ -21,7 +23,7 @@ pub(crate) fn shot_clip(
 ) -> Result<(Value, String), String> {
     let number = |section: &str, field: &str| metrics.get(section)?.get(field)?.as_f64();
     match shot {
-        Shot::Viewport => Err("the viewport needs no clip".to_owned()),
+        Shot::Viewport { .. } => Err("the viewport needs no clip".to_owned()),
         Shot::Element(element_ref) => {
             let Some(rect) = rect.filter(|r| r.width >= 1.0 && r.height >= 1.0) else {
                 return Err(format!("{element_ref} has no size to show"));
@@ -36,7 +38,7 @@ pub(crate) fn shot_clip(
                 "width": width, "height": height, "scale": 1});
             Ok((clip, format!("{element_ref}{cut}")))
         }
-        Shot::FullPage => {
+        Shot::FullPage { .. } => {
             let width =
                 number("cssContentSize", "width").or_else(|| number("contentSize", "width"));
             let height =
@@ -58,6 +60,23 @@ pub(crate) fn shot_clip(
                 "the whole page".to_owned()
             };
             Ok((clip, what))
+        }
+    }
+}
+
+/// What the model is told of the ref labels drawn for a screenshot.
+pub(crate) fn labels_note(drawn: &LabelsResult) -> String {
+    match drawn.drawn {
+        0 => "\nNo element of this page has a ref yet, so nothing is labelled: call read_page, \
+              then take the screenshot again."
+            .to_owned(),
+        n => {
+            let more = if n >= LABELS_MAX { " (the first ones only)" } else { "" };
+            format!(
+                "\nPanelot outlined {n} elements with refs{more} and wrote each ref above its \
+                 element ({} of them in view); the labels are Panelot's, not the page's.",
+                drawn.in_viewport
+            )
         }
     }
 }
@@ -96,13 +115,25 @@ mod tests {
         let nothing = shot_clip(&element, Some(&rect(0.0, 0.0, 0.0, 10.0)), &metrics);
         assert_eq!(nothing.unwrap_err(), "e7 has no size to show");
 
-        let (clip, what) = shot_clip(&Shot::FullPage, None, &metrics).unwrap();
+        let whole = Shot::FullPage { labels: false };
+        let (clip, what) = shot_clip(&whole, None, &metrics).unwrap();
         assert_eq!(clip["height"], FULL_PAGE_MAX_PX);
         assert!(what.starts_with("the top 8192 px of the page (it is 20000 px tall"), "{what}");
         let short = json!({"contentSize": {"width": 800.0, "height": 600.0}});
-        let (clip, what) = shot_clip(&Shot::FullPage, None, &short).unwrap();
+        let (clip, what) = shot_clip(&whole, None, &short).unwrap();
         assert_eq!((clip["width"].clone(), what.as_str()), (json!(800.0), "the whole page"));
-        assert!(shot_clip(&Shot::FullPage, None, &json!({})).is_err());
+        assert!(shot_clip(&whole, None, &json!({})).is_err());
+    }
+
+    #[test]
+    fn the_labels_note_says_how_many_and_whose_they_are() {
+        let none = labels_note(&LabelsResult { drawn: 0, in_viewport: 0 });
+        assert!(none.contains("call read_page, then take the screenshot again"), "{none}");
+        let some = labels_note(&LabelsResult { drawn: 12, in_viewport: 7 });
+        assert!(some.contains("outlined 12 elements with refs and wrote"), "{some}");
+        assert!(some.contains("(7 of them in view); the labels are Panelot's"), "{some}");
+        let cut = labels_note(&LabelsResult { drawn: LABELS_MAX, in_viewport: 40 });
+        assert!(cut.contains("(the first ones only)"), "{cut}");
     }
 
     #[test]
