@@ -4,10 +4,12 @@
 //!
 //! * `port`: the `chrome.runtime` Port under the engine client, its timers and saved outbox;
 //! * `chrome`: permissions asked inside a user gesture, `chrome.storage`, logging;
+//! * `files`: the files picked in the composer, read as base64;
 //! * `tabs`: the tabs and windows a message is about, reading a tab, opening the side panel and
 //!   the options page.
 
 mod chrome;
+mod files;
 mod port;
 mod tabs;
 
@@ -15,6 +17,10 @@ pub(crate) use chrome::log_error;
 pub(crate) use chrome::request_host_access;
 pub(crate) use chrome::request_origin_then;
 pub(crate) use chrome::request_origins_then;
+pub(crate) use files::input_of;
+pub(crate) use files::new_attachment_id;
+pub(crate) use files::picked;
+pub(crate) use files::read_base64;
 pub(crate) use port::Stored;
 pub(crate) use port::send;
 pub(crate) use port::start;

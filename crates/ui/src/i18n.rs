@@ -196,6 +196,16 @@ catalog! {
     McpAddPrompt => "Add prompt", "添加提示词";
     /// Composer's attach menu: an MCP resource.
     AttachMcpResource => "MCP resource…", "MCP 资源…";
+    /// Composer's attach menu: files from the computer.
+    AttachFile => "File…", "文件…";
+    /// Composer: a picked file is over the limit of one file.
+    FileTooLarge => "{name} is larger than 5 MB and was not attached.", "{name} 超过 5 MB，未附加。";
+    /// Composer: a picked file would take the message's files over their limit.
+    FilesTooLarge => "{name} was not attached: a message's files may have 10 MB together.", "未附加 {name}：一条消息的文件合计不能超过 10 MB。";
+    /// Composer: the message has as many files as it may.
+    FilesTooMany => "{name} was not attached: a message may have 10 files.", "未附加 {name}：一条消息最多 10 个文件。";
+    /// Composer: a picked file could not be read.
+    FileReadFailed => "{name} could not be read: {detail}", "无法读取 {name}：{detail}";
     /// Composer's resource list: no server offers one.
     McpNoResources => "No MCP resources", "没有 MCP 资源";
     /// Composer's resource list: back to the attach menu.
@@ -548,6 +558,8 @@ catalog! {
     ActArtifactDone => "Saved the file “{name}”", "保存了文件“{name}”";
     ActDownload => "Download {what}", "下载 {what}";
     ActDownloadDone => "Downloaded {what}", "下载了 {what}";
+    ActUpload => "Upload “{file}” to {element}", "将“{file}”上传到{element}";
+    ActUploadDone => "Uploaded “{file}” to {element}", "已将“{file}”上传到{element}";
     /// A step's state.
     CallRunning => "Running", "进行中";
     CallWaiting => "Waiting for you", "等待您的答复";

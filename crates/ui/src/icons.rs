@@ -71,6 +71,8 @@ icons! {
     Message => "message-square",
     /// The thread list (drawer).
     Threads => "panel-left",
+    /// Attach a file; an attached file.
+    Paperclip => "paperclip",
     /// Rename, edit.
     Pencil => "pencil",
     /// Pin.

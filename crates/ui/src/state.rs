@@ -20,6 +20,7 @@
 //! * [`mcp_picker`]: the composer's MCP prompts (slash commands, their argument form) and
 //!   resources, fetched as chips;
 //! * [`elicitation`]: an MCP server's question as a form, and the answer it sends back;
+//! * [`files`]: files attached to a message (limits, chips, the `attachment.put` of each);
 //! * [`memory_notes`]: the agent's memory in settings (the note edited, the delete asked about);
 //! * [`language`]: the language setting shared by every page;
 //! * [`urls`]: the origin of a URL, and whether it is a web page.
@@ -32,6 +33,7 @@ pub mod client;
 pub mod connection_form;
 pub mod connection_markup;
 pub mod elicitation;
+pub mod files;
 pub mod keys;
 pub mod language;
 pub mod list_window;

@@ -1,5 +1,5 @@
-//! The composer's state: the text being written, the context attached to it, the choices for the
-//! next turns, and a draft thread's preset and first message.
+//! The composer's state: the text being written, the context and files attached to it, the
+//! choices for the next turns, and a draft thread's preset and first message.
 
 use leptos::prelude::*;
 use panelot_protocol::PresetId;
@@ -10,6 +10,7 @@ use panelot_protocol::engine::PermissionPolicy;
 use panelot_protocol::engine::TurnOverrides;
 
 use crate::state::choices::turn_overrides;
+use crate::state::files::PendingFile;
 
 /// The composer's state.
 #[derive(Debug, Clone, Copy)]
@@ -18,6 +19,10 @@ pub(crate) struct Draft {
     pub(crate) text: RwSignal<String>,
     /// Context attached to the next message.
     pub(crate) attached: RwSignal<Vec<ContextBlock>>,
+    /// Files attached to the next message, read and waiting to be sent.
+    pub(crate) files: RwSignal<Vec<PendingFile>>,
+    /// Why picked files were not attached (shown by the box until dismissed).
+    pub(crate) file_refusals: RwSignal<Vec<String>>,
     /// The model for the next turns (`None`: the thread's).
     pub(crate) turn_model: RwSignal<Option<ModelChoice>>,
     /// The permission mode for the next turns (`None`: the thread's).
@@ -34,6 +39,11 @@ impl Draft {
     /// Takes the attached context for a message (the chips go away).
     pub(crate) fn take_attached(self) -> Vec<ContextBlock> {
         self.attached.try_update(std::mem::take).unwrap_or_default()
+    }
+
+    /// Takes the files for a message (their chips go away).
+    pub(crate) fn take_files(self) -> Vec<PendingFile> {
+        self.files.try_update(std::mem::take).unwrap_or_default()
     }
 
     /// The per-turn overrides the composer's selectors choose.
@@ -60,6 +70,8 @@ pub(crate) fn provide_draft() -> Draft {
     let draft = Draft {
         text: RwSignal::new(String::new()),
         attached: RwSignal::new(Vec::new()),
+        files: RwSignal::new(Vec::new()),
+        file_refusals: RwSignal::new(Vec::new()),
         turn_model: RwSignal::new(None),
         turn_policy: RwSignal::new(None),
         turn_trusted_input: RwSignal::new(false),

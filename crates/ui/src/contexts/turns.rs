@@ -35,6 +35,9 @@ use super::page::PageKind;
 use super::settings::Settings;
 use crate::host;
 use crate::i18n::Msg;
+use crate::state::files;
+use crate::state::files::FileChip;
+use crate::state::files::PendingFile;
 use crate::state::keys::ComposerAction;
 use crate::state::keys::sendable;
 use crate::state::readiness::Readiness;
@@ -133,28 +136,62 @@ impl Turns {
     /// Sends `text` as a new turn of `thread_id`, shown at once as an optimistic message.
     pub(crate) fn submit(self, thread_id: ThreadId, text: String) {
         let attached = self.draft.take_attached();
+        let files = self.draft.take_files();
         let overrides = self.draft.overrides();
         spawn_local(async move {
-            let input = self.input(&text, attached).await;
+            let mut input = self.input(&text, attached).await;
+            let chips = self.put_files(&thread_id, files, &mut input);
             let sent = self.engine.send(|submission_id| {
                 Op::TurnSubmit(TurnSubmitParams { submission_id, thread_id, input, overrides })
             });
             if let Ok(submission_id) = sent {
-                self.open.update(|view| view.add_optimistic(submission_id, &text, false));
+                self.open.update(|view| {
+                    view.add_optimistic(submission_id.clone(), &text, false);
+                    view.attach_files(&submission_id, chips);
+                });
             }
         });
+    }
+
+    /// Stores `files` with the thread (an `attachment.put` each, sent before the message, which
+    /// the engine then handles after them) and names them in `input`; returns their chips.
+    fn put_files(
+        self,
+        thread_id: &ThreadId,
+        files: Vec<PendingFile>,
+        input: &mut UserInput,
+    ) -> Vec<FileChip> {
+        let mut chips = Vec::new();
+        for file in files {
+            let (id, chip) = (file.id.clone(), files::chip_of(&file));
+            let thread_id = thread_id.clone();
+            if self
+                .engine
+                .send(|submission_id| files::put_op(submission_id, thread_id, file))
+                .is_ok()
+            {
+                input.attachment_ids.push(id);
+                chips.push(chip);
+            }
+        }
+        chips
     }
 
     /// Adds `text` to the running turn `expected_turn_id`.
     fn steer(self, thread_id: ThreadId, expected_turn_id: TurnId, text: String) {
         let attached = self.draft.take_attached();
+        let files = self.draft.take_files();
         spawn_local(async move {
-            let input = self.input(&text, attached).await;
+            let mut input = self.input(&text, attached).await;
+            let chips = self.put_files(&thread_id, files, &mut input);
             let sent = self.engine.send(|submission_id| {
                 Op::TurnSteer(TurnSteerParams { submission_id, thread_id, expected_turn_id, input })
             });
             if let Ok(submission_id) = sent {
-                self.open.update(|view| view.add_optimistic(submission_id, &text, true));
+                self.open.update(|view| {
+                    view.add_optimistic(submission_id.clone(), &text, true);
+                    view.attach_files(&submission_id, chips);
+                });
             }
         });
     }
@@ -163,9 +200,11 @@ impl Turns {
     /// `queue.updated` arrives, not in the stream.
     fn enqueue(self, thread_id: ThreadId, text: String) {
         let attached = self.draft.take_attached();
+        let files = self.draft.take_files();
         let overrides = self.draft.overrides();
         spawn_local(async move {
-            let input = self.input(&text, attached).await;
+            let mut input = self.input(&text, attached).await;
+            self.put_files(&thread_id, files, &mut input);
             let _ = self.engine.send(|submission_id| {
                 Op::TurnEnqueue(TurnEnqueueParams { submission_id, thread_id, input, overrides })
             });

@@ -148,6 +148,22 @@ pub fn approval_sentence(lang: Lang, request: &ApprovalRequestPayload) -> String
     call_sentence(lang, &call, false)
 }
 
+/// `request` with an `upload_file`'s attachment named by its file's name, when `name_of`
+/// knows the id (the files of the thread's messages): what the card's sentence says.
+pub fn with_file_names(
+    request: &ApprovalRequestPayload,
+    name_of: impl Fn(&str) -> Option<String>,
+) -> ApprovalRequestPayload {
+    let mut request = request.clone();
+    if request.tool == "upload_file"
+        && let Some(name) =
+            request.params.get("attachment").and_then(Value::as_str).and_then(name_of)
+    {
+        request.params["attachment"] = Value::String(name);
+    }
+    request
+}
+
 /// What `call` does (`done`: did), in one sentence, with the site it acts on.
 pub fn call_sentence(lang: Lang, call: &Call<'_>, done: bool) -> String {
     let pick = |base: Msg, past: Msg| if done { past } else { base };
@@ -296,6 +312,13 @@ pub fn call_sentence(lang: Lang, call: &Call<'_>, done: bool) -> String {
                 (None, None) => String::new(),
             };
             (fill(lang, pick(Msg::ActDownload, Msg::ActDownloadDone), &[("what", &what)]), true)
+        }
+        // The file as the model named it (an id, or a name); a card names the file by its name
+        // ([`with_file_names`]).
+        "upload_file" => {
+            let file = text_param("attachment").unwrap_or_default();
+            let msg = pick(Msg::ActUpload, Msg::ActUploadDone);
+            (fill(lang, msg, &[("file", &file), ("element", &element())]), false)
         }
         // A tool without a sentence of its own says its title.
         _ => (words(&i18n::tool_title(lang, call.tool), WORDS_CHARS), false),

@@ -341,3 +341,27 @@ fn an_error_offers_the_settings_when_they_are_what_to_check_and_details_say_what
     assert!(!error_details(quoted, Some(&key)).iter().any(|(m, _)| *m == Msg::ErrorUpstreamSaid));
     assert!(error_details(message, None).is_empty());
 }
+
+#[test]
+fn an_upload_card_names_the_file_by_its_name_and_keeps_the_call_as_sent() {
+    let page = target("https://forms.example/send", &[("button", "Report", false)]);
+    let upload = request(
+        "upload_file",
+        json!({"ref": "e5", "attachment": "att-1"}),
+        Some(page),
+        Some("https://forms.example"),
+    );
+    let name_of = |id: &str| (id == "att-1").then(|| "notes.txt".to_owned());
+    let named = with_file_names(&upload, name_of);
+    assert_eq!(
+        approval_sentence(Lang::En, &named),
+        "Upload “notes.txt” to button “Report” on forms.example"
+    );
+    assert_eq!(upload.params["attachment"], "att-1", "the call shown is the one sent");
+    // A name the thread does not know is said as the model wrote it.
+    let unknown = with_file_names(&upload, |_| None);
+    assert_eq!(
+        approval_sentence(Lang::En, &unknown),
+        "Upload “att-1” to button “Report” on forms.example"
+    );
+}

@@ -236,8 +236,31 @@ impl ThreadView {
                 text: text.to_owned(),
                 steered,
                 send_state: SendState::Sending,
+                files: Vec::new(),
             },
         });
+    }
+
+    /// The name of the file `id` sent with a message of the view.
+    pub fn file_name(&self, id: &str) -> Option<String> {
+        self.entries.iter().find_map(|entry| match &entry.body {
+            EntryBody::User { files, .. } => {
+                files.iter().find(|file| file.id == id).map(|file| file.name.clone())
+            }
+            _ => None,
+        })
+    }
+
+    /// Shows the files sent with the optimistic message `submission_id` on its bubble.
+    pub fn attach_files(
+        &mut self,
+        submission_id: &SubmissionId,
+        chips: Vec<crate::state::files::FileChip>,
+    ) {
+        let key = EntryKey::Optimistic(submission_id.clone());
+        if let Some(Entry { body: EntryBody::User { files, .. }, .. }) = self.entry_mut(&key) {
+            *files = chips;
+        }
     }
 
     /// Shows an edit-and-resend (or a regenerate) at once: the message `sibling_of` and everything

@@ -26,6 +26,7 @@ use crate::icons::Icon;
 use crate::state::activity::approval_sentence;
 use crate::state::activity::fill;
 use crate::state::activity::site_of;
+use crate::state::activity::with_file_names;
 
 /// Answers an approval. Accepting one whose target the extension may not reach yet
 /// (`host_permission`) first asks Chrome for that origin, inside this click or key press (the
@@ -127,7 +128,10 @@ pub(crate) fn ApprovalCard() -> impl IntoView {
             note.set(String::new());
             menu.set(false);
             let request = &approval.request;
-            let sentence = approval_sentence(lang, request);
+            let named = with_file_names(request, |id| {
+                open.view.with_untracked(|v| v.as_ref().and_then(|v| v.file_name(id)))
+            });
+            let sentence = approval_sentence(lang, &named);
             // Where: the exact origin judged (scheme and port count), and the page's title.
             let origin = request
                 .target_origin

@@ -6,7 +6,9 @@
 //! servers' resources (`mcp_picker`).
 
 use leptos::prelude::*;
+use panelot_protocol::AttachmentId;
 use panelot_protocol::engine::TabRef;
+use wasm_bindgen::JsCast;
 use web_sys::KeyboardEvent;
 
 use super::icon::icon;
@@ -39,6 +41,11 @@ use crate::icons::Icon;
 use crate::state::attach::Attach;
 use crate::state::attach::PageRead;
 use crate::state::attach::context_block;
+use crate::state::files::FileRefusal;
+use crate::state::files::PendingFile;
+use crate::state::files::PickedFile;
+use crate::state::files::admit;
+use crate::state::files::size_label;
 use crate::state::keys::ComposerAction;
 use crate::state::keys::Modifiers;
 use crate::state::keys::key_action;
@@ -86,6 +93,7 @@ pub(crate) fn Composer() -> impl IntoView {
                     <p class="disabled-reason" role="alert">{page.t(Msg::InputDisabledReload)}</p>
                 </Show>
                 <SlashMenu/>
+                <FileRefusals/>
                 <AttachedChips/>
                 <PromptArgsForm/>
                 <FetchRefusal/>
@@ -100,6 +108,8 @@ pub(crate) fn Composer() -> impl IntoView {
                     on:input=move |ev| draft.text.set(event_target_value(&ev))
                     on:keydown=on_keydown
                 ></textarea>
+                <input type="file" multiple class="attach-file-input" hidden tabindex="-1"
+                    aria-hidden="true" on:change=move |ev| pick_files(page, draft, &ev)/>
                 <div class="composer-row">
                     <AttachMenu/>
                     <TurnChoices/>
@@ -160,6 +170,20 @@ fn AttachMenu() -> impl IntoView {
                 }>
                 {icon(Icon::Plug)}{page.t(Msg::AttachMcpResource)}
             </button>
+            <button type="button" role="menuitem" class="attach-file" hidden=move || resources.get()
+                on:click=move |ev| {
+                    open.set(false);
+                    // The composer's own file input: the browser's file picker, in this click.
+                    let input = ev.target().and_then(|t| {
+                        let el: web_sys::Element = t.dyn_into().ok()?;
+                        el.closest(".composer").ok().flatten()?.query_selector(".attach-file-input").ok().flatten()
+                    });
+                    if let Some(input) = input.and_then(|i| i.dyn_into::<web_sys::HtmlElement>().ok()) {
+                        input.click();
+                    }
+                }>
+                {icon(Icon::Paperclip)}{page.t(Msg::AttachFile)}
+            </button>
             <ResourceList shown=resources on_chosen=Callback::new(move |()| open.set(false))/>
         </Popover>
     }
@@ -174,8 +198,24 @@ fn AttachedChips() -> impl IntoView {
     move || {
         let lang = page.lang.get();
         let blocks = draft.attached.get();
+        let files = draft.files.get();
         let fetching = mcp.fetches.with(|f| !f.pending.is_empty());
-        (!blocks.is_empty() || fetching).then(|| {
+        (!blocks.is_empty() || !files.is_empty() || fetching).then(|| {
+            let detach = crate::i18n::text(lang, Msg::Detach);
+            let file_chips = files.into_iter().map(|file| {
+                let id = file.id.clone();
+                let size = size_label(file.size_bytes);
+                let title = format!("{} · {size}", file.name);
+                view! {
+                    <li class="chip file" data-kind="file" title=title>
+                        {icon(Icon::Paperclip)}
+                        <span class="name">{file.name}</span>
+                        <span class="size">{size}</span>
+                        <button type="button" aria-label=detach title=detach
+                            on:click=move |_| draft.files.update(|f| f.retain(|it| it.id != id))>{icon(Icon::Close)}</button>
+                    </li>
+                }
+            }).collect_view();
             let chips = blocks.into_iter().enumerate().map(|(index, block)| {
                 let tokens = block.approx_tokens.map(|n| format!(" · ~{n} tokens")).unwrap_or_default();
                 view! {
@@ -186,9 +226,88 @@ fn AttachedChips() -> impl IntoView {
                     </li>
                 }
             }).collect_view();
-            view! { <ul class="attached">{chips}<PendingChips/></ul> }
+            view! { <ul class="attached">{chips}{file_chips}<PendingChips/></ul> }
         })
     }
+}
+
+/// Why picked files were not attached, near the box until dismissed (the box, its text and the
+/// files that fit stay as they were).
+#[component]
+fn FileRefusals() -> impl IntoView {
+    let page = use_page();
+    let draft = use_draft();
+    move || {
+        let refusals = draft.file_refusals.get();
+        (!refusals.is_empty()).then(|| {
+            let dismiss = page.text(Msg::Dismiss);
+            let lines = refusals.into_iter().map(|line| view! { <li>{line}</li> }).collect_view();
+            view! {
+                <div class="file-refusals" role="alert">
+                    <ul>{lines}</ul>
+                    <button type="button" class="btn-icon btn-ghost" aria-label=dismiss title=dismiss
+                        on:click=move |_| draft.file_refusals.set(Vec::new())>{icon(Icon::Close)}</button>
+                </div>
+            }
+        })
+    }
+}
+
+/// The files picked in the composer's file input: those over a limit are refused (said near the
+/// box), the others read and attached to the next message as chips.
+fn pick_files(page: Page, draft: Draft, event: &web_sys::Event) {
+    let Some(input) = host::input_of(event) else { return };
+    let files = host::picked(&input);
+    // Cleared, so that picking the same file again is a change too.
+    input.set_value("");
+    let picked: Vec<PickedFile> =
+        files.iter().map(|f| PickedFile { name: f.name(), size_bytes: f.size() as u64 }).collect();
+    let verdicts = draft.files.with_untracked(|attached| admit(attached, &picked));
+    let mut refusals = Vec::new();
+    let mut accepted = Vec::new();
+    for (file, verdict) in files.into_iter().zip(verdicts) {
+        match verdict {
+            Ok(()) => accepted.push(file),
+            Err(refusal) => {
+                let (msg, name) = match refusal {
+                    FileRefusal::TooLarge { name } => (Msg::FileTooLarge, name),
+                    FileRefusal::MessageTooLarge { name } => (Msg::FilesTooLarge, name),
+                    FileRefusal::TooMany { name } => (Msg::FilesTooMany, name),
+                };
+                refusals.push(page.format(msg, &[("name", &name)]));
+            }
+        }
+    }
+    draft.file_refusals.set(refusals);
+    leptos::task::spawn_local(async move {
+        for file in accepted {
+            match host::read_base64(&file).await {
+                Ok(data_base64) => {
+                    let Ok(id) = AttachmentId::new(host::new_attachment_id()) else { continue };
+                    let mime = file.type_();
+                    let pending = PendingFile {
+                        id,
+                        name: file.name(),
+                        mime: if mime.is_empty() {
+                            "application/octet-stream".to_owned()
+                        } else {
+                            mime
+                        },
+                        size_bytes: file.size() as u64,
+                        data_base64,
+                    };
+                    draft.files.update(|f| f.push(pending));
+                }
+                Err(detail) => {
+                    let line = page.format(
+                        Msg::FileReadFailed,
+                        &[("name", &file.name()), ("detail", &detail)],
+                    );
+                    draft.file_refusals.update(|r| r.push(line));
+                }
+            }
+        }
+    });
 }
 
 /// Reads the tab the next message is about (`read_page.js`; the same tab its browser context

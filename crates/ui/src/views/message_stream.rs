@@ -38,6 +38,8 @@ use crate::i18n::Msg;
 use crate::icons::Icon;
 use crate::markdown;
 use crate::markdown::Completeness;
+use crate::state::files::FileChip;
+use crate::state::files::size_label;
 use crate::state::keys::sendable;
 use crate::state::thread_view::Entry;
 use crate::state::thread_view::EntryBody;
@@ -104,6 +106,26 @@ fn EntryRow(entry_key: EntryKey) -> impl IntoView {
     }
 }
 
+/// The files sent with a message, as chips (name and size).
+#[component]
+fn FileChips(files: Vec<FileChip>) -> impl IntoView {
+    let chips = files
+        .into_iter()
+        .map(|file| {
+            let size = size_label(file.size_bytes);
+            let title = format!("{} · {size}", file.name);
+            view! {
+                <li class="chip file" title=title>
+                    {icon(Icon::Paperclip)}
+                    <span class="name">{file.name}</span>
+                    <span class="size">{size}</span>
+                </li>
+            }
+        })
+        .collect_view();
+    view! { <ul class="msg-files">{chips}</ul> }
+}
+
 /// The view of one entry in `lang`; `idle` is whether the thread runs no turn (editing and
 /// regenerating wait for it).
 fn render_entry(lang: Lang, turns: Turns, entry: Entry, idle: Memo<bool>) -> AnyView {
@@ -113,7 +135,7 @@ fn render_entry(lang: Lang, turns: Turns, entry: Entry, idle: Memo<bool>) -> Any
     let branch =
         entry.branch.filter(|b| b.count > 1).map(|b| view! { <BranchSwitcher position=b/> });
     match entry.body {
-        EntryBody::User { text, steered, send_state } => {
+        EntryBody::User { text, steered, send_state, files } => {
             let editing = RwSignal::new(false);
             let draft = RwSignal::new(text.clone());
             let node_id = entry.node_id.clone();
@@ -153,6 +175,7 @@ fn render_entry(lang: Lang, turns: Turns, entry: Entry, idle: Memo<bool>) -> Any
                             <button class="btn-sm cancel-edit" on:click=move |_| editing.set(false)>{t(Msg::Cancel)}</button>
                         </div>
                     </Show>
+                    {(!files.is_empty()).then(|| view! { <FileChips files/> })}
                     <footer class="msg-actions">
                         <CopyButton text=copied label=t(Msg::Copy)/>
                         {editable.then(|| view! {

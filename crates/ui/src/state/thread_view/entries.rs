@@ -73,6 +73,8 @@ pub enum EntryBody {
         steered: bool,
         /// Whether the engine has it.
         send_state: SendState,
+        /// The files attached to it.
+        files: Vec<crate::state::files::FileChip>,
     },
     /// Text of the model.
     Assistant {
@@ -168,6 +170,7 @@ pub(super) fn entry_from_item(item: &SnapshotItem) -> Entry {
             text: input.text.clone(),
             steered: *steered,
             send_state: SendState::Stored,
+            files: crate::state::files::chips_of(input),
         },
         ItemContent::AssistantMessage { text, stop_reason, usage, cost_usd, .. } => {
             EntryBody::Assistant {
@@ -221,9 +224,12 @@ pub(super) fn live_entry(
     meta: &ItemMeta,
 ) -> Entry {
     let body = match kind {
-        ItemKind::UserMessage => {
-            EntryBody::User { text: String::new(), steered: false, send_state: SendState::Stored }
-        }
+        ItemKind::UserMessage => EntryBody::User {
+            text: String::new(),
+            steered: false,
+            send_state: SendState::Stored,
+            files: Vec::new(),
+        },
         ItemKind::AssistantMessage => EntryBody::Assistant {
             text: String::new(),
             streaming: true,
