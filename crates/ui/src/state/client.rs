@@ -114,6 +114,9 @@ pub enum ClientError {
     ReloadRequired,
 }
 
+/// Largest command kept in the saved outbox.
+pub const OUTBOX_SAVE_MAX_BYTES: usize = 256 * 1024;
+
 /// A command waiting for its answer, kept as the text sent: the page only resends it, so it
 /// never decodes an Op (which would put a decoder of every Op into the UI's wasm).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -386,9 +389,18 @@ impl EngineClient {
         if self.outbox.len() == before { Vec::new() } else { self.save_outbox() }
     }
 
-    /// The outbox as a JSON array of the Ops.
+    /// The outbox as a JSON array of the Ops, without those over [`OUTBOX_SAVE_MAX_BYTES`]
+    /// (a file's `attachment.put`): `chrome.storage.session` holds 10 MB in all, and a save
+    /// over that would fail whole. Such a command is resent while the page lives; after a
+    /// reload the message that names it is refused (`attachment_not_found`) and its text given
+    /// back.
     fn save_outbox(&self) -> Vec<ClientEffect> {
-        let texts: Vec<&str> = self.outbox.iter().map(|e| e.text.as_str()).collect();
+        let texts: Vec<&str> = self
+            .outbox
+            .iter()
+            .map(|e| e.text.as_str())
+            .filter(|text| text.len() <= OUTBOX_SAVE_MAX_BYTES)
+            .collect();
         vec![ClientEffect::SaveOutbox(format!("[{}]", texts.join(",")))]
     }
 

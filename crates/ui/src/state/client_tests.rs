@@ -297,3 +297,16 @@ fn the_early_script_reads_the_client_id_under_its_key() {
     let early = include_str!("../../static/early.js");
     assert!(early.contains(&format!("chrome.storage.local.get(\"{CLIENT_ID_KEY}\")")), "{early}");
 }
+
+#[test]
+fn a_large_command_is_sent_and_kept_but_left_out_of_the_saved_outbox() {
+    let mut client = client();
+    connect(&mut client);
+    let (small, _) = submit(&mut client, "hello");
+    let (large, effects) = submit(&mut client, &"x".repeat(OUTBOX_SAVE_MAX_BYTES));
+    assert_eq!(sent_ops(&effects).len(), 1, "sent now like any command");
+    assert_eq!(client.outbox().len(), 2, "and resent after a reconnect");
+    let Some(ClientEffect::SaveOutbox(saved)) = effects.last() else { panic!("{effects:?}") };
+    assert!(saved.contains(small.as_str()), "{saved}");
+    assert!(!saved.contains(large.as_str()), "the large one is not saved");
+}
