@@ -1,3 +1,6 @@
+//! Unit tests of attachments: base64 sizes, size texts, which file an `upload_file` names, file
+//! names that are refused.
+
 use pretty_assertions::assert_eq;
 use serde_json::json;
 

@@ -1,3 +1,6 @@
+//! Tests of the composer's files: the limits, size labels, the chips of a sent message, the
+//! `attachment.put` of a file and the base64 of a data URL.
+
 use panelot_protocol::engine::ContextBlock;
 use panelot_protocol::engine::ContextKind;
 use panelot_protocol::engine::Provenance;
