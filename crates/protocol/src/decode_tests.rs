@@ -109,6 +109,9 @@ fn sample_ops() -> Vec<Value> {
         json!({"type": "mcp.fetch", "submissionId": "s", "serverId": "docs",
             "fetch": {"kind": "prompt", "name": "greet", "arguments": {"who": "Ada"}}}),
         json!({"type": "ping", "submissionId": "s"}),
+        json!({"type": "attachment.put", "submissionId": "s", "threadId": "t1",
+            "attachmentId": "att-1", "name": "notes.txt", "mime": "text/plain",
+            "dataBase64": "aGVsbG8="}),
     ]
 }
 
