@@ -26,4 +26,5 @@ mod ui_memory;
 mod ui_options;
 mod ui_pages;
 mod ui_turns;
+mod ui_upload;
 mod waits;

@@ -197,7 +197,7 @@ catalog! {
     /// Composer's attach menu: an MCP resource.
     AttachMcpResource => "MCP resource…", "MCP 资源…";
     /// Composer's attach menu: files from the computer.
-    AttachFile => "File…", "文件…";
+    AttachFile => "Attach file…", "附加文件…";
     /// Composer: a picked file is over the limit of one file.
     FileTooLarge => "{name} is larger than 5 MB and was not attached.", "{name} 超过 5 MB，未附加。";
     /// Composer: a picked file would take the message's files over their limit.
