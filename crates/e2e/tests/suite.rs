@@ -2,6 +2,7 @@
 
 mod adversarial;
 mod debugger;
+mod deep;
 mod dialogs;
 mod durable_threads;
 mod executor;

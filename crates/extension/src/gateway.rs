@@ -15,6 +15,7 @@ mod catalog;
 mod chrome;
 mod debugger;
 mod error;
+mod fallback;
 mod format;
 mod frames;
 mod indicator;
@@ -207,6 +208,14 @@ async fn run_page_tool(call: &ToolInvocation, tool: PageTool, abort: &AbortSigna
     };
     let outcome = format::with_elapsed(outcome, (js_sys::Date::now() - started).max(0.0) as u64);
     let outcome = with_page(outcome, tab, document).await;
+    // A whole page's snapshot with nothing readable falls back to what the debugger sees.
+    if tool == PageTool::ReadPage
+        && target.frame_of.is_none()
+        && call.params.get("scopeRef").is_none()
+        && fallback::applies(&outcome)
+    {
+        return fallback::read(call, outcome, abort).await;
+    }
     if !writes {
         return outcome;
     }

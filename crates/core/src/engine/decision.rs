@@ -159,6 +159,7 @@ pub(crate) fn invocation(
         target: call.target,
         ref_document,
         mcp_resume: None,
+        debugger: false,
     }
 }
 

@@ -198,6 +198,10 @@ pub struct ToolInvocation {
     /// did): the host shows the page indicator there, with Pause and Stop, and hears the user
     /// take over ([`super::PageSignal`]).
     pub indicator: bool,
+    /// Whether the host may use the debugger for this call: the turn enables L2 and the page
+    /// (and the page around a frame) is not off limits. `read_page` then falls back to the
+    /// accessibility tree and a screenshot when the page's DOM gives nothing readable.
+    pub debugger: bool,
 }
 
 /// An MCP call to go on with after a restart: its server's question is answered where the call

@@ -208,6 +208,8 @@ pub enum DebuggerTool {
     ClickXy,
     /// `drag`.
     Drag,
+    /// `read_page_deep`.
+    ReadPageDeep,
 }
 
 /// Whether an offered tool takes `tabId`.
@@ -766,7 +768,18 @@ pub static CATALOG: &[CatalogTool] = &[
             tab: TabParam::Optional,
         },
     ),
-    known("read_page_deep", ToolLevel::L2, info(Read, None, Page)),
+    offered(
+        "read_page_deep",
+        ToolLevel::L2,
+        info(Read, None, Page),
+        Offer {
+            route: Route::Debugger(DebuggerTool::ReadPageDeep),
+            description: "Accessibility tree (debugger) across all frames and closed shadow roots, with d refs for the trusted tools; when read_page misses parts.",
+            properties: r#"{"maxTokens": {"type": "integer", "minimum": 200, "maximum": 6000}}"#,
+            required: &[],
+            tab: TabParam::Optional,
+        },
+    ),
     // Named apart from L1's `press_key`: a name is one row, and the model picks the trusted
     // one only when the page ignored the synthetic keys.
     offered(

@@ -21,7 +21,9 @@
 //!
 //! The parsing of parameters and the formatting of results are pure and tested natively.
 
+mod deep;
 mod input;
+pub(crate) mod reach;
 mod settle;
 mod shot;
 
@@ -47,6 +49,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::JsValue;
 use wasm_bindgen::closure::Closure;
 
+pub(crate) use self::deep::unusable as snapshot_unusable;
 use self::input::KeyPress;
 use super::catalog;
 use super::chrome;
@@ -127,6 +130,8 @@ pub(crate) enum DebuggerCall {
     },
     /// `screenshot`.
     Screenshot(Shot),
+    /// `read_page_deep`, in about this many tokens.
+    ReadDeep(Option<u32>),
     /// `run_javascript`.
     Evaluate {
         /// An async function body.
@@ -139,7 +144,7 @@ pub(crate) enum DebuggerCall {
 impl DebuggerCall {
     /// Whether the call changes the page (and so runs under the dialog guard).
     fn writes(&self) -> bool {
-        !matches!(self, DebuggerCall::Screenshot(_))
+        !matches!(self, DebuggerCall::Screenshot(_) | DebuggerCall::ReadDeep(_))
     }
 
     fn accept_dialogs(&self) -> bool {
@@ -149,7 +154,9 @@ impl DebuggerCall {
             | DebuggerCall::PressKey { accept_dialogs, .. }
             | DebuggerCall::ClickAt { accept_dialogs, .. }
             | DebuggerCall::Evaluate { accept_dialogs, .. } => *accept_dialogs,
-            DebuggerCall::Drag { .. } | DebuggerCall::Screenshot(_) => false,
+            DebuggerCall::Drag { .. } | DebuggerCall::Screenshot(_) | DebuggerCall::ReadDeep(_) => {
+                false
+            }
         }
     }
 }
@@ -271,6 +278,7 @@ pub(crate) fn parse(tool: DebuggerTool, params: &Value) -> Result<DebuggerCall, 
         DebuggerTool::Drag => &["from", "to"],
         DebuggerTool::Screenshot => &["ref", "fullPage", "labels"],
         DebuggerTool::RunJavascript => &["code", "acceptDialogs"],
+        DebuggerTool::ReadPageDeep => &["maxTokens"],
     };
     let mut p = Params::new(rest, fields).map_err(invalid)?;
     let call = match tool {
@@ -337,6 +345,9 @@ pub(crate) fn parse(tool: DebuggerTool, params: &Value) -> Result<DebuggerCall, 
                 return Err("invalid parameters: code is empty".to_owned());
             }
             DebuggerCall::Evaluate { code, accept_dialogs }
+        }
+        DebuggerTool::ReadPageDeep => {
+            DebuggerCall::ReadDeep(p.optional("maxTokens").map_err(invalid)?)
         }
     };
     Ok(call)
@@ -682,6 +693,11 @@ pub(crate) async fn run(
         Err(outcome) => return outcome,
     };
     let tab = target.tab;
+    if !call.debugger {
+        return format::failure(format!(
+            "[tabId={tab}] the debugger is not used on this page in this turn (L2 is off, or the page is off limits)"
+        ));
+    }
     if !permission_granted() {
         return CdpError::PermissionMissing.outcome(tab);
     }
@@ -793,7 +809,13 @@ async fn execute(
     let mut point = None;
     let mut drag_ends = None;
     let mut shot_rect = None;
+    // A deep ref is found over CDP once attached.
+    let deep = match reach::deep_ref_of(call) {
+        Ok(deep) => deep,
+        Err(message) => return format::failure(format!("[tabId={tab}] {message}")),
+    };
     match call {
+        _ if deep.is_some() => {}
         DebuggerCall::Click { element_ref, .. } => {
             match click_target(&page, element_ref, abort).await {
                 Ok(at) => point = Some(at),
@@ -819,6 +841,7 @@ async fn execute(
         DebuggerCall::PressKey { element_ref: None, .. }
         | DebuggerCall::ClickAt { .. }
         | DebuggerCall::Screenshot(Shot::Viewport { .. } | Shot::FullPage { .. })
+        | DebuggerCall::ReadDeep(_)
         | DebuggerCall::Evaluate { .. } => {}
         DebuggerCall::Screenshot(Shot::Element(element_ref)) => {
             match rect_of(&page, element_ref, abort).await {
@@ -829,6 +852,15 @@ async fn execute(
     }
     if let Err(err) = attach(tab).await {
         return err.outcome(tab);
+    }
+    if let DebuggerCall::ReadDeep(budget) = call {
+        return reach::read_deep(&page, *budget).await;
+    }
+    if let Some(n) = deep {
+        match reach::prepare(&page, call, n).await {
+            Ok(at) => point = at.or(point),
+            Err(outcome) => return outcome,
+        }
     }
     let guard = if call.writes() {
         match DialogGuard::install(tab, call.accept_dialogs()).await {
@@ -885,6 +917,7 @@ async fn execute(
         DebuggerCall::Screenshot(shot) => {
             return screenshot(&page, shot, shot_rect.as_ref(), abort).await;
         }
+        DebuggerCall::ReadDeep(budget) => return reach::read_deep(&page, *budget).await,
         DebuggerCall::Evaluate { code, .. } => evaluate(tab, code).await,
     };
     // The page's handlers run (and open their dialogs, and fetch) while the guard listens.

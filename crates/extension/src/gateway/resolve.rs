@@ -22,6 +22,7 @@ use serde_json::json;
 
 use super::catalog::described_elements;
 use super::chrome;
+use super::debugger::reach;
 use super::format;
 use super::format::TabInfo;
 use super::frames;
@@ -66,6 +67,28 @@ pub(crate) async fn resolve(
     }
     // A call whose refs are a frame's acts in that frame's document: it is described there, and
     // judged by its origin.
+    // Deep refs (of `read_page_deep`) are the debugger's: judged by the frame the read found
+    // them in, and taken by its trusted tools only.
+    let title = tab.title.as_deref().unwrap_or_default();
+    let document = request.ref_document.as_deref();
+    if let Some(found) =
+        reach::deep_target(tab_id, tab.shown_url(), title, &request.params, document)
+    {
+        if !matches!(route, Some(Route::Debugger(_))) {
+            return Err(unreachable(format!(
+                "[tabId={tab_id}] d refs come from read_page_deep and are taken by click_trusted, type_trusted and press_key_trusted only; use read_page's refs with {}",
+                request.tool
+            )));
+        }
+        let target = found.map_err(unreachable)?;
+        if target.frame_of.is_some()
+            && let Some(origin) = format::web_origin(&target.url)
+            && !has_access(&origin).await
+        {
+            return Err(TargetFailure::NoHostAccess { origin });
+        }
+        return Ok(target);
+    }
     let frame = frames::call_frame(&request.params).map_err(unreachable)?;
     let targets = described_elements(&request.tool, &request.params);
     let ref_document = match request.ref_document.as_deref() {

@@ -132,7 +132,7 @@ pub(crate) fn next(
     if let Some(request) = interactions::request_of(&call, cx.env.now_ms()) {
         return wait(cx, run, index, &call, request);
     }
-    dispatch(cx, run, index)
+    dispatch(cx, run, index, judging)
 }
 
 /// Parks the run on a wait, or refuses the call that would start it.
@@ -234,7 +234,12 @@ fn judge(run: &RunRecord, call: &ToolCallRecord, judging: Judging<'_>) -> Verdic
 }
 
 /// Dispatches the call at `index` with the target it was judged for.
-fn dispatch(cx: Cx<'_>, mut run: RunRecord, index: usize) -> Result<Step, StoreError> {
+fn dispatch(
+    cx: Cx<'_>,
+    mut run: RunRecord,
+    index: usize,
+    judging: Judging<'_>,
+) -> Result<Step, StoreError> {
     move_run(&mut run, RunState::ExecutingTool, cx.env.now_ms())?;
     let call = &mut run.tools[index];
     call.status = ToolCallStatus::Dispatched;
@@ -246,7 +251,8 @@ fn dispatch(cx: Cx<'_>, mut run: RunRecord, index: usize) -> Result<Step, StoreE
     }
     let ref_document =
         call.target.as_ref().and_then(|t| run.route.document(t.tab)).map(str::to_owned);
-    let invocation = invocation(&run, call, ref_document);
+    let mut invocation = invocation(&run, call, ref_document);
+    invocation.debugger = debugger_allowed(&run, invocation.target.as_ref(), judging);
     let mut step = Step::default();
     if catalog::route(&invocation.tool) == Some(Route::Engine) {
         // The engine's own tools run once the dispatch is durable, like a host's.
@@ -257,4 +263,18 @@ fn dispatch(cx: Cx<'_>, mut run: RunRecord, index: usize) -> Result<Step, StoreE
     }
     step.unit.push(WriteOp::PutRun(Box::new(run)));
     Ok(step)
+}
+
+/// Whether the host may use the debugger for a call on `target`: the turn enables L2 and
+/// neither the page nor the page around its frame is off limits.
+fn debugger_allowed(
+    run: &RunRecord,
+    target: Option<&ResolvedTarget>,
+    judging: Judging<'_>,
+) -> bool {
+    let levels = presets::tool_levels(run);
+    let sensitive = &judging.permissions.sensitive;
+    let off = |url: &str| super::result::off_limits(url, sensitive).is_some();
+    crate::tools::offered(panelot_protocol::engine::ToolLevel::L2, levels.as_deref())
+        && target.is_some_and(|t| !off(&t.url) && !off(t.tab_url()))
 }

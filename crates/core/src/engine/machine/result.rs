@@ -324,7 +324,7 @@ fn tabs_updated(run: &RunRecord) -> AgentEvent {
 }
 
 /// Why a page at `url` is off limits for a run's actions, in words; `None` when it is not.
-fn off_limits(url: &str, sensitive: &SensitiveOrigins) -> Option<String> {
+pub(crate) fn off_limits(url: &str, sensitive: &SensitiveOrigins) -> Option<String> {
     let origin = panelot_protocol::Origin::parse(url).ok()?;
     if origin.scheme.is_dangerous() {
         return Some(format!("a {}: URL", origin.scheme.name()));
