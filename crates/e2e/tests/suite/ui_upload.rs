@@ -220,10 +220,12 @@ fn ui_upload_a_file_attached_in_the_composer_is_put_on_a_pages_file_input() {
         with_file.attachment_ids[0].to_string()
     };
     p.model.reply(Reply::tool_call("read_page", json!({"tabId": tab_id})));
-    let other = first_id.clone();
     p.model.push(move |t: &Transcript| {
         t.act_on("button", "Report", |r| {
-            Reply::tool_call("upload_file", json!({"tabId": tab_id, "ref": r, "attachment": other}))
+            Reply::tool_call(
+                "upload_file",
+                json!({"tabId": tab_id, "ref": r, "attachment": first_id}),
+            )
         })
     });
     p.model.push(|t: &Transcript| Reply::text(t.last_result().unwrap_or_default()));
