@@ -392,7 +392,7 @@ pub fn corpus() -> Vec<CorpusPage> {
         small("search", &search_page(), 31),
         small("product", PRODUCT, 20),
         small("settings", SETTINGS, 17),
-        small("inbox", &inbox_page(), 33),
+        small("inbox", &inbox_page(), 45),
         {
             let (html, interactive) = catalog_page(10_000);
             CorpusPage { name: "catalog-40k", html, interactive, small: false }
@@ -487,9 +487,9 @@ const SETTINGS: &str = r#"<!doctype html><html lang="en"><head><meta charset="ut
 </main></div></body></html>"#;
 
 fn inbox_page() -> String {
-    // Compose, search and refresh, 4 folder links, 12 rows (a checkbox and a star button each;
-    // the clickable row itself gives way to the controls inside it) and 2 pager buttons:
-    // 3 + 4 + 24 + 2 = 33.
+    // Compose, search and refresh, 4 folder links, 12 rows (the row, clickable, with the sender
+    // and subject under it, and a checkbox and a star button in it) and 2 pager buttons:
+    // 3 + 4 + 36 + 2 = 45.
     let mut html = String::from(
         r##"<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Inbox (3) · Mail</title>STYLE<style>.msg{cursor:pointer;display:flex;gap:8px;padding:4px}.msg.unread{font-weight:bold}</style></head><body>
 <div class="row"><button>Compose</button><input type="search" aria-label="Search mail"><button aria-label="Refresh">⟳</button></div>

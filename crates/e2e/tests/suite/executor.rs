@@ -147,7 +147,6 @@ fn executor_snapshot_names_states_and_yaml() {
         without_refs(&snap.text),
         r#"- h1 "Account settings"
 - h3 "Billing"
-- "Cardnumber"
 - textbox "Card number" [ref]
 - button "Close dialog" [ref]
 - textbox "Email address" [value="ada@example.com"] [ref]
@@ -209,6 +208,23 @@ fn executor_snapshot_names_states_and_yaml() {
     let hostile_snap = snapshot(&mut h, tab, None);
     let yaml = parse_yaml(&hostile_snap.text);
     assert_eq!(yaml.as_sequence().unwrap().len(), hostile.len() * 2, "{}", hostile_snap.text);
+    // Text lines are plain only where YAML reads them back as the page's text.
+    let read: Vec<&str> = yaml.as_sequence().unwrap().iter().filter_map(|v| v.as_str()).collect();
+    for text in [
+        "- dash",
+        "key: value",
+        "ends with:",
+        "hash #tag",
+        "'single'",
+        "\"double\"",
+        "back\\slash",
+        "[bracket]",
+        "? question",
+        ": colon",
+        "emoji 🎉 ünïcödé 中文",
+    ] {
+        assert!(read.contains(&text), "{text} in {read:?}");
+    }
 
     // Every ref costs at most 5 tokens with its brackets and the space before it.
     let bpe = bpe();
@@ -220,6 +236,56 @@ fn executor_snapshot_names_states_and_yaml() {
     }
     let big = bpe.encode_ordinary(" [e123456]").len();
     assert!(big <= 5, "a six-digit ref costs {big} tokens");
+}
+
+#[test]
+fn executor_snapshot_says_a_label_once_and_keeps_a_clickable_row_s_text() {
+    let site = site();
+    site.add_page(
+        "/rows.html",
+        r#"<!doctype html><title>Rows</title><style>.row{cursor:pointer;display:flex;gap:8px}</style><body>
+<fieldset><legend>Theme</legend><label><input type="radio" name="t" checked> Light</label></fieldset>
+<span id="l1">Weekly digest</span><span role="switch" tabindex="0" aria-checked="false" aria-labelledby="l1"></span>
+<span id="l2">Named by a hidden control</span><button hidden aria-labelledby="l2">x</button>
+<div class="row"><input type="checkbox" aria-label="Select message 0"><span>Sender 0</span><span>Subject 0</span></div>
+<div class="row"><a href="/a">Only a link</a></div>
+<div class="row">Open the report</div>
+<script>document.querySelector(".row input").parentElement.addEventListener("click", () => { window.rowClicked = true; });</script>
+</body>"#
+            .to_owned(),
+    );
+    let mut h = ExecutorHarness::launch().expect("launch Chromium with the test build");
+    let tab = open(&mut h, &site.url("/rows.html"));
+    let snap = snapshot(&mut h, tab, None);
+    parse_yaml(&snap.text);
+    // The legend is the group's name and the span the switch's: no line of their own. Text that
+    // names a control the page does not show keeps its line. A clickable row with a control and
+    // text inside is listed with its text under it; one around a link alone gives way to it.
+    assert_eq!(
+        without_refs(&snap.text),
+        r#"- group "Theme":
+  - radio "Light" [checked] [ref]
+- switch "Weekly digest" [ref]
+- Named by a hidden control
+- clickable [ref]:
+  - checkbox "Select message 0" [ref]
+  - Sender 0
+  - Subject 0
+- link "Only a link" [ref]
+- clickable "Open the report" [ref]
+"#
+    );
+    // The row is a target of its own: clicking it clicks the row, not the checkbox.
+    let row = snap.text.lines().find(|l| l.starts_with("- clickable [e")).unwrap();
+    let evidence = action(&mut h, tab, click(&refs_in(row)[0]));
+    assert!(evidence.settled, "{evidence:?}");
+    let state = h
+        .eval_in_tab(
+            tab,
+            "return [window.rowClicked === true, document.querySelector('.row input').checked];",
+        )
+        .unwrap();
+    assert_eq!(state, json!([true, false]));
 }
 
 #[test]
@@ -344,9 +410,9 @@ fn executor_coverage_shadow_dom_iframes_and_hidden_controls() {
     // ref reads that frame alone.
     assert_eq!(
         without_refs(&snap.text).replace(&site.port().to_string(), "PORT"),
-        r#"- "Read the"
+        r#"- Read the
 - clickable "terms of use" [ref]
-- "before you go on."
+- before you go on.
 - clickable "Card title Card body text" [ref]
 - clickable "Red dot" [ref]
 - button "Hidden yet focusable" [ref]
@@ -830,12 +896,14 @@ fn executor_snapshot_reads_styles_only_where_rules_apply() {
         assert!(!fast.text.contains(hidden), "{hidden}:\n{}", fast.text);
     }
     for shown in [
-        "\"Alpha\"",
-        "\"Beta\"",
-        "\"Slotted one\"",
-        "\"Slotted two\"",
+        "- Alpha\n",
+        "- Beta\n",
+        "- Slotted one\n",
+        "- Slotted two\n",
         "Far away",
         "Row action",
+        // The clickable row's own text, beside its button.
+        "- Row text\n",
         "Open the card",
     ] {
         assert!(fast.text.contains(shown), "{shown}:\n{}", fast.text);
@@ -888,7 +956,7 @@ fn executor_snapshot_follows_style_sheet_edits_between_snapshots() {
     for url in &urls {
         let tab = open(&mut h, url);
         let before = snapshot(&mut h, tab, None);
-        for shown in ["\"Tinted\"", "\"Moved\"", "\"Kept\"", "Tinted paragraph", "Tinted later"] {
+        for shown in ["- Tinted\n", "- Moved\n", "- Kept\n", "Tinted paragraph", "Tinted later"] {
             assert!(before.text.contains(shown), "{shown}:\n{}", before.text);
         }
         h.eval_in_tab(tab, EDIT).expect("edit the style sheet");
@@ -897,7 +965,7 @@ fn executor_snapshot_follows_style_sheet_edits_between_snapshots() {
     let fast = &after[0];
     assert_eq!(without_refs(&fast.text), without_refs(&after[1].text));
     for hidden in
-        ["\"Tinted\"", "\"Moved\"", "\"Kept\"", "Tinted paragraph", "with a link", "Tinted later"]
+        ["- Tinted\n", "- Moved\n", "- Kept\n", "Tinted paragraph", "with a link", "Tinted later"]
     {
         assert!(!fast.text.contains(hidden), "{hidden}:\n{}", fast.text);
     }

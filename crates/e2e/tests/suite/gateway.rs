@@ -65,7 +65,7 @@ fn a_model_reads_the_page_and_clicks_through_the_engine() {
     let click = &results[2][1];
     assert!(click.contains(&format!("[tabId={}] ", tab.0)), "{click}");
     assert!(click.contains("snapshot changes:"), "{click}");
-    assert!(click.contains("+ \"1 clicks\""), "the diff shows the new text: {click}");
+    assert!(click.contains("+ 1 clicks\n"), "the diff shows the new text: {click}");
     assert!(s.server.violations().is_empty(), "{:?}", s.server.violations());
 
     // The UI card gets the snapshot's facts, not its text.

@@ -14,6 +14,23 @@ export function quoteName(text: string): string {
   return JSON.stringify(clean);
 }
 
+/**
+ * A line of page text: plain (`- Free returns within 30 days.`), which spares the two quotes'
+ * token on every text line, when YAML reads it back as the same string and it cannot pass for
+ * an element line; else quoted as a name is. Quoted: text YAML would misread (an indicator
+ * first, `: `, ` #`, a trailing colon, a number or a word like `true`), text that starts like an
+ * element line (a lowercase word and a quote or nothing else, `button "OK"`) and text with a
+ * `[` (it could pass for a ref or a state).
+ */
+export function textScalar(text: string): string {
+  if (SUSPECT.test(text) || NOT_PLAIN.test(text) || YAML_TYPED.test(text) || ELEMENT_LIKE.test(text)) return quoteName(text);
+  return text;
+}
+
+const NOT_PLAIN = /: |:$| #|^[-?:,[\]{}#&*!|>'"%@`\s]|[\[\\\u0000-\u001f]|\s$/;
+const YAML_TYPED = /^(?:[-+.\d][\w.:+-]*|~|null|true|false|yes|no|on|off|y|n)$/i;
+const ELEMENT_LIKE = /^[a-z][a-z0-9]*(?: "|$)/;
+
 /** The characters `quoteName` replaces or drops, and surrogates (which may be unpaired). */
 const SUSPECT = /[\u007f-\u009f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]/;
 

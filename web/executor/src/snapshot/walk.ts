@@ -11,7 +11,7 @@ import { BLOCKIFYING, StyleOracle, type RootRules } from "./style";
 import type { RefRegistry } from "../refs";
 import { INTERACTIVE_ROLES, NAME_FROM_CONTENT, STRUCTURE_ROLES, headingLevel, isContentEditableRoot, roleOf } from "../roles";
 import type { SnapNode } from "./tree";
-import { clipName, quoteName, stateAttrs } from "./states";
+import { clipName, quoteName, stateAttrs, textScalar } from "./states";
 
 /** Frames nested deeper than this are not walked. */
 export const MAX_FRAME_DEPTH = 4;
@@ -111,6 +111,8 @@ interface WalkState {
   rules: RootRules;
   /** Read every element's style here (slotted into a shadow root whose rules style them). */
   force: boolean;
+  /** Ids of the document's elements that name a control through its aria-labelledby. */
+  labels: Set<string>;
 }
 
 /** Walks `root`'s subtree (root included) into snapshot nodes. */
@@ -120,7 +122,7 @@ export function walk(root: Element, registry: RefRegistry): SnapNode[] {
   const collector = new TextCollector(out);
   const parent = root.parentElement;
   const oracle = new StyleOracle();
-  const state: WalkState = { registry, hidden: false, textConsumed: false, frameDepth: 0, oracle, rules: oracle.rulesFor(root.getRootNode()), force: false };
+  const state: WalkState = { registry, hidden: false, textConsumed: false, frameDepth: 0, oracle, rules: oracle.rulesFor(root.getRootNode()), force: false, labels: controlLabels(root.ownerDocument) };
   const inFlexOrGrid = parent ? BLOCKIFYING.has(styleOf(parent).display) : false;
   visitElement(root, parent, state, collector, null, null, inFlexOrGrid, new ViewportProbe(root, null, null));
   collector.flush();
@@ -184,7 +186,7 @@ class TextNode implements SnapNode {
       const text = collapseSpace(this.parts?.join("") ?? "");
       this.parts = null;
       const shown = text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}… (+${text.length - MAX_TEXT} chars)` : text;
-      this.text = quoteName(shown);
+      this.text = textScalar(shown);
     }
     return this.text;
   }
@@ -327,8 +329,11 @@ function visitElement(el: Element, parent: Element | null, state: WalkState, col
 
   if (kind === "transparent") {
     if (block) collector.flush();
-    // A label's text is already the name of its control.
-    const labelOfControl = tag === "LABEL" && (el as HTMLLabelElement).control !== null;
+    // A label's text is already the name of its control (a <label>, or an element a shown
+    // control names itself by with aria-labelledby), a legend's or a caption's the name on its
+    // fieldset's or table's line: a line of its own would say it twice.
+    const labelOfControl =
+      tag === "LABEL" ? (el as HTMLLabelElement).control !== null : tag === "LEGEND" || tag === "CAPTION" ? namesParent(el, parent) : attrs && state.labels.size > 0 && names.includes("id") && state.labels.has(el.id) && el.getRootNode() === el.ownerDocument;
     const inner = hidden === state.hidden && !labelOfControl ? state : { ...state, hidden, textConsumed: state.textConsumed || labelOfControl };
     visitChildren(el, tag, shadow, inner, collector, cursor, childrenInFlexOrGrid, view, vertical, link);
     if (block) collector.flush();
@@ -342,16 +347,28 @@ function visitElement(el: Element, parent: Element | null, state: WalkState, col
   } else if (kind !== "leaf") {
     const childOut: SnapNode[] = [];
     const childCollector = new TextCollector(childOut);
-    const consumed = state.textConsumed || kind === "named";
+    // A clickable element with only a pointer cursor to show for it (a card, a message row) is
+    // walked with its text: if controls are inside, its text is not their names.
+    const cursorOnly = kind === "named" && node.ref !== null && isCursorOnly(el, role);
+    const consumed = state.textConsumed || (kind === "named" && !cursorOnly);
     visitChildren(el, tag, shadow, { ...state, hidden, textConsumed: consumed }, childCollector, cursor, childrenInFlexOrGrid, view, vertical, link);
     childCollector.flush();
     node.children = childOut;
-  }
-  // Clickable chains collapse to the innermost target: a cursor-only element with an interactive
-  // element inside gives way to it.
-  if (kind === "named" && node.ref && isCursorOnly(el, role) && node.children.some(hasRef)) {
-    collector.out.push(...node.children);
-    return;
+    if (cursorOnly) {
+      if (!childOut.some(hasRef)) {
+        // Nothing to act on inside: the line's name is its text.
+        node.children = childOut.filter(isFrame);
+      } else if (childOut.every(hasRef)) {
+        // Clickable chains collapse to the innermost target: a cursor-only element with only
+        // interactive elements inside gives way to them.
+        collector.out.push(...childOut);
+        return;
+      } else {
+        // Controls and text inside (a message row: a checkbox, a star, the sender and the
+        // subject): the row is a target of its own, its text under it, not repeated as a name.
+        node.line = [shownRole(el, role), ...stateAttrs(el, role, ""), `[${node.ref}]`].join(" ");
+      }
+    }
   }
   if (kind === "container" && node.children.length === 0 && !node.ref) return;
   // A group without a name around a single line (a closed <details> around its summary) says
@@ -424,6 +441,37 @@ function isFocusable(el: Element): boolean {
 
 function isCursorOnly(el: Element, role: string): boolean {
   return !INTERACTIVE_ROLES.has(role) && el.getAttribute("tabindex") === null && !el.hasAttribute("onclick") && !isContentEditableRoot(el);
+}
+
+function isFrame(node: SnapNode): boolean {
+  return node.el?.tagName === "IFRAME" || node.el?.tagName === "FRAME";
+}
+
+/**
+ * Whether a legend or caption is the name its fieldset's or table's line shows: the first one
+ * of a parent without an author's label.
+ */
+function namesParent(el: Element, parent: Element | null): boolean {
+  if (!parent || parent.hasAttribute("aria-label") || parent.hasAttribute("aria-labelledby")) return false;
+  const want = el.tagName === "LEGEND" ? "FIELDSET" : "TABLE";
+  if (parent.tagName !== want) return false;
+  for (let c = parent.firstElementChild; c; c = c.nextElementSibling) if (c.tagName === el.tagName) return c === el;
+  return false;
+}
+
+/**
+ * The ids aria-labelledby of a shown control points at (one selector query per snapshot): the
+ * control's line shows that text as its name.
+ */
+function controlLabels(doc: Document): Set<string> {
+  const ids = new Set<string>();
+  const refs = doc.querySelectorAll("[aria-labelledby]");
+  for (let i = 0; i < refs.length; i++) {
+    const el = refs[i] as Element;
+    if (!INTERACTIVE_ROLES.has(roleOf(el, true, el.tagName)) || !el.checkVisibility()) continue;
+    for (const id of (el.getAttribute("aria-labelledby") ?? "").split(/\s+/)) if (id) ids.add(id);
+  }
+  return ids;
 }
 
 function hasRef(node: SnapNode): boolean {
@@ -557,7 +605,7 @@ function frameChildren(frame: HTMLIFrameElement, state: WalkState, node: SnapNod
   if (!body) return [];
   const out: SnapNode[] = [];
   const collector = new TextCollector(out);
-  const inner = { ...state, hidden: false, textConsumed: false, frameDepth: state.frameDepth + 1, rules: state.oracle.rulesFor(doc), force: false };
+  const inner = { ...state, hidden: false, textConsumed: false, frameDepth: state.frameDepth + 1, rules: state.oracle.rulesFor(doc), force: false, labels: controlLabels(doc) };
   // The frame's body is read like any root: its cursor and display are its own.
   const bodyStyle = styleOf(body);
   visitChildren(body, body.tagName, body.shadowRoot, inner, collector, bodyStyle.cursor, BLOCKIFYING.has(bodyStyle.display), view, VERTICAL.has(bodyStyle.display), false);
