@@ -112,7 +112,7 @@ fn main() {
         );
     }
     println!(
-        "executor: snapshot small pages: median {:.0} tokens, {:.1} ms in the page, {:.1} ms round trip without the hop (targets: <= 0.6 x Playwright's tokens, <= 3 ms; 50,000 elements: within the budget, <= 150 ms; medians of {RUNS})",
+        "executor: snapshot small pages: median {:.0} tokens, {:.1} ms in the page, {:.1} ms round trip without the hop (targets: <= 0.5 x Playwright MCP's tokens, <= 2 ms in the page; 50,000 elements: within the budget, <= 150 ms; medians of {RUNS})",
         median(small_tokens),
         median(small_in_page),
         median(small_without_hop)

@@ -129,10 +129,16 @@ export function walk(root: Element, registry: RefRegistry): SnapNode[] {
   return out;
 }
 
-/** Gathers inline text into one text line per block. */
+/**
+ * Gathers inline text into one text line per block, and the text of flex or grid items side by
+ * side in one row (a message row's sender, subject and time) into one line, ` · ` between them:
+ * a line of its own each cost two tokens more per item and said less about what goes together.
+ */
 class TextCollector {
   private parts: string[] = [];
   private anchor: ViewportProbe | null = null;
+  /** The line of the row's items so far, while nothing else has been put after it. */
+  private row: TextNode | null = null;
   constructor(readonly out: SnapNode[]) {}
 
   add(text: string, probe: ViewportProbe): void {
@@ -141,6 +147,7 @@ class TextCollector {
   }
 
   flush(): void {
+    this.row = null;
     const anchor = this.anchor;
     if (!anchor) {
       if (this.parts.length > 0) this.parts = [];
@@ -151,13 +158,34 @@ class TextCollector {
     this.anchor = null;
     this.out.push(new TextNode(parts, anchor));
   }
+
+  /** The end of a flex or grid item's text (or of the text before it): joins the row's line. */
+  cell(): void {
+    const anchor = this.anchor;
+    if (!anchor) {
+      if (this.parts.length > 0) this.parts = [];
+      return;
+    }
+    const parts = this.parts;
+    this.parts = [];
+    this.anchor = null;
+    const row = this.row;
+    if (row && this.out[this.out.length - 1] === row && row.join(parts)) return;
+    const node = new TextNode(parts, anchor);
+    this.out.push(node);
+    this.row = node;
+  }
 }
+
+/** The characters of a row's line (its items' text as the DOM has it), at most. */
+const MAX_ROW = 200;
 
 /**
  * A run of text gets a line only with a letter, digit or symbol in it: separators between links
  * (`·`, `›`, `|`) say nothing the lines around them do not, and cost a line each.
  */
 const MEANINGFUL = /[^\s\p{P}|]/u;
+const EDGE_SEPARATORS = /^[›»·|•]+\s*|\s*[›»·|•]+$/gu;
 
 /** A line of text, collapsed and quoted only when the budget looks at it. */
 class TextNode implements SnapNode {
@@ -181,9 +209,22 @@ class TextNode implements SnapNode {
     return this.probe.inView;
   }
 
+  /** Adds a row item's text after ` · `, unless the line would grow past MAX_ROW. */
+  join(parts: string[]): boolean {
+    const own = this.parts;
+    if (!own || this.text !== null) return false;
+    let size = 0;
+    for (let i = 0; i < own.length; i++) size += (own[i] as string).length;
+    for (let i = 0; i < parts.length; i++) size += (parts[i] as string).length;
+    if (size > MAX_ROW) return false;
+    own.push(" · ", ...parts);
+    return true;
+  }
+
   get line(): string {
     if (this.text === null) {
-      const text = collapseSpace(this.parts?.join("") ?? "");
+      // Separators at either end (a breadcrumb's `›`, a footer's `·`) say nothing here.
+      const text = collapseSpace(this.parts?.join("") ?? "").replace(EDGE_SEPARATORS, "");
       this.parts = null;
       const shown = text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}… (+${text.length - MAX_TEXT} chars)` : text;
       this.text = textScalar(shown);
@@ -328,7 +369,10 @@ function visitElement(el: Element, parent: Element | null, state: WalkState, col
   const link = !inline && !positioned && flow !== null && flow.vertical;
 
   if (kind === "transparent") {
-    if (block) collector.flush();
+    // A flex or grid item in the flow puts its text on the row's line.
+    const cell = block && inFlexOrGrid && !positioned;
+    if (cell) collector.cell();
+    else if (block) collector.flush();
     // A label's text is already the name of its control (a <label>, or an element a shown
     // control names itself by with aria-labelledby), a legend's or a caption's the name on its
     // fieldset's or table's line: a line of its own would say it twice.
@@ -336,7 +380,8 @@ function visitElement(el: Element, parent: Element | null, state: WalkState, col
       tag === "LABEL" ? (el as HTMLLabelElement).control !== null : tag === "LEGEND" || tag === "CAPTION" ? namesParent(el, parent) : attrs && state.labels.size > 0 && names.includes("id") && state.labels.has(el.id) && el.getRootNode() === el.ownerDocument;
     const inner = hidden === state.hidden && !labelOfControl ? state : { ...state, hidden, textConsumed: state.textConsumed || labelOfControl };
     visitChildren(el, tag, shadow, inner, collector, cursor, childrenInFlexOrGrid, view, vertical, link);
-    if (block) collector.flush();
+    if (cell) collector.cell();
+    else if (block) collector.flush();
     return;
   }
 
