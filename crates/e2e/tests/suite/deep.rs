@@ -48,6 +48,7 @@ const HOLDER: &str = r#"<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Holder</title></head>
 <body>
 <label>Card holder <input id="holder"></label>
+<label>PIN <input id="pin" type="password"></label>
 <script>
 parent.postMessage("holder ready " + location.pathname, "*");
 document.getElementById("holder").addEventListener("input", (e) => {
@@ -158,6 +159,8 @@ fn deep_refs_reach_a_closed_shadow_root_and_a_cross_origin_frame_and_stale_ones_
         "{deep}"
     );
     assert_ne!(button, field);
+    // A password field says so (its DOM's type): what is typed there is treated as a secret.
+    assert!(deep.contains("textbox \"PIN\" [type=password] [d"), "{deep}");
 
     // The trusted click reached the button inside the closed shadow root (the site keeps its
     // clicks across its pages), and nothing else was clicked.

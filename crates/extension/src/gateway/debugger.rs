@@ -1,8 +1,11 @@
 //! L2: tools that drive a tab over the Chrome DevTools Protocol through `chrome.debugger`: a
 //! trusted click (on a ref or at a point), trusted typing, trusted key chords and a trusted drag
 //! (real input events, which pass
-//! `event.isTrusted` and user-activation checks and may open popups), a viewport screenshot, and
-//! `run_javascript` (which the engine's seeded rule denies until the user deletes that rule).
+//! `event.isTrusted` and user-activation checks and may open popups), a viewport screenshot,
+//! `read_page_deep` (the accessibility tree of every frame, whose `d` refs the trusted tools take:
+//! [`reach`]), and `run_javascript` (which the engine's seeded rule denies until the user deletes
+//! that rule). No L2 call runs unless the engine allows the debugger for it (the turn enables L2
+//! and the page is not off limits).
 //!
 //! **Attachment: one attach per call, detached when the call ends.** Keeping the debugger
 //! attached between calls (for, say, 30 s of idleness) would save the attach. Attaching costs a few milliseconds, while an attached debugger shows Chrome's

@@ -108,6 +108,9 @@ pub(crate) struct AxNode {
     pub focusable: bool,
     /// A link's target.
     pub url: Option<String>,
+    /// A password field (its DOM's `type`, read apart): what is typed there is a secret, and
+    /// its value is never shown.
+    pub password: bool,
 }
 
 /// The nodes of an `Accessibility.getFullAXTree` answer.
@@ -160,6 +163,22 @@ fn parse_node(node: &Value) -> AxNode {
     out
 }
 
+/// Whether a `DOM.describeNode` node is an `<input type=password>` (its attributes are a flat
+/// list of names and values).
+pub(crate) fn is_password_input(node: &Value) -> bool {
+    let name = node.get("nodeName").and_then(Value::as_str).unwrap_or_default();
+    let attributes: Vec<&str> = node
+        .get("attributes")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    name.eq_ignore_ascii_case("input")
+        && attributes.chunks(2).any(|pair| {
+            pair[0].eq_ignore_ascii_case("type")
+                && pair.get(1).is_some_and(|v| v.eq_ignore_ascii_case("password"))
+        })
+}
+
 /// One frame of a deep read: where its tree came from, and the tree.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub(crate) struct DeepFrame {
@@ -195,6 +214,8 @@ pub(crate) struct DeepRef {
     pub name: String,
     /// A link's target.
     pub url: Option<String>,
+    /// A password field.
+    pub password: bool,
 }
 
 /// One read of a tab: its frames (without their trees) and its refs `first..=last`.
@@ -354,6 +375,7 @@ struct Line {
     role: String,
     name: String,
     url: Option<String>,
+    password: bool,
 }
 
 /// A deep read rendered: its text, the refs it shows, and what it left out.
@@ -444,6 +466,7 @@ pub(crate) fn render(frames: &[DeepFrame], header: &str, budget: usize, first: u
                 role: line.role.clone(),
                 name: line.name.clone(),
                 url: line.url.clone(),
+                password: line.password,
             });
             n += 1;
         }
@@ -532,7 +555,9 @@ impl<'a> Walker<'a> {
             text.push(' ');
             text.push_str(state);
         }
-        if !node.value.is_empty() && node.value != node.name {
+        if node.password {
+            text.push_str(" [type=password]");
+        } else if !node.value.is_empty() && node.value != node.name {
             text.push_str(&format!(" [value=\"{}\"]", clip(&one_line(&node.value), MAX_NAME)));
         }
         let at = out.len();
@@ -545,6 +570,7 @@ impl<'a> Walker<'a> {
             role: shown_role.to_owned(),
             name: node.name.clone(),
             url: node.url.clone(),
+            password: node.password,
         });
         match child_frame {
             Some(child) => {
@@ -638,6 +664,7 @@ fn push_text(out: &mut Vec<Line>, depth: usize, text: &str, merge: bool) {
         role: "text".to_owned(),
         name: text,
         url: None,
+        password: false,
     });
 }
 

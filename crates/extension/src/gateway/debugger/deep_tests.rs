@@ -20,6 +20,8 @@ fn top_tree() -> Vec<AxNode> {
     let mut field = ax(9, "textbox", "Email", 19, &[]);
     field["value"] = json!({"type": "string", "value": "ada@example.com"});
     let mut check = ax(10, "checkbox", "Remember me", 20, &[]);
+    let mut secret = ax(12, "textbox", "Password", 22, &[]);
+    secret["value"] = json!({"type": "string", "value": "••••"});
     check["properties"] = json!([{"name": "checked", "value": {"type": "tristate", "value": "true"}},
         {"name": "focusable", "value": {"type": "booleanOrUndefined", "value": true}}]);
     let mut hidden = ax(6, "generic", "", 16, &[7]);
@@ -28,7 +30,7 @@ fn top_tree() -> Vec<AxNode> {
     link["properties"] =
         json!([{"name": "url", "value": {"type": "string", "value": "https://shop.test/help"}}]);
     parse_ax(&json!({"nodes": [
-        ax(1, "RootWebArea", "Shop", 1, &[2, 3, 5, 51, 6, 91, 9, 10, 11]),
+        ax(1, "RootWebArea", "Shop", 1, &[2, 3, 5, 51, 6, 91, 9, 12, 10, 11]),
         ax(91, "StaticText", "Email", 0, &[]),
         ax(2, "heading", "Checkout", 12, &[]),
         ax(3, "generic", "", 13, &[4]),
@@ -36,7 +38,7 @@ fn top_tree() -> Vec<AxNode> {
         ax(41, "StaticText", "Pay now", 0, &[]),
         ax(5, "StaticText", "Total:", 0, &[]),
         ax(51, "StaticText", "42 EUR", 0, &[]),
-        hidden, link, field, check,
+        hidden, link, field, secret, check,
         ax(11, "Iframe", "Card", 40, &[]),
     ]}))
 }
@@ -50,12 +52,15 @@ fn child_tree() -> Vec<AxNode> {
 }
 
 fn frames() -> Vec<DeepFrame> {
+    let mut top = top_tree();
+    // The DOM says which field is a password's.
+    top.iter_mut().filter(|n| n.name == "Password").for_each(|n| n.password = true);
     vec![
         DeepFrame {
             frame_id: "TOP".into(),
             loader_id: "L1".into(),
             url: "https://shop.test/checkout".into(),
-            nodes: top_tree(),
+            nodes: top,
             ..DeepFrame::default()
         },
         DeepFrame {
@@ -81,23 +86,28 @@ fn meaningful_nodes_make_lines_with_refs_and_a_frame_goes_under_its_iframe() {
          - text \"Total: 42 EUR\"\n\
          - link \"Help\" [d6]\n\
          - textbox \"Email\" [value=\"ada@example.com\"] [d7]\n\
-         - checkbox \"Remember me\" [checked] [d8]\n\
+         - textbox \"Password\" [type=password] [d8]\n\
+         - checkbox \"Remember me\" [checked] [d9]\n\
          - iframe \"Card\" [https://pay.test]:\n\
-         \x20 - textbox \"Card number\" [d9]\n\
-         \x20 - button \"Confirm\" [d10]\n"
+         \x20 - textbox \"Card number\" [d10]\n\
+         \x20 - button \"Confirm\" [d11]\n"
     );
-    assert_eq!((rendered.interactive, rendered.omitted, rendered.shown), (6, 0, 9));
-    let named: Vec<(u32, usize, u64, &str)> =
-        rendered.refs.iter().map(|r| (r.n, r.frame, r.backend, r.name.as_str())).collect();
+    assert_eq!((rendered.interactive, rendered.omitted, rendered.shown), (7, 0, 10));
+    let named: Vec<(u32, usize, u64, &str, bool)> = rendered
+        .refs
+        .iter()
+        .map(|r| (r.n, r.frame, r.backend, r.name.as_str(), r.password))
+        .collect();
     assert_eq!(
         named,
         [
-            (5, 0, 14, "Pay now"),
-            (6, 0, 17, "Help"),
-            (7, 0, 19, "Email"),
-            (8, 0, 20, "Remember me"),
-            (9, 1, 5, "Card number"),
-            (10, 1, 6, "Confirm"),
+            (5, 0, 14, "Pay now", false),
+            (6, 0, 17, "Help", false),
+            (7, 0, 19, "Email", false),
+            (8, 0, 22, "Password", true),
+            (9, 0, 20, "Remember me", false),
+            (10, 1, 5, "Card number", false),
+            (11, 1, 6, "Confirm", false),
         ]
     );
     assert_eq!(rendered.refs[1].url.as_deref(), Some("https://shop.test/help"));
@@ -151,6 +161,7 @@ fn read(first: u32, last: u32) -> DeepRead {
                 role: "button".into(),
                 name: format!("B{n}"),
                 url: None,
+                password: false,
             })
             .collect(),
         first,
@@ -217,4 +228,15 @@ fn a_snapshot_with_no_ref_and_few_words_is_unusable() {
     assert!(!unusable(article));
     // A state in brackets is no ref.
     assert!(unusable("# s\n- group [expanded]\n"));
+}
+
+#[test]
+fn a_password_input_is_told_by_its_dom_type() {
+    let password = json!({"nodeName": "INPUT", "attributes": ["id", "pw", "type", "Password"]});
+    assert!(is_password_input(&password));
+    let text = json!({"nodeName": "INPUT", "attributes": ["type", "text", "name", "password"]});
+    assert!(!is_password_input(&text));
+    let area = json!({"nodeName": "TEXTAREA", "attributes": ["type", "password"]});
+    assert!(!is_password_input(&area));
+    assert!(!is_password_input(&json!({"nodeName": "INPUT"})));
 }

@@ -269,6 +269,7 @@ pub(super) async fn read(
         if let Ok(tree) = send_in(tab, session, "Accessibility.getFullAXTree", params).await {
             frames[at].nodes = deep::parse_ax(&tree);
         }
+        mark_passwords(tab, session, &mut frames[at].nodes).await;
     }
     let first = TABLE.with(|t| t.borrow().next_first(tab, document_id));
     let rendered = deep::render(&frames, header, budget, first);
@@ -283,6 +284,22 @@ pub(super) async fn read(
     let read = DeepRead { frames, refs: rendered.refs.clone(), first, last };
     TABLE.with(|t| t.borrow_mut().keep(tab, read));
     Ok((rendered, count, Some((first, last))))
+}
+
+/// Most fields of a frame whose DOM type is read.
+const FIELDS_CHECKED: usize = 64;
+
+/// Marks the password fields among a frame's text fields: the accessibility tree does not say
+/// which they are, their DOM node's `type` does.
+async fn mark_passwords(tab: u32, session: Option<&str>, nodes: &mut [deep::AxNode]) {
+    let fields = nodes.iter_mut().filter(|n| n.role == "textbox" && !n.ignored);
+    for node in fields.take(FIELDS_CHECKED) {
+        let Some(backend) = node.backend else { continue };
+        let params = json!({"backendNodeId": backend});
+        if let Ok(found) = send_in(tab, session, "DOM.describeNode", params).await {
+            node.password = deep::is_password_input(&found["node"]);
+        }
+    }
 }
 
 /// What a deep ref names, for the gatekeeper: the frame's URL, whether it is a child frame,
@@ -573,7 +590,7 @@ pub(crate) fn deep_target(
             element_ref: format!("d{}", element.n),
             role: element.role,
             name: element.name,
-            password: false,
+            password: element.password,
             destination,
         });
     }
