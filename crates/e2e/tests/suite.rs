@@ -11,6 +11,7 @@ mod gateway;
 mod handover;
 mod handshake;
 mod idb_store;
+mod indicator;
 mod mcp_calls;
 mod mcp_oauth;
 mod notifications;

@@ -75,11 +75,20 @@ pub(crate) use self::indicator::update as update_indicator;
 
 /// Runs one tool call where it was judged to act.
 pub(crate) async fn run_tool(call: &ToolInvocation, abort: AbortSignal) -> ToolOutcome {
-    indicator::show_for(call).await;
-    match panelot_core::tools::catalog::route(&call.tool) {
+    let route = panelot_core::tools::catalog::route(&call.tool);
+    // The debugger's input is trusted, as the user's is: the page does not take it for a
+    // takeover while the call runs.
+    let own_input = matches!(route, Some(Route::Debugger(_)));
+    let listen = if own_input { indicator::Takeover::Ignored } else { indicator::Takeover::Heard };
+    indicator::show_for(call, listen).await;
+    match route {
         Some(Route::Tabs(tool)) => run_tab_tool(call, tool, &abort).await,
         Some(Route::Page(tool)) => run_page_tool(call, tool, &abort).await,
-        Some(Route::Debugger(tool)) => debugger::run(call, tool, &abort).await,
+        Some(Route::Debugger(tool)) => {
+            let outcome = debugger::run(call, tool, &abort).await;
+            indicator::show_for(call, indicator::Takeover::Heard).await;
+            outcome
+        }
         Some(Route::Web(tool)) => web::run(call, tool, &abort).await,
         Some(Route::Watch) => watch::run(call, &abort).await,
         Some(Route::Engine) | None => {

@@ -69,10 +69,10 @@ pub(crate) async fn decide<S: Store>(
     let notice = match signal.kind {
         PageSignalKind::Stop => return turns::interrupted(reads, run).await,
         PageSignalKind::Pause => {
-            format!("You paused the run from {tab_name}. Resume when you are ready.")
+            format!("You paused it from {tab_name}. Resume when you are ready.")
         }
         PageSignalKind::TookOver => {
-            format!("You took over in {tab_name}; the run is paused. Resume when done.")
+            format!("You took over in {tab_name}. Resume when done.")
         }
     };
     if run.pause.is_some() {

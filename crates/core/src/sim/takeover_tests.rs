@@ -108,7 +108,7 @@ fn a_takeover_lets_the_running_write_finish_then_pauses_and_resume_goes_on() {
     assert_eq!(world.requests.len(), 1, "no model call after the takeover");
     let parked = the_run(&world);
     assert_eq!(parked.state, RunState::PausedByUser);
-    let notice = "You took over in \u{201c}Shop\u{201d}; the run is paused. Resume when done.";
+    let notice = "You took over in \u{201c}Shop\u{201d}. Resume when done.";
     assert_eq!(
         cards(&world),
         [(RunState::PausedByUser, notice.to_owned(), vec![RecoveryOption::Continue])]
@@ -152,7 +152,7 @@ fn pause_during_the_model_answer_keeps_its_calls_from_running() {
     world.settle();
     assert_eq!(clicks(&world), ["e1"]);
     assert_eq!(world.requests.len(), 2);
-    let notice = "You paused the run from \u{201c}Shop\u{201d}. Resume when you are ready.";
+    let notice = "You paused it from \u{201c}Shop\u{201d}. Resume when you are ready.";
     assert_eq!(the_run(&world).state, RunState::PausedByUser);
     assert_eq!(the_run(&world).note.as_deref(), Some(notice));
     assert!(acked(&resume(&mut world, &thread, &run)));

@@ -14,14 +14,17 @@ export function pageIndicator() {
 }
 
 /**
- * `command`: "show" (the run acts on this tab: show the bar, listen for a takeover), "paused"
- * (the run paused: say so, no buttons, stop listening) or "gone" (take it away). Only the
- * indicator of `runId` is changed by "paused" and "gone". Returns whether anything changed.
+ * `command`: "show" (the run acts on this tab: show the bar, listen for a takeover), "agent"
+ * (show it, but the agent's own trusted input is on its way: no takeover until the next
+ * "show"), "paused" (the run paused: say so, no buttons, stop listening) or "gone" (take it
+ * away). Only the indicator of `runId` is changed by "paused" and "gone". Returns whether
+ * anything changed.
  */
 function indicator(command, runId) {
   const KEY = "__panelotIndicator";
   const current = globalThis[KEY];
-  if (command !== "show") {
+  const shows = command === "show" || command === "agent";
+  if (!shows) {
     if (!current || current.runId !== runId) return false;
     if (command === "gone") {
       current.remove();
@@ -32,6 +35,7 @@ function indicator(command, runId) {
     return true;
   }
   if (current && current.runId === runId && current.host.isConnected) {
+    current.agentInput = command === "agent";
     current.setMode("working");
     return true;
   }
@@ -47,7 +51,7 @@ function indicator(command, runId) {
   const MODIFIERS = ["Alt", "AltGraph", "Control", "Meta", "Shift", "CapsLock", "Fn", "OS"];
   const host = document.createElement("panelot-indicator");
   host.style.cssText =
-    "all:initial!important;position:fixed!important;top:12px!important;left:50%!important;" +
+    "all:initial!important;position:fixed!important;bottom:16px!important;left:50%!important;" +
     "transform:translateX(-50%)!important;z-index:2147483647!important;display:block!important;" +
     "pointer-events:none!important;margin:0!important;padding:0!important;";
   const root = host.attachShadow({ mode: "closed" });
@@ -58,6 +62,7 @@ function indicator(command, runId) {
       background: #1e1b2e; color: #f5f3ff; pointer-events: none; user-select: none;
       font: 500 13px/20px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
       box-shadow: 0 4px 18px rgba(0, 0, 0, 0.28), 0 0 0 1px rgba(255, 255, 255, 0.16); }
+    .bar[data-mode="working"] .dot { background: #c4b5fd; }
     .dot { flex: none; width: 8px; height: 8px; border-radius: 50%; background: #a78bfa;
       animation: pulse 1.6s ease-in-out infinite; }
     .label { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
@@ -93,7 +98,7 @@ function indicator(command, runId) {
   bar.append(dot, label, pause, stop);
   root.append(style, bar);
 
-  const state = { runId, host, mode: "", sent: false };
+  const state = { runId, host, mode: "", sent: false, agentInput: command === "agent" };
   const send = (kind) => {
     try {
       chrome.runtime.sendMessage({ panelot: "indicator", kind, run: runId }).catch(() => {});
@@ -103,10 +108,12 @@ function indicator(command, runId) {
   };
   state.setMode = (mode) => {
     state.mode = mode;
-    // Each call that acts here asks again, so a takeover the run could not take (it was waiting
-    // for the user) is heard the next time.
+    // Each call that acts here shows "working" again, so a takeover the run did not take (it
+    // was waiting for the user) is heard the next time.
     if (mode === "working") state.sent = false;
     bar.dataset.mode = mode;
+    // On the host too, where the page (and a test) can see it: nothing the page could misuse.
+    host.setAttribute("data-state", mode);
     label.textContent = LABELS[mode];
   };
   const press = (kind) => (event) => {
@@ -118,13 +125,14 @@ function indicator(command, runId) {
   pause.addEventListener("click", press("pause"));
   stop.addEventListener("click", press("stop"));
   const onInput = (event) => {
-    if (!event.isTrusted || state.sent || state.mode !== "working") return;
+    if (!event.isTrusted || state.sent || state.agentInput || state.mode !== "working") return;
     // The indicator's own buttons (the page sees them as its host) are Pause and Stop.
     if (event.composedPath().includes(host)) return;
     if (event.type === "keydown" && (MODIFIERS.includes(event.key) || event.ctrlKey || event.metaKey || event.altKey)) {
       return;
     }
     state.sent = true;
+    state.setMode("pausing");
     send("takeover");
   };
   const INPUTS = ["pointerdown", "mousedown", "keydown"];

@@ -14,8 +14,9 @@
 //! no `externally_connectable`, so a page's scripts cannot). [`signal`] takes it only from a
 //! content script of this extension in a tab's top frame; the engine then takes it only for a
 //! run at work that writes to that tab. A press the agent's own debugger input made (trusted,
-//! like the user's) is not a takeover: the worker drops a takeover heard while a debugger call
-//! holds the tab or just after ([`super::debugger::own_input_on`]).
+//! like the user's) is not a takeover: the page does not listen for one while a debugger call
+//! runs (the gateway tells it before and after), and the worker drops a takeover heard while a
+//! debugger call holds the tab or just after ([`super::debugger::own_input_on`]).
 
 use js_sys::Function;
 use panelot_core::engine::IndicatorState;
@@ -38,11 +39,24 @@ extern "C" {
     fn page_indicator() -> JsValue;
 }
 
+/// Whether the page takes a trusted press outside the indicator for the user taking over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Takeover {
+    /// It does.
+    Heard,
+    /// It does not: the agent's own trusted input (a debugger call) is on its way.
+    Ignored,
+}
+
 /// Shows the indicator of the call's run in its tab when the run acts there. A page that cannot
 /// be scripted (the browser's own pages, a tab still loading) simply shows none.
-pub(crate) async fn show_for(call: &ToolInvocation) {
+pub(crate) async fn show_for(call: &ToolInvocation, takeover: Takeover) {
     if let Some(target) = call.target.as_ref().filter(|_| call.indicator) {
-        let _ = run_in(target.tab, "show", &call.run_id).await;
+        let command = match takeover {
+            Takeover::Heard => "show",
+            Takeover::Ignored => "agent",
+        };
+        let _ = run_in(target.tab, command, &call.run_id).await;
     }
 }
 
