@@ -8,6 +8,12 @@
 //!
 //! `PANELOT_CORPUS_DIR=<dir>` also writes the corpus pages there (to compare other tools on the
 //! same pages), and each page's last snapshot beside it (`<page>.snapshot.txt`).
+//!
+//! Against Playwright MCP: `benches/playwright-mcp/<page>.txt` holds the text of its
+//! `browser_snapshot` result for the small pages (what its server sends the model: the page's
+//! URL and title, then the snapshot), taken once with `benches/playwright-mcp/snapshots.mjs`
+//! (it needs the npm package, so not at bench time); the bench prints our tokens over its per
+//! page and their median. Take them again when a small page's HTML changes.
 
 // A benchmark of a setup it controls: failing loudly is the point.
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::print_stdout)]
@@ -45,6 +51,8 @@ fn main() {
     let mut small_tokens = Vec::new();
     let mut small_in_page = Vec::new();
     let mut small_without_hop = Vec::new();
+    let mut small_ratios = Vec::new();
+    let playwright = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benches/playwright-mcp");
     for page in &pages {
         let path = format!("/corpus/{}.html", page.name);
         site.add_page(&path, page.html.clone());
@@ -97,13 +105,22 @@ fn main() {
         element_refs.sort_unstable();
         element_refs.dedup();
         let (round_trip, in_page) = (median(round_trips), median(in_page));
+        let versus = std::fs::read_to_string(playwright.join(format!("{}.txt", page.name)))
+            .ok()
+            .map(|theirs| {
+                let theirs = bpe.encode_ordinary(&theirs).len();
+                let ratio = tokens as f64 / theirs as f64;
+                small_ratios.push(ratio);
+                format!("; Playwright MCP {theirs} tokens, {ratio:.2} x")
+            })
+            .unwrap_or_default();
         if page.small {
             small_tokens.push(tokens as f64);
             small_in_page.push(in_page);
             small_without_hop.push(round_trip - hop);
         }
         println!(
-            "executor: snapshot {:<12} {elements:>6} elements {tokens:>5} tokens (o200k, budget 3,000) {in_page:>6.1} ms in the page, {round_trip:>6.1} ms round trip ({hop:.1} ms message hop); {listed} refs listed ({} on element lines), fold lines {:.0} % of the tokens; interactive {accounted}/{} {}",
+            "executor: snapshot {:<12} {elements:>6} elements {tokens:>5} tokens (o200k, budget 3,000) {in_page:>6.1} ms in the page, {round_trip:>6.1} ms round trip ({hop:.1} ms message hop); {listed} refs listed ({} on element lines), fold lines {:.0} % of the tokens; interactive {accounted}/{} {}{versus}",
             page.name,
             element_refs.len(),
             fold_tokens as f64 * 100.0 / tokens.max(1) as f64,
@@ -112,8 +129,9 @@ fn main() {
         );
     }
     println!(
-        "executor: snapshot small pages: median {:.0} tokens, {:.1} ms in the page, {:.1} ms round trip without the hop (targets: <= 0.5 x Playwright MCP's tokens, <= 2 ms in the page; 50,000 elements: within the budget, <= 150 ms; medians of {RUNS})",
+        "executor: snapshot small pages: median {:.0} tokens, {:.3} x Playwright MCP's, {:.1} ms in the page, {:.1} ms round trip without the hop (targets: <= 0.5 x Playwright MCP's tokens, <= 2 ms in the page; 50,000 elements: within the budget, <= 150 ms; medians of {RUNS})",
         median(small_tokens),
+        if small_ratios.is_empty() { f64::NAN } else { median(small_ratios) },
         median(small_in_page),
         median(small_without_hop)
     );
