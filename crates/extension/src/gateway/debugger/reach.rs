@@ -46,9 +46,10 @@ use super::format;
 use super::on_event;
 use crate::wait;
 
-/// How long to wait for the frames of other processes to be attached, in steps.
-const ATTACH_STEP_MS: u64 = 15;
-const ATTACH_STEPS: u32 = 20;
+/// How long to wait for a late event of a frame of another process being attached.
+const ATTACH_GRACE_MS: u64 = 5;
+/// Most rounds of attaching nested frames of other processes.
+const ATTACH_ROUNDS: u32 = 16;
 
 thread_local! {
     /// The deep reads of each tab (see [`deep`]).
@@ -118,11 +119,12 @@ impl Sessions {
         let sessions = Sessions { listener, attached };
         let auto = json!({"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true});
         send_in(tab, None, "Target.setAutoAttach", auto.clone()).await?;
-        // The frames already there are attached at once; their events arrive around the
-        // answer. Each attached frame attaches its own frames of other processes.
+        // The frames already there are attached at once, their events sent before the answer;
+        // each attached frame attaches its own frames of other processes. One short wait after
+        // the last new frame catches an event that comes late.
         let mut asked = 0;
-        let mut quiet = 0;
-        for _ in 0..ATTACH_STEPS {
+        let mut waited = false;
+        for _ in 0..ATTACH_ROUNDS {
             let known: Vec<Attached> = sessions.attached.borrow().clone();
             if known.len() > asked {
                 for frame in &known[asked..] {
@@ -131,14 +133,13 @@ impl Sessions {
                             .await;
                 }
                 asked = known.len();
-                quiet = 0;
+                waited = false;
+            } else if waited {
+                break;
             } else {
-                quiet += 1;
-                if quiet >= 2 {
-                    break;
-                }
+                wait::sleep(ATTACH_GRACE_MS).await;
+                waited = true;
             }
-            wait::sleep(ATTACH_STEP_MS).await;
         }
         Ok(sessions)
     }
