@@ -488,28 +488,22 @@ pub(crate) fn render(frames: &[DeepFrame], header: &str, budget: usize, first: u
 
 struct Walker<'a> {
     frames: &'a [DeepFrame],
-    /// Per frame, its nodes' ids with their index, sorted by id.
-    index: Vec<Vec<(&'a str, usize)>>,
 }
 
 impl<'a> Walker<'a> {
     fn new(frames: &'a [DeepFrame]) -> Walker<'a> {
-        let index = frames
-            .iter()
-            .map(|f| {
-                let mut ids: Vec<(&str, usize)> =
-                    f.nodes.iter().enumerate().map(|(i, n)| (n.id.as_str(), i)).collect();
-                ids.sort_unstable();
-                ids
-            })
-            .collect();
-        Walker { frames, index }
+        Walker { frames }
     }
 
-    fn find(&self, frame: usize, id: &str) -> Option<&'a AxNode> {
-        let ids = self.index.get(frame)?;
-        let at = ids.binary_search_by(|(it, _)| (*it).cmp(id)).ok()?;
-        self.frames.get(frame)?.nodes.get(ids[at].1)
+    /// The node `id` of `frame` and its index, looked for from `from` on, then from the start:
+    /// Chrome lists a tree's nodes depth first, so a node's next sibling comes soon after the
+    /// one before (an index of the ids cost more engine code than it saved here).
+    fn find(&self, frame: usize, id: &str, from: usize) -> Option<(usize, &'a AxNode)> {
+        let nodes = &self.frames.get(frame)?.nodes;
+        let from = from.min(nodes.len());
+        let after = nodes[from..].iter().position(|n| n.id == id).map(|at| at + from);
+        let at = after.or_else(|| nodes[..from].iter().position(|n| n.id == id))?;
+        Some((at, &nodes[at]))
     }
 
     /// Adds the lines of `node` of `frame` at `depth`.
@@ -601,8 +595,10 @@ impl<'a> Walker<'a> {
     ) {
         // Text runs of one parent (a paragraph's text and its links' are apart) make one line.
         let mut text_line = None;
+        let mut cursor = 0;
         for id in &node.children {
-            if let Some(child) = self.find(frame, id) {
+            if let Some((at, child)) = self.find(frame, id, cursor) {
+                cursor = at + 1;
                 if child.role == "StaticText" && !child.ignored {
                     let merge = text_line.is_some_and(|at: usize| at + 1 == out.len());
                     push_text(out, depth, &child.name, merge);
@@ -695,7 +691,7 @@ pub(crate) fn unusable(snapshot_text: &str) -> bool {
         if has_ref(line) {
             refs += 1;
         }
-        words += line.split(|c: char| !c.is_alphanumeric()).filter(|w| w.len() > 1).count();
+        words += line.split(is_separator).filter(|w| w.len() > 1).count();
     }
     refs == 0 && words < 12
 }
@@ -706,10 +702,16 @@ pub(crate) fn unusable_deep(rendered: &Rendered) -> bool {
         .text
         .lines()
         .filter(|line| !line.starts_with('#'))
-        .flat_map(|line| line.split(|c: char| !c.is_alphanumeric()))
+        .flat_map(|line| line.split(is_separator))
         .filter(|w| w.len() > 1)
         .count();
     rendered.refs.is_empty() && words < 12
+}
+
+/// What separates words when counting them: ASCII punctuation and spaces (any other letter is
+/// part of a word; Unicode's tables would cost the engine for a count).
+fn is_separator(c: char) -> bool {
+    c.is_ascii() && !c.is_ascii_alphanumeric()
 }
 
 /// Whether a snapshot line shows a ref (`[e12]`, `[f5e12]`).
