@@ -20,9 +20,9 @@ use serde_json::json;
 use super::debugger;
 
 /// Said before the accessibility tree.
-const FROM_DEEP: &str = "The page's DOM gave nothing readable; this is the accessibility tree from the debugger (its d refs act with click_trusted, type_trusted and press_key_trusted).";
+const FROM_DEEP: &str = "# The page's DOM gave almost nothing readable; this is the accessibility tree from the debugger (its d refs act with click_trusted, type_trusted and press_key_trusted).";
 /// Said before the screenshot.
-const FROM_SHOT: &str = "The page's DOM and its accessibility tree gave nothing readable; this is a screenshot of the viewport (click_xy clicks at its points). A model that cannot see images should ask the user what the page shows.";
+const FROM_SHOT: &str = "# The page's DOM and its accessibility tree gave almost nothing readable; this is a screenshot of the viewport (click_xy clicks at its points). A model that cannot see images should ask the user what the page shows.";
 /// Said under a snapshot when the debugger may not be used.
 const NO_DEBUGGER: &str = "# The page's DOM gave nothing readable (no element to act on, almost no text): it may draw on a canvas or need scripts that did not run. The debugger could read its accessibility tree or take a screenshot, but this turn does not enable it (or the page is off limits); tell the user if you need it.";
 
@@ -58,14 +58,17 @@ pub(crate) async fn read(
         ToolInvocation { tool: "read_page_deep".to_owned(), params: deep_params, ..call.clone() };
     let deep = debugger::run(&deep_call, DebuggerTool::ReadPageDeep, abort).await;
     let usable = deep.details.as_ref().and_then(|d| d.get("usable")).and_then(Value::as_bool);
+    // What the DOM did give stays first: a sparse page (a heading, a line of text) is still
+    // what the model reads, with the debugger's view added, never in its place.
+    let seen = dom_text(&snapshot);
     if deep.is_ok() && usable == Some(true) {
-        let text = format!("{FROM_DEEP}\n{}", deep.text());
+        let text = format!("{seen}{FROM_DEEP}\n{}", deep.text());
         return replaced(deep, text, "deep");
     }
     let shot_call = ToolInvocation { tool: SCREENSHOT.to_owned(), params, ..call.clone() };
     let shot = debugger::run(&shot_call, DebuggerTool::Screenshot, abort).await;
     if shot.is_ok() {
-        let text = format!("{FROM_SHOT}\n{}", shot.text());
+        let text = format!("{seen}{FROM_SHOT}\n{}", shot.text());
         // The snapshot's page stays the one the tab's refs belong to.
         let mut shot = replaced(shot, text, "screenshot");
         shot.page = snapshot.page;
@@ -77,6 +80,17 @@ pub(crate) async fn read(
         shot.text()
     );
     replaced(snapshot, text, "dom")
+}
+
+/// The DOM snapshot's text when it has any, ending in a line break; empty when the walk found
+/// no node.
+fn dom_text(snapshot: &ToolOutcome) -> String {
+    if !snapshot.is_ok() {
+        return String::new();
+    }
+    let text = snapshot.text();
+    let text = text.trim_end();
+    if text.lines().all(|line| line.starts_with('#')) { String::new() } else { format!("{text}\n") }
 }
 
 /// `outcome` with its text for the model replaced and its source named in the details.
