@@ -366,6 +366,8 @@ fn the_agents_own_trusted_click_is_not_the_user_taking_over() {
     s.server.push(Reply::tool_call("read_page", json!({"tabId": tab.0})));
     s.server.push(Reply::tool_call("click_trusted", json!({"ref": "e1"})));
     s.server.push(Reply::tool_call("read_page", json!({"tabId": tab.0})));
+    // The debugger's tree sees into closed shadow roots, but not into the extension's own bar.
+    s.server.push(Reply::tool_call("read_page_deep", json!({"tabId": tab.0})));
     s.server.push(Reply::text("Done."));
     // Fails unless the turn ends normally: a takeover would have paused it.
     s.send_turn(
@@ -383,6 +385,12 @@ fn the_agents_own_trusted_click_is_not_the_user_taking_over() {
     let states: Vec<&str> =
         states.as_array().into_iter().flatten().filter_map(Value::as_str).collect();
     assert!(!states.is_empty() && states.iter().all(|s| *s == "working"), "{states:?}");
+    let results = s.tool_results();
+    let deep = results.last().and_then(|r| r.get(3)).cloned().unwrap_or_default();
+    assert!(deep.contains("Continue"), "the page's own button is in the deep tree: {deep}");
+    for word in ["Panelot is working", "\"Pause\"", "\"Stop\""] {
+        assert!(!deep.contains(word), "{word} of the bar in the deep tree:\n{deep}");
+    }
     let gone = s.h.eval_in_tab(tab, "return !document.querySelector('panelot-indicator');");
     assert_eq!(gone.expect("gone"), json!(true));
 }

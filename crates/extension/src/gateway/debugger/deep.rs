@@ -163,6 +163,20 @@ fn parse_node(node: &Value) -> AxNode {
     out
 }
 
+/// The extension's own elements in a page (the page indicator, ref labels, highlights): never
+/// part of what the page shows the model, nor something to act on.
+pub(crate) const OWN_HOSTS: &str = "panelot-indicator, panelot-overlay";
+
+/// Leaves out the nodes of DOM nodes `hosts` and everything under them (the closed shadow roots
+/// of the extension's own elements): they lose their children and are ignored.
+pub(crate) fn drop_own(nodes: &mut [AxNode], hosts: &[u64]) {
+    for node in nodes.iter_mut().filter(|n| n.backend.is_some_and(|b| hosts.contains(&b))) {
+        node.children.clear();
+        node.ignored = true;
+        node.name.clear();
+    }
+}
+
 /// Whether a `DOM.describeNode` node is an `<input type=password>` (its attributes are a flat
 /// list of names and values).
 pub(crate) fn is_password_input(node: &Value) -> bool {

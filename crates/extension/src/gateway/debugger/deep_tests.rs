@@ -240,3 +240,31 @@ fn a_password_input_is_told_by_its_dom_type() {
     assert!(!is_password_input(&area));
     assert!(!is_password_input(&json!({"nodeName": "INPUT"})));
 }
+
+#[test]
+fn the_extensions_own_elements_are_left_out_with_what_is_under_them() {
+    let mut nodes = parse_ax(&json!({"nodes": [
+        ax(1, "RootWebArea", "Shop", 1, &[2, 3]),
+        ax(2, "button", "Buy", 12, &[]),
+        ax(3, "generic", "", 13, &[4, 5]),
+        ax(4, "status", "Panelot is working in this tab", 0, &[]),
+        ax(5, "button", "Stop", 15, &[]),
+    ]}));
+    drop_own(&mut nodes, &[13]);
+    let host = nodes.iter().find(|n| n.id == "3").unwrap();
+    assert!(host.ignored && host.children.is_empty());
+    let frames = vec![DeepFrame {
+        frame_id: "TOP".into(),
+        loader_id: "L1".into(),
+        url: "https://shop.test/".into(),
+        nodes,
+        ..DeepFrame::default()
+    }];
+    let rendered = render(&frames, "# deep", 2_000, 1);
+    assert!(rendered.text.contains("button \"Buy\""), "{}", rendered.text);
+    assert!(
+        !rendered.text.contains("Stop") && !rendered.text.contains("Panelot"),
+        "{}",
+        rendered.text
+    );
+}

@@ -270,6 +270,10 @@ pub(super) async fn read(
         if let Ok(tree) = send_in(tab, session, "Accessibility.getFullAXTree", params).await {
             frames[at].nodes = deep::parse_ax(&tree);
         }
+        if frames[at].parent.is_none() {
+            let hosts = own_hosts(tab, session).await;
+            deep::drop_own(&mut frames[at].nodes, &hosts);
+        }
         mark_passwords(tab, session, &mut frames[at].nodes).await;
     }
     let first = TABLE.with(|t| t.borrow().next_first(tab, document_id));
@@ -285,6 +289,28 @@ pub(super) async fn read(
     let read = DeepRead { frames, refs: rendered.refs.clone(), first, last };
     TABLE.with(|t| t.borrow_mut().keep(tab, read));
     Ok((rendered, count, Some((first, last))))
+}
+
+/// The DOM nodes of the extension's own elements in the top document ([`deep::OWN_HOSTS`]);
+/// none when the DOM cannot be asked.
+async fn own_hosts(tab: u32, session: Option<&str>) -> Vec<u64> {
+    let Ok(document) = send_in(tab, session, "DOM.getDocument", json!({"depth": 0})).await else {
+        return Vec::new();
+    };
+    let params = json!({"nodeId": document["root"]["nodeId"], "selector": deep::OWN_HOSTS});
+    let Ok(found) = send_in(tab, session, "DOM.querySelectorAll", params).await else {
+        return Vec::new();
+    };
+    let mut hosts = Vec::new();
+    for id in found["nodeIds"].as_array().into_iter().flatten() {
+        let params = json!({"nodeId": id});
+        if let Ok(node) = send_in(tab, session, "DOM.describeNode", params).await
+            && let Some(backend) = node["node"]["backendNodeId"].as_u64()
+        {
+            hosts.push(backend);
+        }
+    }
+    hosts
 }
 
 /// Most fields of a frame whose DOM type is read.
