@@ -279,29 +279,8 @@ async fn apply(tx: &IdbTransaction, trees: &mut TreeCache, op: WriteOp) -> Resul
                     .map_err(|e| js_err("delete", e))?,
             )
             .await?;
-            let runs = store_of(tx, RUNS)?;
-            let by_thread = runs.index(RUNS_BY_THREAD).map_err(|e| js_err("index", e))?;
-            let keys = done(
-                by_thread
-                    .get_all_keys_with_key(&thread.as_str().into())
-                    .map_err(|e| js_err("getAllKeys", e))?,
-            )
-            .await?;
-            for key in array_items(keys) {
-                done(runs.delete(&key).map_err(|e| js_err("delete", e))?).await?;
-            }
-            let attachments = store_of(tx, ATTACHMENTS)?;
-            let by_thread =
-                attachments.index(ATTACHMENTS_BY_THREAD).map_err(|e| js_err("index", e))?;
-            let keys = done(
-                by_thread
-                    .get_all_keys_with_key(&thread.as_str().into())
-                    .map_err(|e| js_err("getAllKeys", e))?,
-            )
-            .await?;
-            for key in array_items(keys) {
-                done(attachments.delete(&key).map_err(|e| js_err("delete", e))?).await?;
-            }
+            delete_of_thread(tx, RUNS, RUNS_BY_THREAD, &thread).await?;
+            delete_of_thread(tx, ATTACHMENTS, ATTACHMENTS_BY_THREAD, &thread).await?;
         }
         WriteOp::PutAttachment(attachment) => put_attachment(tx, &attachment).await?,
         WriteOp::PutReceipt(receipt) => {
@@ -360,6 +339,27 @@ async fn apply(tx: &IdbTransaction, trees: &mut TreeCache, op: WriteOp) -> Resul
             let row = object(&[("key", key.as_str().into()), ("value", value.to_string().into())])?;
             done(put(SETTINGS, row)?).await?;
         }
+    }
+    Ok(())
+}
+
+/// Deletes the records of `store` that its `by_thread` index files under `thread`.
+async fn delete_of_thread(
+    tx: &IdbTransaction,
+    store: &str,
+    by_thread: &str,
+    thread: &ThreadId,
+) -> Result<(), StoreError> {
+    let records = store_of(tx, store)?;
+    let index = records.index(by_thread).map_err(|e| js_err("index", e))?;
+    let keys = done(
+        index
+            .get_all_keys_with_key(&thread.as_str().into())
+            .map_err(|e| js_err("getAllKeys", e))?,
+    )
+    .await?;
+    for key in array_items(keys) {
+        done(records.delete(&key).map_err(|e| js_err("delete", e))?).await?;
     }
     Ok(())
 }
