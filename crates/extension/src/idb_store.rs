@@ -200,6 +200,15 @@ impl Store for IdbStore {
         decode_attachment(&text_field(&row, "record")?).map(Some)
     }
 
+    async fn attachment_thread(&self, id: &AttachmentId) -> Result<Option<ThreadId>, StoreError> {
+        let row = self.get(ATTACHMENTS, &id.as_str().into()).await?;
+        if row.is_undefined() {
+            return Ok(None);
+        }
+        let thread = ThreadId::new(text_field(&row, "threadId")?);
+        thread.map(Some).map_err(|e| StoreError::Corrupt(e.to_string()))
+    }
+
     async fn receipt(&self, key: &ReceiptKey) -> Result<Option<Receipt>, StoreError> {
         let id: JsValue =
             Array::of2(&key.client_id.as_str().into(), &key.submission_id.as_str().into()).into();

@@ -2,7 +2,7 @@
 
 /// Hash of the engine protocol (`panelot/engine-v1`) schema.
 pub const ENGINE_SCHEMA_HASH: &str =
-    "deed66a87e98d8778af3805d443a5d8abce1f3c936387fb0eec557526ad5b988";
+    "f34089c515be80d4ec4333593176b7c9c2f84fb40aa9f2300b6ea2f89e1fee72";
 /// Hash of the page-executor protocol (`panelot/content-v1`) schema.
 pub const CONTENT_SCHEMA_HASH: &str =
     "e0cedc0427ce462937f90fc87e7d79ead1e26b74285528a2eea39a80e707077b";

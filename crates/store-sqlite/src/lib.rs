@@ -200,6 +200,15 @@ impl Store for SqliteStore {
         record.as_deref().map(decode_attachment).transpose()
     }
 
+    async fn attachment_thread(&self, id: &AttachmentId) -> Result<Option<ThreadId>, StoreError> {
+        let conn = self.conn.borrow();
+        let thread: Option<String> = conn
+            .prepare_cached("SELECT thread_id FROM attachments WHERE id = ?1")
+            .and_then(|mut stmt| stmt.query_row([id.as_str()], |row| row.get(0)).optional())
+            .map_err(backend)?;
+        thread.map(|t| parse_id(t, ThreadId::new)).transpose()
+    }
+
     async fn receipt(&self, key: &ReceiptKey) -> Result<Option<Receipt>, StoreError> {
         let conn = self.conn.borrow();
         let record: Option<String> = conn

@@ -112,6 +112,10 @@ catalog! {
     ShowEarlier => "Show earlier messages", "显示更早的消息";
     /// Composer placeholder.
     ComposerPlaceholder => "Message Panelot — Enter to send, Shift+Enter for a new line", "给 Panelot 发消息 — Enter 发送，Shift+Enter 换行";
+    /// Composer placeholder while a turn is paused: a message ends it and starts a new turn.
+    ComposerPlaceholderPaused => "Resume above, or send a new message to end the paused run", "点上方的“继续执行”，或发送新消息以结束已暂停的任务";
+    /// Composer placeholder while a write of unknown outcome waits for the user's choice.
+    ComposerPlaceholderUndecided => "Choose above first; a message sent now waits its turn", "请先在上方选择；现在发送的消息将排队等待";
     /// Composer placeholder while a turn runs.
     ComposerPlaceholderRunning => "Enter steers, Shift+Alt+Enter queues, Esc stops", "Enter 引导，Shift+Alt+Enter 排队，Esc 停止";
     /// Button: send.
@@ -204,6 +208,10 @@ catalog! {
     FilesTooLarge => "{name} was not attached: a message's files may have 10 MB together.", "未附加 {name}：一条消息的文件合计不能超过 10 MB。";
     /// Composer: the message has as many files as it may.
     FilesTooMany => "{name} was not attached: a message may have 10 files.", "未附加 {name}：一条消息最多 10 个文件。";
+    /// Composer: the engine did not store a file of a message: its id is another file's.
+    FileIdTaken => "{name} was not attached: another file already has its id. Attach it again.", "未附加 {name}：另一个文件已使用它的标识。请重新附加。";
+    /// Composer: the engine did not store a file of a message, for another reason.
+    FileNotStored => "{name} was not attached: {detail}", "未附加 {name}：{detail}";
     /// Composer: a picked file could not be read.
     FileReadFailed => "{name} could not be read: {detail}", "无法读取 {name}：{detail}";
     /// Composer's resource list: no server offers one.

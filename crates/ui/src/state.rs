@@ -21,6 +21,7 @@
 //!   resources, fetched as chips;
 //! * [`elicitation`]: an MCP server's question as a form, and the answer it sends back;
 //! * [`files`]: files attached to a message (limits, chips, the `attachment.put` of each);
+//!   [`sent`]: what a message carried, kept until the engine answers, to give back if refused;
 //! * [`memory_notes`]: the agent's memory in settings (the note edited, the delete asked about);
 //! * [`language`]: the language setting shared by every page;
 //! * [`urls`]: the origin of a URL, and whether it is a web page.
@@ -45,6 +46,7 @@ pub mod options_markup;
 pub mod preset_form;
 pub mod readiness;
 pub mod save_status;
+pub mod sent;
 pub mod tab_choice;
 pub mod thread_list;
 pub mod thread_view;

@@ -72,7 +72,7 @@ pub(crate) struct FileOnPath {
 }
 
 /// `attachment.put`: stores the file with its thread, or refuses it (too large, not base64, a
-/// bad name, an unknown thread, an id already used).
+/// bad name, an unknown thread, an id already used by a file of this thread or another).
 pub(crate) async fn put<S: Store>(
     reads: &Reads<'_, S>,
     op: &Op,
@@ -103,13 +103,16 @@ pub(crate) async fn put<S: Store>(
     if let Some(problem) = name_problem(&p.name) {
         return Ok(Decision::rejected(op, ErrorCode::InvalidCommand, problem));
     }
-    if reads.store.attachment(&p.thread_id, &p.attachment_id).await?.is_some() {
-        // The same id again from another command: never a second file under one id.
-        return Ok(Decision::rejected(
-            op,
-            ErrorCode::InvalidCommand,
-            format!("attachment {} is already stored", p.attachment_id),
-        ));
+    // The same id again from another command: never a second file under one id. The store
+    // keeps ids unique across threads, so another thread's id is refused here, before the
+    // commit, which would fail whole as an integrity error.
+    if let Some(holder) = reads.store.attachment_thread(&p.attachment_id).await? {
+        let message = if holder == p.thread_id {
+            format!("attachment {} is already stored in this chat", p.attachment_id)
+        } else {
+            format!("attachment {} is already the id of a file of another chat", p.attachment_id)
+        };
+        return Ok(Decision::rejected(op, ErrorCode::AttachmentIdTaken, message));
     }
     let mime = p.mime.trim();
     let record = AttachmentRecord {

@@ -235,7 +235,8 @@ pub(crate) fn answer_is_final(answer: &AgentEvent) -> bool {
         | ErrorCode::InvalidCommand
         | ErrorCode::TurnMismatch
         | ErrorCode::AttachmentTooLarge
-        | ErrorCode::AttachmentNotFound => true,
+        | ErrorCode::AttachmentNotFound
+        | ErrorCode::AttachmentIdTaken => true,
         ErrorCode::ProtocolMismatch
         | ErrorCode::TurnNotSteerable
         | ErrorCode::NoActiveTurn

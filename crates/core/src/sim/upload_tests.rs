@@ -215,3 +215,67 @@ fn another_threads_file_is_refused_before_anyone_is_asked() {
         .collect();
     assert_eq!(outcomes, [CallOutcome::Failed, CallOutcome::Failed]);
 }
+
+/// #19: a file id that another chat's file already has was an internal error (the store's
+/// integrity check failed the commit); it is a refusal with its own code, and nothing is stored.
+#[test]
+fn an_id_another_thread_has_is_refused_with_its_code_and_nothing_is_stored() {
+    let mut world = World::new();
+    let first = world.create_thread();
+    put(&mut world, &first, "att-1", "notes.txt", HELLO);
+    let second = world.create_thread();
+    let answers = put(&mut world, &second, "att-1", "other.txt", "AAAA");
+    assert_eq!(code_of(&answers).as_deref(), Some("attachment_id_taken"), "{answers:?}");
+    let message = answers.iter().find_map(|a| a.get("message").and_then(Value::as_str));
+    assert_eq!(message, Some("attachment att-1 is already the id of a file of another chat"));
+    assert!(stored(&world, &second, "att-1").is_none(), "nothing stored in the second chat");
+    let kept = stored(&world, &first, "att-1").expect("the first chat keeps its file");
+    assert_eq!((kept.name.as_str(), kept.data_base64.as_str()), ("notes.txt", HELLO));
+    // The same id again in its own chat is refused the same way.
+    let answers = put(&mut world, &first, "att-1", "notes.txt", HELLO);
+    assert_eq!(code_of(&answers).as_deref(), Some("attachment_id_taken"), "{answers:?}");
+    // The engine goes on: the second chat stores a file under a new id.
+    let answers = put(&mut world, &second, "att-2", "other.txt", "AAAA");
+    assert_eq!(code_of(&answers), None, "{answers:?}");
+}
+
+/// #19: edit-and-resend and regenerate send the message again as a sibling (`turn.fork`); a
+/// fork that names the files of the message it replaces keeps them: the model is told of them
+/// again and `upload_file` takes them on the new branch, whose path no longer has the old
+/// message.
+#[test]
+fn a_fork_naming_the_files_of_the_message_it_replaces_keeps_them_for_the_model_and_upload() {
+    let mut world = World::new();
+    let thread = world.create_thread();
+    put(&mut world, &thread, "att-1", "notes.txt", HELLO);
+    world.script.push_back(Reply::text("first answer"));
+    assert!(acked(&submit_with(&mut world, &thread, "here is my file", &["att-1"])));
+    world.settle();
+    let original = world
+        .path(&thread)
+        .iter()
+        .find(|n| matches!(n.body, NodeBody::UserMessage { .. }))
+        .map(|n| n.id.clone())
+        .expect("the message");
+    world.script.push_back(Reply::tool("upload_file", json!({"ref": "e1", "attachment": "att-1"})));
+    world.script.push_back(Reply::text("uploaded"));
+    let id = world.submission();
+    let mut input = super::world::input("here is my file, again");
+    input["attachmentIds"] = json!(["att-1"]);
+    let events: Vec<_> = world
+        .send(json!({"type": "turn.fork", "submissionId": id, "threadId": thread,
+            "siblingOfNodeId": original, "input": input}))
+        .into_iter()
+        .map(|f| f.event)
+        .collect();
+    assert!(acked(&events), "{events:?}");
+    world.settle();
+    let path = world.path(&thread);
+    assert!(path.iter().all(|n| n.id != original), "the new branch replaces the old message");
+    let expected = vec![("notes.txt".to_owned(), "att-1".to_owned(), "text/plain".to_owned(), 11)];
+    assert_eq!(file_blocks(&world, &thread), expected);
+    let said = format!("{:?}", world.requests[1].messages);
+    assert!(said.contains("[The user attached notes.txt (text/plain, 11 bytes)"), "{said}");
+    assert_eq!(world.executions.len(), 1, "{:?}", results(&path));
+    assert_eq!(world.executions[0].call.params["dataBase64"], json!(HELLO));
+}

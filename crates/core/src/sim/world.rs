@@ -164,6 +164,13 @@ impl Store for CrashStore {
         self.check()?;
         self.inner.attachment(thread, id).await
     }
+    async fn attachment_thread(
+        &self,
+        id: &panelot_protocol::AttachmentId,
+    ) -> Result<Option<ThreadId>, StoreError> {
+        self.check()?;
+        self.inner.attachment_thread(id).await
+    }
     async fn receipt(&self, key: &ReceiptKey) -> Result<Option<Receipt>, StoreError> {
         self.check()?;
         self.inner.receipt(key).await

@@ -131,6 +131,13 @@ pub trait Store {
         id: &AttachmentId,
     ) -> impl Future<Output = Result<Option<AttachmentRecord>, StoreError>>;
 
+    /// The thread that stores attachment `id`, if any: an id names one file of one thread, so
+    /// a command may be told that another thread has it (reading the bytes is `attachment`'s).
+    fn attachment_thread(
+        &self,
+        id: &AttachmentId,
+    ) -> impl Future<Output = Result<Option<ThreadId>, StoreError>>;
+
     /// A command receipt by its key.
     fn receipt(
         &self,
@@ -184,6 +191,12 @@ macro_rules! forward_store {
                 id: &AttachmentId,
             ) -> Result<Option<AttachmentRecord>, StoreError> {
                 (**self).attachment(thread, id).await
+            }
+            async fn attachment_thread(
+                &self,
+                id: &AttachmentId,
+            ) -> Result<Option<ThreadId>, StoreError> {
+                (**self).attachment_thread(id).await
             }
             async fn receipt(&self, key: &ReceiptKey) -> Result<Option<Receipt>, StoreError> {
                 (**self).receipt(key).await

@@ -174,6 +174,10 @@ impl<S: Store> Store for CachedStore<S> {
         self.inner.attachment(thread, id).await
     }
 
+    async fn attachment_thread(&self, id: &AttachmentId) -> Result<Option<ThreadId>, StoreError> {
+        self.inner.attachment_thread(id).await
+    }
+
     async fn receipt(&self, key: &ReceiptKey) -> Result<Option<Receipt>, StoreError> {
         self.inner.receipt(key).await
     }

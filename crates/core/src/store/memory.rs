@@ -129,6 +129,10 @@ impl Store for MemoryStore {
         Ok(state.attachments.get(id).filter(|a| &a.thread_id == thread).cloned())
     }
 
+    async fn attachment_thread(&self, id: &AttachmentId) -> Result<Option<ThreadId>, StoreError> {
+        Ok(self.state.borrow().attachments.get(id).map(|a| a.thread_id.clone()))
+    }
+
     async fn receipt(&self, key: &ReceiptKey) -> Result<Option<Receipt>, StoreError> {
         Ok(self.state.borrow().receipts.get(key).cloned())
     }

@@ -2,7 +2,8 @@
 //! while the agent acts on the page a bar shows there (a closed shadow root, out of the agent's
 //! own snapshot); a page script cannot press its buttons, a trusted click on its Stop ends the
 //! turn; a trusted key press of the user in the page pauses the run after the call under way,
-//! the panel says so with Resume, and Resume goes on to the end; the agent's own trusted click
+//! the panel says so with Resume (its composer sends a new message then, without Stop), and
+//! Resume goes on to the end; the agent's own trusted click
 //! (L2, through the debugger) is not the user taking over.
 
 use std::time::Duration;
@@ -269,12 +270,16 @@ fn a_key_press_of_the_user_pauses_the_run_after_its_call_and_resume_goes_on() {
         t.act_on("button", "Add to cart", |r| Reply::tool_call("click", json!({"ref": r})))
             .held(&gate)
     });
-    p.model.push(|t| {
+    // The answer after Resume is held too, to see the panel while the turn runs again.
+    let resumed = Gate::new();
+    let gate = resumed.clone();
+    p.model.push(move |t| {
         Reply::text(if t.last_result().is_some_and(|r| r.contains("the user paused the run")) {
             "Your cart has the mug; I left the rest to you."
         } else {
             "[the paused call was not reported]"
         })
+        .held(&gate)
     });
     p.send("Add two blue mugs to my cart").expect("send");
     wait_served(&mut p, 3);
@@ -320,10 +325,40 @@ fn a_key_press_of_the_user_pauses_the_run_after_its_call_and_resume_goes_on() {
     );
     assert_eq!(p.eval_tab(&tab, "window.keys").expect("keys"), json!([true]));
     assert_eq!(p.model.served(), 3);
+    // #19: the paused turn takes no steering (the engine refuses it; a new message ends the
+    // paused turn and starts its own), so the composer sends and says so, with no Stop.
+    let composer = |p: &mut Panel| {
+        let panel = p.panel.clone();
+        p.browser.run_js(
+            &panel,
+            "({ stop: !!document.querySelector('.composer .stop'), \
+               placeholder: document.querySelector('.composer textarea').placeholder })",
+        )
+    };
+    assert_eq!(
+        composer(&mut p),
+        json!({"stop": false,
+            "placeholder": "Resume above, or send a new message to end the paused run"})
+    );
     shots(&mut p, &panel, "paused-panel-360", Some(360));
     shots(&mut p, &tab.page, "paused", None);
 
     p.click_at(".recovery-card .actions button").expect("click Resume");
+    // The card goes, and the turn runs again: Stop is back and Enter steers.
+    wait_served(&mut p, 4);
+    p.browser
+        .cdp
+        .wait_until(
+            &panel,
+            "!document.querySelector('.recovery-card') && !!document.querySelector('.composer .stop')",
+            DEADLINE,
+        )
+        .unwrap_or_else(|err| panic!("{err:#}\n{}", p.panel_text()));
+    assert_eq!(
+        composer(&mut p),
+        json!({"stop": true, "placeholder": "Enter steers, Shift+Alt+Enter queues, Esc stops"})
+    );
+    resumed.release();
     p.browser
         .cdp
         .wait_until(

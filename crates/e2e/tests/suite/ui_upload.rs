@@ -12,6 +12,10 @@
 //! chat, a call naming the first chat's attachment is refused before any card, and the page's
 //! input is not touched. Screenshots of the composer with chips and the refusal (360 px panel,
 //! 1280 px chat page) and of the sent bubble, in light and dark.
+//!
+//! A message the engine refuses (a full queue) gives the composer back its text and its file;
+//! sent again, the file is named, not stored twice; regenerate and edit-and-resend keep the
+//! file, so the model is told of it on the new branch.
 
 use std::path::Path;
 use std::path::PathBuf;
@@ -108,9 +112,10 @@ fn attachment_id(t: &Transcript, name: &str) -> Option<String> {
     })
 }
 
-/// A temporary directory with the user's files: notes.txt and a file just over 5 MB.
-fn user_files() -> (PathBuf, PathBuf, PathBuf) {
-    let dir = std::env::temp_dir().join(format!("panelot-upload-{}", std::process::id()));
+/// A temporary directory of the test `test` with the user's files: notes.txt and a file just
+/// over 5 MB (each test its own: tests run at once, and each deletes its directory).
+fn user_files(test: &str) -> (PathBuf, PathBuf, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("panelot-upload-{test}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a temporary directory");
     let notes = dir.join("notes.txt");
     std::fs::write(&notes, NOTES).expect("write notes.txt");
@@ -121,7 +126,7 @@ fn user_files() -> (PathBuf, PathBuf, PathBuf) {
 
 #[test]
 fn ui_upload_a_file_attached_in_the_composer_is_put_on_a_pages_file_input() {
-    let (dir, notes, big) = user_files();
+    let (dir, notes, big) = user_files("put");
     let mut p = Panel::launch(PanelOptions::default()).expect("launch the side panel");
     let panel = p.panel.clone();
     p.sites.add_page(HOST, "/send", FORM);
@@ -250,5 +255,134 @@ fn ui_upload_a_file_attached_in_the_composer_is_put_on_a_pages_file_input() {
     p.browser.wait_ui(&chat, "!!document.querySelector('.attached .chip.file')");
     p.browser.wait_ui(&chat, "!!document.querySelector('.file-refusals')");
     screenshots(&mut p, &chat, "composer-chat", 1280);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// What the model reads of the newest user message: whether it is told of notes.txt.
+fn told_of_notes(t: &Transcript) -> bool {
+    t.texts_of("user").last().is_some_and(|text| text.contains("attached notes.txt ("))
+}
+
+/// The newest answer in the panel.
+fn last_answer(p: &mut Panel, page: &Page) -> String {
+    let script = "[...document.querySelectorAll('.msg.assistant .md')].pop()?.innerText ?? ''";
+    js(p, page, script).as_str().unwrap_or_default().trim().to_owned()
+}
+
+/// #19: a message the engine refuses (here: the queue is full) gives the composer back its
+/// text and its file chip; sent again in the same chat the file is named, not stored twice
+/// (no refusal); regenerating the answer and editing the message keep the file, so the model is
+/// told of it on the new branch too. Screenshots: the refused message back in the composer,
+/// and the edit box with its file (360 px, light and dark).
+#[test]
+fn ui_upload_a_refused_message_gives_back_its_file_and_a_regenerate_or_edit_keeps_it() {
+    let (dir, notes, _big) = user_files("refused");
+    let mut p = Panel::launch(PanelOptions::default()).expect("launch the side panel");
+    let panel = p.panel.clone();
+
+    // A turn that holds the thread, and a queue filled to its 8.
+    let held = panelot_testkit::mock_provider::Gate::new();
+    p.model.reply(Reply::text("First answer.").held(&held));
+    p.send("Start").expect("send");
+    let thread = loop {
+        if let Some(thread) = p.current_thread().expect("threads")
+            && thread["running"] == true
+        {
+            break thread["meta"]["id"].as_str().expect("an id").to_owned();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let steps: Vec<Value> = (1..=8)
+        .map(|n| {
+            json!({"send": {"type": "turn.enqueue", "threadId": thread,
+                "input": {"text": format!("Queued {n}")}}, "until": "command.ack"})
+        })
+        .collect();
+    p.ops(&json!(steps)).expect("fill the queue");
+    p.browser.wait_ui(&panel, "document.querySelector('.queue-dock')?.innerText.includes('8')");
+
+    // A ninth, with a file, queued from the composer (Shift+Alt+Enter): refused, and given back.
+    set_files(&mut p, &panel, ".composer .attach-file-input", &[&notes]);
+    p.browser.wait_ui(&panel, "!!document.querySelector('.attached .chip.file')");
+    p.browser.type_into(&panel, sel::COMPOSER, "Here are my notes").expect("type");
+    let (alt, shift) = (panelot_e2e::ui::Modifier::Alt, panelot_e2e::ui::Modifier::Shift);
+    p.browser.press(&panel, "Enter", &[shift, alt]).expect("queue it");
+    p.browser.wait_ui(&panel, "document.body.innerText.includes('Not sent:')");
+    p.browser.wait_ui(&panel, "!!document.querySelector('.attached .chip.file')");
+    let typed = js(&mut p, &panel, "document.querySelector('.composer textarea').value");
+    assert_eq!(typed, json!("Here are my notes"), "the text comes back");
+    let chips = text_of(&mut p, &panel, ".attached");
+    assert!(chips.contains("notes.txt"), "the file comes back: {chips}");
+    screenshots(&mut p, &panel, "refused-sidepanel", 360);
+
+    // The held turn and the queued ones end; the message goes again, with its file.
+    for n in 1..=8 {
+        p.model.reply(Reply::text(format!("Answer {n}.")));
+    }
+    p.model.push(|t: &Transcript| {
+        Reply::text(if told_of_notes(t) { "Sent: I see notes.txt." } else { "Sent: no file." })
+    });
+    held.release();
+    let until = std::time::Instant::now() + panelot_e2e::side_panel::TURN_DEADLINE;
+    while p.model.served() < 9
+        || p.current_thread().expect("threads").expect("a thread")["running"] == true
+    {
+        assert!(std::time::Instant::now() < until, "the queue did not run:\n{}", p.panel_text());
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    p.browser.wait_ui(&panel, "!document.querySelector('.queue-dock')");
+    p.browser.type_into(&panel, sel::COMPOSER, "").expect("focus the composer");
+    p.browser.press(&panel, "Enter", &[]).expect("send it again");
+    let answered = |said: &str| {
+        format!(
+            "[...document.querySelectorAll('.msg.assistant .md')].pop()?.innerText.includes({})",
+            json!(said)
+        )
+    };
+    p.browser.wait_ui(&panel, &answered("Sent:"));
+    assert_eq!(last_answer(&mut p, &panel), "Sent: I see notes.txt.");
+    let refusals = js(&mut p, &panel, "document.querySelector('.file-refusals')?.innerText ?? ''");
+    assert_eq!(refusals, json!(""), "the file was named, not stored again under its id");
+    p.browser.wait_ui(&panel, "!document.querySelector('.composer .attached')");
+
+    // Regenerate: the message goes again with its file.
+    p.model.push(|t: &Transcript| {
+        let said = if told_of_notes(t) { "Again: I see notes.txt." } else { "Again: no file." };
+        Reply::text(said)
+    });
+    js(
+        &mut p,
+        &panel,
+        "[...document.querySelectorAll('.msg.assistant .regenerate')].pop().click(), true",
+    );
+    p.browser.wait_ui(&panel, &answered("Again:"));
+    assert_eq!(last_answer(&mut p, &panel), "Again: I see notes.txt.");
+
+    // Edit and resend: the edit box shows the file (it can be taken off there) and the edited
+    // message keeps it.
+    p.browser.wait_ui(
+        &panel,
+        "[...document.querySelectorAll('.msg.user .edit')].pop()?.disabled === false",
+    );
+    js(&mut p, &panel, "[...document.querySelectorAll('.msg.user .edit')].pop().click(), true");
+    p.browser
+        .wait_ui(&panel, "!!document.querySelector('.msg.user .msg-files.editing .chip.file')");
+    let kept = text_of(&mut p, &panel, ".msg-files.editing");
+    assert!(kept.contains("notes.txt"), "{kept}");
+    // The box opens with the whole message selected: typing replaces it.
+    js(&mut p, &panel, "document.querySelector('.edit-box').select(), true");
+    p.browser.type_into(&panel, ".edit-box", "Here are my notes, please").expect("edit");
+    screenshots(&mut p, &panel, "edit-sidepanel", 360);
+    p.model.push(|t: &Transcript| {
+        let said = if told_of_notes(t) { "Edited: I see notes.txt." } else { "Edited: no file." };
+        Reply::text(said)
+    });
+    js(&mut p, &panel, "document.querySelector('.send-edit').click(), true");
+    p.browser.wait_ui(&panel, &answered("Edited:"));
+    assert_eq!(last_answer(&mut p, &panel), "Edited: I see notes.txt.");
+    let users =
+        js(&mut p, &panel, "[...document.querySelectorAll('.msg.user')].pop()?.innerText ?? ''");
+    let users = users.as_str().unwrap_or_default();
+    assert!(users.contains("Here are my notes, please") && users.contains("notes.txt"), "{users}");
     let _ = std::fs::remove_dir_all(dir);
 }

@@ -39,6 +39,9 @@ pub enum ErrorCode {
     AttachmentTooLarge,
     /// A message names an attachment its thread does not have.
     AttachmentNotFound,
+    /// `attachment.put` names an id a stored file already has (in its thread or another):
+    /// nothing is stored; the file goes again under a new id.
+    AttachmentIdTaken,
 }
 
 /// Why a turn ended, as carried by `turn.complete`.

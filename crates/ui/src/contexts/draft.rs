@@ -11,6 +11,8 @@ use panelot_protocol::engine::TurnOverrides;
 
 use crate::state::choices::turn_overrides;
 use crate::state::files::PendingFile;
+use crate::state::sent::GivenBack;
+use crate::state::sent::Sent;
 
 /// The composer's state.
 #[derive(Debug, Clone, Copy)]
@@ -33,6 +35,8 @@ pub(crate) struct Draft {
     pub(crate) preset: RwSignal<Option<PresetId>>,
     /// A `thread.create` sent for the draft, and the first message waiting for it.
     pub(crate) pending_create: RwSignal<Option<(SubmissionId, String)>>,
+    /// Messages sent and not answered yet, with what they carried (given back if refused).
+    pub(crate) sent: StoredValue<Sent>,
 }
 
 impl Draft {
@@ -63,6 +67,29 @@ impl Draft {
             }
         });
     }
+
+    /// Gives back a refused message: its text (unless something new was typed) and its chips,
+    /// after any attached since (a file already there is not added twice).
+    pub(crate) fn give_back(self, back: GivenBack) {
+        self.restore(back.text);
+        if !back.attached.is_empty() {
+            self.attached.update(|attached| {
+                let added = std::mem::replace(attached, back.attached);
+                attached.extend(added);
+            });
+        }
+        if !back.files.is_empty() {
+            self.files.update(|files| {
+                let added = std::mem::take(files);
+                *files = back.files;
+                for file in added {
+                    if files.iter().all(|f| f.id != file.id) {
+                        files.push(file);
+                    }
+                }
+            });
+        }
+    }
 }
 
 /// Provides the [`Draft`] context.
@@ -77,6 +104,7 @@ pub(crate) fn provide_draft() -> Draft {
         turn_trusted_input: RwSignal::new(false),
         preset: RwSignal::new(None),
         pending_create: RwSignal::new(None),
+        sent: StoredValue::new(Sent::default()),
     };
     provide_context(draft);
     draft

@@ -5,6 +5,7 @@
 use leptos::prelude::*;
 use panelot_protocol::AgentEvent;
 use panelot_protocol::Op;
+use panelot_protocol::engine::ErrorCode;
 use panelot_protocol::engine::OpenKind;
 use panelot_protocol::engine::SettingsGetParams;
 use panelot_protocol::engine::ThreadListParams;
@@ -57,9 +58,10 @@ impl Router {
             }
             ClientEffect::Acked { submission_id, .. } => {
                 self.settings.answer_forms(&submission_id, None);
+                self.draft.sent.update_value(|sent| sent.accepted(&submission_id));
                 self.open.update(|view| view.confirm(&submission_id));
             }
-            ClientEffect::Rejected { submission_id, message, .. } => {
+            ClientEffect::Rejected { submission_id, code, message } => {
                 if self.mcp.refused(&submission_id, &message) {
                     // The composer shows the reason next to what was asked for.
                     return;
@@ -68,12 +70,33 @@ impl Router {
                     // The form shows the reason next to what was typed.
                     return;
                 }
+                let put = self.draft.sent.try_update_value(|s| s.put_refused(&submission_id, code));
+                if let Some(refused) = put.flatten() {
+                    // A file of a message was not stored: said next to the box, in words.
+                    let line = refused.line(self.page.lang.get_untracked(), &message);
+                    self.draft.file_refusals.update(|lines| lines.push(line));
+                    return;
+                }
                 let mut restored = None;
                 self.open.update(|view| restored = view.roll_back(&submission_id));
-                if let Some(text) = restored {
-                    self.draft.restore(text);
+                let given = self.draft.sent.try_update_value(|s| s.refused(&submission_id));
+                let mut lost_files = false;
+                match given.flatten() {
+                    Some(back) => {
+                        lost_files = back.lost_files;
+                        self.draft.give_back(back);
+                    }
+                    None => {
+                        if let Some(text) = restored {
+                            self.draft.restore(text);
+                        }
+                    }
                 }
                 self.open.refresh_if_wanted();
+                if lost_files && code == ErrorCode::AttachmentNotFound {
+                    // Refused for the file the box already says was not attached.
+                    return;
+                }
                 // The engine refuses in English; known refusals are shown in the page's language.
                 let message = i18n::engine_text(self.page.lang.get_untracked(), &message);
                 self.notices.show(self.page.format(Msg::Rejected, &[("message", &message)]));

@@ -10,6 +10,7 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use panelot_protocol::AttachmentId;
 use panelot_protocol::NodeId;
 use panelot_protocol::Op;
 use panelot_protocol::SubmissionId;
@@ -42,6 +43,9 @@ use crate::state::keys::ComposerAction;
 use crate::state::keys::sendable;
 use crate::state::readiness::Readiness;
 use crate::state::readiness::readiness;
+use crate::state::sent;
+use crate::state::sent::Sending;
+use crate::state::sent::SentFile;
 use crate::state::tab_choice::TabInfo;
 use crate::state::tab_choice::Viewer;
 use crate::state::tab_choice::browser_context;
@@ -135,16 +139,15 @@ impl Turns {
 
     /// Sends `text` as a new turn of `thread_id`, shown at once as an optimistic message.
     pub(crate) fn submit(self, thread_id: ThreadId, text: String) {
-        let attached = self.draft.take_attached();
-        let files = self.draft.take_files();
+        let (attached, files) = (self.draft.take_attached(), self.draft.take_files());
         let overrides = self.draft.overrides();
         spawn_local(async move {
-            let mut input = self.input(&text, attached).await;
-            let chips = self.put_files(&thread_id, files, &mut input);
-            let sent = self.engine.send(|submission_id| {
-                Op::TurnSubmit(TurnSubmitParams { submission_id, thread_id, input, overrides })
-            });
-            if let Ok(submission_id) = sent {
+            let sent = self
+                .send_message(thread_id.clone(), &text, attached, files, |submission_id, input| {
+                    Op::TurnSubmit(TurnSubmitParams { submission_id, thread_id, input, overrides })
+                })
+                .await;
+            if let Some((submission_id, chips)) = sent {
                 self.open.update(|view| {
                     view.add_optimistic(submission_id.clone(), &text, false);
                     view.attach_files(&submission_id, chips);
@@ -153,41 +156,65 @@ impl Turns {
         });
     }
 
-    /// Stores `files` with the thread (an `attachment.put` each, sent before the message, which
-    /// the engine then handles after them) and names them in `input`; returns their chips.
-    fn put_files(
+    /// Sends the message `text` with `attached` context and `files` as the command `op` makes
+    /// of its input. Each file not stored in the thread yet is stored first (its
+    /// `attachment.put` goes before the message, and the engine handles them in order); what the
+    /// message carried is kept until the engine answers, so a refusal gives it all back
+    /// ([`Sent`](crate::state::sent::Sent)). Returns the message's submission id and its files'
+    /// chips.
+    async fn send_message(
         self,
-        thread_id: &ThreadId,
+        thread_id: ThreadId,
+        text: &str,
+        attached: Vec<ContextBlock>,
         files: Vec<PendingFile>,
-        input: &mut UserInput,
-    ) -> Vec<FileChip> {
+        op: impl FnOnce(SubmissionId, UserInput) -> Op,
+    ) -> Option<(SubmissionId, Vec<FileChip>)> {
+        let mut input = self.input(text, attached.clone()).await;
         let mut chips = Vec::new();
-        for file in files {
-            let (id, chip) = (file.id.clone(), files::chip_of(&file));
-            let thread_id = thread_id.clone();
-            if self
-                .engine
-                .send(|submission_id| files::put_op(submission_id, thread_id, file))
-                .is_ok()
-            {
-                input.attachment_ids.push(id);
-                chips.push(chip);
-            }
+        let mut sent_files = Vec::new();
+        for mut file in files {
+            let fresh_id = || AttachmentId::new(host::new_attachment_id()).ok();
+            let put = match sent::sending(&mut file, &thread_id, fresh_id) {
+                Sending::Named => None,
+                Sending::Put => {
+                    let (thread_id, stored) = (thread_id.clone(), file.clone());
+                    let put = self
+                        .engine
+                        .send(|submission_id| files::put_op(submission_id, thread_id, stored));
+                    match put {
+                        Ok(put) => Some(put),
+                        Err(_) => continue,
+                    }
+                }
+            };
+            input.attachment_ids.push(file.id.clone());
+            chips.push(files::chip_of(&file));
+            sent_files.push(SentFile::new(file, put));
         }
-        chips
+        let submission_id = self.engine.send(|submission_id| op(submission_id, input)).ok()?;
+        let (sent_id, text) = (submission_id.clone(), text.to_owned());
+        self.draft.sent.update_value(|sent| {
+            sent.record(sent_id, thread_id, text, attached, sent_files);
+        });
+        Some((submission_id, chips))
     }
 
     /// Adds `text` to the running turn `expected_turn_id`.
     fn steer(self, thread_id: ThreadId, expected_turn_id: TurnId, text: String) {
-        let attached = self.draft.take_attached();
-        let files = self.draft.take_files();
+        let (attached, files) = (self.draft.take_attached(), self.draft.take_files());
         spawn_local(async move {
-            let mut input = self.input(&text, attached).await;
-            let chips = self.put_files(&thread_id, files, &mut input);
-            let sent = self.engine.send(|submission_id| {
-                Op::TurnSteer(TurnSteerParams { submission_id, thread_id, expected_turn_id, input })
-            });
-            if let Ok(submission_id) = sent {
+            let sent = self
+                .send_message(thread_id.clone(), &text, attached, files, |submission_id, input| {
+                    Op::TurnSteer(TurnSteerParams {
+                        submission_id,
+                        thread_id,
+                        expected_turn_id,
+                        input,
+                    })
+                })
+                .await;
+            if let Some((submission_id, chips)) = sent {
                 self.open.update(|view| {
                     view.add_optimistic(submission_id.clone(), &text, true);
                     view.attach_files(&submission_id, chips);
@@ -199,15 +226,13 @@ impl Turns {
     /// Queues `text` as a later turn. Queued messages show in the queue dock once
     /// `queue.updated` arrives, not in the stream.
     fn enqueue(self, thread_id: ThreadId, text: String) {
-        let attached = self.draft.take_attached();
-        let files = self.draft.take_files();
+        let (attached, files) = (self.draft.take_attached(), self.draft.take_files());
         let overrides = self.draft.overrides();
         spawn_local(async move {
-            let mut input = self.input(&text, attached).await;
-            self.put_files(&thread_id, files, &mut input);
-            let _ = self.engine.send(|submission_id| {
+            self.send_message(thread_id.clone(), &text, attached, files, |submission_id, input| {
                 Op::TurnEnqueue(TurnEnqueueParams { submission_id, thread_id, input, overrides })
-            });
+            })
+            .await;
         });
     }
 
@@ -238,13 +263,17 @@ impl Turns {
     }
 
     /// Sends `text` as a new sibling of the user message `sibling_of` (edit and resend,
-    /// regenerate, retry); the view shows the new branch at once.
-    pub(crate) fn fork(self, sibling_of: NodeId, text: String) {
+    /// regenerate, retry), naming the files `files` of that message again (stored with the
+    /// thread already, so the model is told of them and `upload_file` may use them on the new
+    /// branch); the view shows the new branch at once.
+    pub(crate) fn fork(self, sibling_of: NodeId, text: String, files: Vec<FileChip>) {
         let Some(thread_id) = self.open.thread_id() else { return };
         let overrides = self.draft.overrides();
         spawn_local(async move {
             // The composer's attachments stay for the composer's next message.
-            let input = self.input(&text, Vec::new()).await;
+            let mut input = self.input(&text, Vec::new()).await;
+            input.attachment_ids =
+                files.iter().filter_map(|file| AttachmentId::new(file.id.clone()).ok()).collect();
             let sibling_of_node_id = sibling_of.clone();
             let sent = self.engine.send(|submission_id| {
                 Op::TurnFork(TurnForkParams {
@@ -256,18 +285,21 @@ impl Turns {
                 })
             });
             if let Ok(submission_id) = sent {
-                self.open.update(|view| view.fork(&sibling_of, submission_id, &text));
+                self.open.update(|view| {
+                    view.fork(&sibling_of, submission_id.clone(), &text);
+                    view.attach_files(&submission_id, files);
+                });
             }
         });
     }
 
-    /// Regenerates (or retries) the answer at `key` by sending its turn's message again as a
-    /// sibling.
+    /// Regenerates (or retries) the answer at `key` by sending its turn's message again, with
+    /// its files, as a sibling.
     pub(crate) fn resend(self, key: &EntryKey) {
         let source =
             self.open.view.with_untracked(|v| v.as_ref().and_then(|v| v.resend_source(key)));
-        if let Some((node_id, text)) = source {
-            self.fork(node_id, text);
+        if let Some(resend) = source {
+            self.fork(resend.node_id, resend.text, resend.files);
         }
     }
 

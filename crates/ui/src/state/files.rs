@@ -36,6 +36,9 @@ pub struct PendingFile {
     pub size_bytes: u64,
     /// Its bytes, base64.
     pub data_base64: String,
+    /// The thread that stores it already under `id` (a refused message's file, given back);
+    /// `None` for a file not sent yet.
+    pub stored_in: Option<ThreadId>,
 }
 
 /// A file chip: on the composer's next message or on a sent one.

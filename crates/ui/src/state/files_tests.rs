@@ -20,6 +20,7 @@ fn pending(n: usize, size_bytes: u64) -> PendingFile {
         mime: "text/plain".to_owned(),
         size_bytes,
         data_base64: String::new(),
+        stored_in: None,
     }
 }
 

@@ -23,6 +23,7 @@ use panelot_protocol::engine::PendingApproval;
 use panelot_protocol::engine::PendingInteraction;
 use panelot_protocol::engine::QueuedRun;
 use panelot_protocol::engine::RunRecoveryState;
+use panelot_protocol::engine::RunState;
 use panelot_protocol::engine::SnapshotItem;
 use panelot_protocol::engine::StopReason;
 use panelot_protocol::engine::StreamCursor;
@@ -76,6 +77,34 @@ pub struct ThreadView {
     pub has_earlier: bool,
     /// An entry says a model call is tried again (see [`Self::end_retrying`]).
     retrying: bool,
+    /// A recovery card's choice on its way (its card left the view; see [`Self::recovering`]).
+    recovering: Option<SubmissionId>,
+}
+
+/// What the composer sends for the thread, as the engine takes a message now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ComposerMode {
+    /// Nothing runs or waits: a message starts a turn.
+    Idle,
+    /// A turn runs: Enter steers into it, Esc stops it.
+    Running,
+    /// A turn is paused (by the user, its budget, or a stop the run may continue from): a new
+    /// message ends it and starts its own turn (`turn.submit`; the engine refuses a steer).
+    Paused,
+    /// A write of unknown outcome waits for the user's choice: a new message waits in the
+    /// queue until then.
+    Undecided,
+}
+
+/// A user message to send again (regenerate, retry): its stored node, its text and its files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resend {
+    /// The stored message, which the new one becomes a sibling of.
+    pub node_id: NodeId,
+    /// Its text.
+    pub text: String,
+    /// Its files, named again by the new message.
+    pub files: Vec<crate::state::files::FileChip>,
 }
 
 /// A `turn.fork` sent from this view.
@@ -128,7 +157,31 @@ impl ThreadView {
             refresh_wanted: false,
             has_earlier: false,
             retrying: false,
+            recovering: None,
         }
+    }
+
+    /// What a message from the composer does now (see [`ComposerMode`]).
+    pub fn composer_mode(&self) -> ComposerMode {
+        if self.active_turn.is_some() {
+            return ComposerMode::Running;
+        }
+        let parked = |state| self.recovery.iter().any(|r| r.state == state);
+        if parked(RunState::PausedUncertain) {
+            ComposerMode::Undecided
+        } else if self.recovery.is_empty() {
+            ComposerMode::Idle
+        } else {
+            ComposerMode::Paused
+        }
+    }
+
+    /// The user chose how `run` goes on (`submission_id` carries it): its card leaves the view
+    /// at once, and once the engine answers the view asks for a snapshot, which shows the run
+    /// as it is then (at work again, or ended; the card back if the choice was refused).
+    pub fn recovering(&mut self, run: &RunId, submission_id: SubmissionId) {
+        self.recovery.retain(|r| &r.run_id != run);
+        self.recovering = Some(submission_id);
     }
 
     /// What the thread's model calls cost so far in US dollars, when any had a price.
@@ -279,16 +332,16 @@ impl ThreadView {
     }
 
     /// The user message to send again to regenerate or retry the answer at `key`: the nearest
-    /// user message at or before it that started a turn (not a steer), with its stored node.
-    /// `None` while that message is not stored yet.
-    pub fn resend_source(&self, key: &EntryKey) -> Option<(NodeId, String)> {
+    /// user message at or before it that started a turn (not a steer), with its stored node and
+    /// its files. `None` while that message is not stored yet.
+    pub fn resend_source(&self, key: &EntryKey) -> Option<Resend> {
         let index = *self.index.get(key)?;
         let user = self.entries[..=index]
             .iter()
             .rev()
             .find(|e| matches!(e.body, EntryBody::User { steered: false, .. }))?;
-        let EntryBody::User { text, .. } = &user.body else { return None };
-        Some((user.node_id.clone()?, text.clone()))
+        let EntryBody::User { text, files, .. } = &user.body else { return None };
+        Some(Resend { node_id: user.node_id.clone()?, text: text.clone(), files: files.clone() })
     }
 
     /// Whether the view wants a fresh snapshot; asking clears the wish.
@@ -298,6 +351,10 @@ impl ThreadView {
 
     /// The engine accepted the command that sent an optimistic message.
     pub fn confirm(&mut self, submission_id: &SubmissionId) {
+        if self.recovering.as_ref() == Some(submission_id) {
+            self.recovering = None;
+            self.refresh_wanted = true;
+        }
         let key = EntryKey::Optimistic(submission_id.clone());
         if let Some(Entry { body: EntryBody::User { send_state, .. }, .. }) = self.entry_mut(&key) {
             *send_state = SendState::Accepted;
@@ -308,6 +365,11 @@ impl ThreadView {
     /// give back to the composer.
     pub fn roll_back(&mut self, submission_id: &SubmissionId) -> Option<String> {
         let key = EntryKey::Optimistic(submission_id.clone());
+        if self.recovering.as_ref() == Some(submission_id) {
+            // The card left the view when the choice was sent: the snapshot brings it back.
+            self.recovering = None;
+            self.refresh_wanted = true;
+        }
         if self.fork.as_ref().is_some_and(|f| &f.submission_id == submission_id) {
             // The old branch left the view when the fork was sent: bring it back.
             self.fork = None;
@@ -510,6 +572,11 @@ impl ThreadView {
             AgentEvent::RunRecoveryRequired(event) => {
                 self.recovery.retain(|r| r.run_id != event.run.run_id);
                 self.recovery.push(event.run.clone());
+                // The run parked: its turn no longer runs (a snapshot now has no active turn),
+                // so the composer neither steers into it nor offers to stop it.
+                if self.active_turn.as_ref().is_some_and(|t| t.run_id == event.run.run_id) {
+                    self.active_turn = None;
+                }
             }
             AgentEvent::ThreadUpdated(event) => {
                 let Some(meta) = &mut self.meta else { return Applied::Ignored };

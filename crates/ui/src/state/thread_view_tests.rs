@@ -324,7 +324,11 @@ fn an_edit_replaces_the_branch_at_once_and_asks_for_a_snapshot_when_its_turn_com
     // Regenerating the answer resends the message that started its turn.
     assert_eq!(
         view.resend_source(&answer),
-        Some((NodeId::new("n-1").unwrap(), "first".to_owned()))
+        Some(Resend {
+            node_id: NodeId::new("n-1").unwrap(),
+            text: "first".to_owned(),
+            files: Vec::new()
+        })
     );
 
     let sent = SubmissionId::new("s-1").unwrap();
@@ -372,7 +376,11 @@ fn nothing_to_resend_before_the_message_is_stored() {
     ));
     assert_eq!(
         view.resend_source(&EntryKey::Item(ItemId::new("a-1").unwrap())),
-        Some((NodeId::new("n-5").unwrap(), "hi".to_owned()))
+        Some(Resend {
+            node_id: NodeId::new("n-5").unwrap(),
+            text: "hi".to_owned(),
+            files: Vec::new()
+        })
     );
 }
 
@@ -467,6 +475,112 @@ fn a_stored_turn_error_shows_as_the_live_card_did_and_can_be_retried() {
     };
     assert_eq!((*code, *retryable), (panelot_protocol::engine::ErrorCode::ProviderError, false));
     assert_eq!(provider_details.as_ref().and_then(|d| d.status), Some(401));
-    let (node, text) = view.resend_source(&key).expect("Retry sends the message again");
-    assert_eq!((node.to_string(), text), ("n-1".to_owned(), "hi".to_owned()));
+    let resend = view.resend_source(&key).expect("Retry sends the message again");
+    assert_eq!((resend.node_id.to_string(), resend.text), ("n-1".to_owned(), "hi".to_owned()));
+}
+
+fn turn_start(sequence: u64) -> EventFrame {
+    frame(
+        json!({"type": "turn.start", "threadId": "t-1", "turnId": "turn-1", "runId": "r-1",
+            "turnKind": "user", "steerable": true}),
+        sequence,
+    )
+}
+
+fn parked(state: &str, sequence: u64) -> EventFrame {
+    frame(
+        json!({"type": "run.recovery_required", "threadId": "t-1", "run": {"runId": "r-1",
+            "state": state, "reason": "You paused it from “Shop”. Resume when you are ready.",
+            "toolName": null, "toolParams": null, "options": ["continue"]}}),
+        sequence,
+    )
+}
+
+/// #19: a run the user paused (or its budget, or a stop it may continue from) no longer runs:
+/// the engine refuses a steer into it and takes a new message as a new turn that ends it, so
+/// the composer sends instead of steering, and offers no stop. A write of unknown outcome
+/// holds new messages in the queue until the user decides.
+#[test]
+fn a_parked_run_leaves_the_composer_sending_not_steering() {
+    let mut view = ThreadView::new(thread());
+    view.apply(&snapshot(json!([]), Value::Null, 1));
+    assert_eq!(view.composer_mode(), ComposerMode::Idle);
+    view.apply(&turn_start(2));
+    assert_eq!(view.composer_mode(), ComposerMode::Running);
+    view.apply(&parked("paused_by_user", 3));
+    assert_eq!(view.active_turn, None);
+    assert_eq!(view.composer_mode(), ComposerMode::Paused);
+    for (sequence, (state, mode)) in [
+        ("paused_budget", ComposerMode::Paused),
+        ("interrupted", ComposerMode::Paused),
+        ("paused_uncertain", ComposerMode::Undecided),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        view.apply(&parked(state, 4 + sequence as u64));
+        assert_eq!(view.composer_mode(), mode, "{state}");
+    }
+}
+
+/// #19: Resume takes the card away at once; the engine's answer asks for a snapshot, which
+/// shows the run at work again (the engine sends no new `turn.start` for it). A refused choice
+/// asks for one too, which brings the card back.
+#[test]
+fn a_recovery_choice_takes_the_card_away_and_its_answer_asks_for_a_snapshot() {
+    let mut view = ThreadView::new(thread());
+    view.apply(&snapshot(json!([]), Value::Null, 1));
+    view.apply(&turn_start(2));
+    view.apply(&parked("paused_by_user", 3));
+    let resume = SubmissionId::new("s-resume").unwrap();
+    view.recovering(&RunId::new("r-1").unwrap(), resume.clone());
+    assert!(view.recovery.is_empty());
+    assert!(!view.take_refresh());
+    view.confirm(&SubmissionId::new("s-other").unwrap());
+    assert!(!view.take_refresh(), "another command's answer");
+    view.confirm(&resume);
+    assert!(view.take_refresh());
+
+    view.apply(&parked("paused_by_user", 4));
+    let again = SubmissionId::new("s-again").unwrap();
+    view.recovering(&RunId::new("r-1").unwrap(), again.clone());
+    assert_eq!(view.roll_back(&again), None);
+    assert!(view.take_refresh(), "refused: the snapshot brings the card back");
+}
+
+/// #19: regenerating an answer sends its message again with the message's files.
+#[test]
+fn a_resend_names_the_files_of_the_message() {
+    let mut view = ThreadView::new(thread());
+    let mut user = user_item("n-1", "see my notes");
+    use panelot_protocol::engine::ContextBlock;
+    use panelot_protocol::engine::ContextContent;
+    use panelot_protocol::engine::ContextKind;
+    let file = ContextBlock {
+        kind: ContextKind::File,
+        label: "notes.txt".to_owned(),
+        origin: None,
+        trust: panelot_protocol::engine::Trust::Trusted,
+        provenance: panelot_protocol::engine::Provenance::User,
+        source_ref: None,
+        tab: None,
+        content: ContextContent::File {
+            attachment_id: panelot_protocol::AttachmentId::new("att-1").unwrap(),
+            mime: "text/plain".to_owned(),
+            size_bytes: 11,
+        },
+        approx_tokens: None,
+    };
+    user["content"]["input"]["attachedContext"] = json!([serde_json::to_value(file).unwrap()]);
+    view.apply(&snapshot(json!([user, assistant_item("n-2", "answer")]), Value::Null, 1));
+    let resend = view.resend_source(&EntryKey::Node(NodeId::new("n-2").unwrap())).unwrap();
+    let files = vec![crate::state::files::FileChip {
+        id: "att-1".to_owned(),
+        name: "notes.txt".to_owned(),
+        size_bytes: 11,
+    }];
+    assert_eq!(
+        resend,
+        Resend { node_id: NodeId::new("n-1").unwrap(), text: "see my notes".to_owned(), files }
+    );
 }

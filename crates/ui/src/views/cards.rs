@@ -270,7 +270,8 @@ fn recover(engine: Engine, open: OpenThread, run: &RunRecoveryState, option: Rec
         RecoveryOption::MarkDone => Some(UncertainResolution::MarkDone),
         RecoveryOption::Fail => Some(UncertainResolution::Fail),
     };
-    let _ = engine.send(|submission_id| match resolution {
+    let run = run_id.clone();
+    let sent = engine.send(|submission_id| match resolution {
         None => Op::RunResume(RunResumeParams { submission_id, thread_id, run_id }),
         Some(resolution) => Op::RunResolveUncertain(RunResolveUncertainParams {
             submission_id,
@@ -279,6 +280,11 @@ fn recover(engine: Engine, open: OpenThread, run: &RunRecoveryState, option: Rec
             resolution,
         }),
     });
+    // The card goes at once (a second press would be refused); the engine's answer brings the
+    // run's state with a snapshot.
+    if let Ok(submission_id) = sent {
+        open.update(|view| view.recovering(&run, submission_id));
+    }
 }
 
 /// Cards for runs that stopped: paused_uncertain (retry, mark done, fail), interrupted or paused

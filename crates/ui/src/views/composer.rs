@@ -1,4 +1,5 @@
-//! The composer: Enter sends (steers while a turn runs), Shift+Alt+Enter queues, Esc interrupts,
+//! The composer: Enter sends (steers while a turn runs; a paused turn takes no steering, so
+//! Enter sends a new turn then, which ends it), Shift+Alt+Enter queues, Esc interrupts,
 //! Shift+Enter is a newline. The queue dock sits above it and the attached context above the
 //! text box; under it one row of controls that fits a 320 px side panel: the attach menu, the
 //! model chip and the per-turn options (`turn_choices`), then stop and send. With an MCP server
@@ -50,6 +51,8 @@ use crate::state::keys::ComposerAction;
 use crate::state::keys::Modifiers;
 use crate::state::keys::key_action;
 use crate::state::tab_choice::default_tab;
+use crate::state::thread_view::ComposerMode;
+use crate::state::thread_view::ThreadView;
 
 /// The text box with its controls, or the reload explanation once input is disabled.
 #[component]
@@ -60,8 +63,12 @@ pub(crate) fn Composer() -> impl IntoView {
     let draft = use_draft();
     let turns = use_turns();
     let disabled = move || engine.reload_required();
-    let running =
-        Memo::new(move |_| open.view.with(|v| v.as_ref().is_some_and(|v| v.active_turn.is_some())));
+    // What a message does now, as the engine takes it: a paused turn takes no steering (a new
+    // message ends it), so the composer reads as idle then, with words for the paused turn.
+    let mode = Memo::new(move |_| {
+        open.view.with(|v| v.as_ref().map_or(ComposerMode::Idle, ThreadView::composer_mode))
+    });
+    let running = move || mode.get() == ComposerMode::Running;
     let picker = Picker::new();
     let on_keydown = move |event: KeyboardEvent| {
         if picker.keydown(&event) {
@@ -79,8 +86,12 @@ pub(crate) fn Composer() -> impl IntoView {
         }
     };
     let placeholder = move || {
-        let msg =
-            if running.get() { Msg::ComposerPlaceholderRunning } else { Msg::ComposerPlaceholder };
+        let msg = match mode.get() {
+            ComposerMode::Idle => Msg::ComposerPlaceholder,
+            ComposerMode::Running => Msg::ComposerPlaceholderRunning,
+            ComposerMode::Paused => Msg::ComposerPlaceholderPaused,
+            ComposerMode::Undecided => Msg::ComposerPlaceholderUndecided,
+        };
         page.text(msg)
     };
     // Labels are the page's language when the composer is made (placeholders follow changes).
@@ -88,7 +99,7 @@ pub(crate) fn Composer() -> impl IntoView {
     view! {
         <div class="composer-area">
             <QueueDock/>
-            <form class="composer" on:submit=move |ev| { ev.prevent_default(); turns.act(if running.get_untracked() { ComposerAction::Steer } else { ComposerAction::Submit }); }>
+            <form class="composer" on:submit=move |ev| { ev.prevent_default(); turns.act(if mode.get_untracked() == ComposerMode::Running { ComposerAction::Steer } else { ComposerAction::Submit }); }>
                 <Show when=disabled>
                     <p class="disabled-reason" role="alert">{page.t(Msg::InputDisabledReload)}</p>
                 </Show>
@@ -114,7 +125,7 @@ pub(crate) fn Composer() -> impl IntoView {
                     <AttachMenu/>
                     <TurnChoices/>
                     <span class="spacer"></span>
-                    <Show when=move || running.get()>
+                    <Show when=running>
                         <button type="button" class="btn-icon stop" aria-label=stop title=stop
                             on:click=move |_| turns.act(ComposerAction::Interrupt)>{icon(Icon::Stop)}</button>
                     </Show>
@@ -295,6 +306,7 @@ fn pick_files(page: Page, draft: Draft, event: &web_sys::Event) {
                         },
                         size_bytes: file.size() as u64,
                         data_base64,
+                        stored_in: None,
                     };
                     draft.files.update(|f| f.push(pending));
                 }

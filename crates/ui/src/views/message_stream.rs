@@ -126,6 +126,39 @@ fn FileChips(files: Vec<FileChip>) -> impl IntoView {
     view! { <ul class="msg-files">{chips}</ul> }
 }
 
+/// The files an edited message keeps, in its edit box: each can be taken off before sending.
+#[component]
+fn EditFileChips(
+    /// The files kept so far.
+    kept: RwSignal<Vec<FileChip>>,
+    /// The label of each chip's remove button.
+    detach: &'static str,
+) -> impl IntoView {
+    move || {
+        let files = kept.get();
+        (!files.is_empty()).then(|| {
+            let chips = files
+                .into_iter()
+                .map(|file| {
+                    let size = size_label(file.size_bytes);
+                    let title = format!("{} · {size}", file.name);
+                    let id = file.id.clone();
+                    view! {
+                        <li class="chip file" title=title>
+                            {icon(Icon::Paperclip)}
+                            <span class="name">{file.name}</span>
+                            <span class="size">{size}</span>
+                            <button type="button" class="detach" aria-label=detach title=detach
+                                on:click=move |_| kept.update(|k| k.retain(|f| f.id != id))>{icon(Icon::Close)}</button>
+                        </li>
+                    }
+                })
+                .collect_view();
+            view! { <ul class="msg-files editing">{chips}</ul> }
+        })
+    }
+}
+
 /// The view of one entry in `lang`; `idle` is whether the thread runs no turn (editing and
 /// regenerating wait for it).
 fn render_entry(lang: Lang, turns: Turns, entry: Entry, idle: Memo<bool>) -> AnyView {
@@ -138,6 +171,9 @@ fn render_entry(lang: Lang, turns: Turns, entry: Entry, idle: Memo<bool>) -> Any
         EntryBody::User { text, steered, send_state, files } => {
             let editing = RwSignal::new(false);
             let draft = RwSignal::new(text.clone());
+            // The files the edited message keeps (each can be taken off in the edit box).
+            let kept = RwSignal::new(files.clone());
+            let original_files = files.clone();
             let node_id = entry.node_id.clone();
             let editable = node_id.is_some() && !steered;
             let send_edit = move || {
@@ -146,7 +182,7 @@ fn render_entry(lang: Lang, turns: Turns, entry: Entry, idle: Memo<bool>) -> Any
                     && sendable(&edited)
                 {
                     editing.set(false);
-                    turns.fork(node_id, edited);
+                    turns.fork(node_id, edited, kept.get_untracked());
                 }
             };
             let send_on_click = send_edit.clone();
@@ -170,17 +206,22 @@ fn render_entry(lang: Lang, turns: Turns, entry: Entry, idle: Memo<bool>) -> Any
                                     }
                                 }
                             }></textarea>
+                        <EditFileChips kept detach=t(Msg::Detach)/>
                         <div class="actions">
                             <button class="btn-primary btn-sm send-edit" on:click={ let send = send_on_click.clone(); move |_| send() }>{t(Msg::SaveAndSend)}</button>
                             <button class="btn-sm cancel-edit" on:click=move |_| editing.set(false)>{t(Msg::Cancel)}</button>
                         </div>
                     </Show>
-                    {(!files.is_empty()).then(|| view! { <FileChips files/> })}
+                    {(!files.is_empty()).then(|| {
+                        let files = files.clone();
+                        view! { <Show when=move || !editing.get()><FileChips files=files.clone()/></Show> }
+                    })}
                     <footer class="msg-actions">
                         <CopyButton text=copied label=t(Msg::Copy)/>
                         {editable.then(|| view! {
                             <button class="edit" aria-label=t(Msg::Edit) title=t(Msg::Edit) disabled=move || !idle.get() on:click=move |ev| {
                                 draft.set(original.clone());
+                                kept.set(original_files.clone());
                                 editing.set(true);
                                 // The box opens focused, with the whole message selected.
                                 focus_after_click(&ev, ".msg", ".edit-box");

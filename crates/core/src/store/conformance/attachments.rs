@@ -1,5 +1,5 @@
 //! The conformance case of attached files: stored whole with their thread, read only through
-//! that thread, deleted with it, and an id never stored twice.
+//! that thread, deleted with it, an id never stored twice, and the thread holding an id known.
 
 use panelot_protocol::AttachmentId;
 
@@ -45,6 +45,10 @@ pub(super) async fn attachments<S: Store>(store: &S) {
         "another thread's attachment is not this thread's"
     );
     assert_eq!(store.attachment(&thread_id("t1"), &id("att-9")).await.unwrap(), None);
+    // Which thread holds an id, whichever asks: what `attachment.put` refuses a reused id by.
+    assert_eq!(store.attachment_thread(&id("att-2")).await.unwrap(), Some(thread_id("t2")));
+    assert_eq!(store.attachment_thread(&id("att-1")).await.unwrap(), Some(thread_id("t1")));
+    assert_eq!(store.attachment_thread(&id("att-9")).await.unwrap(), None);
     // Integrity: an unknown thread, an id already stored (by any thread).
     let err = store.commit(put(attachment("att-3", "nope", "AAAA"))).await.unwrap_err();
     assert!(matches!(err, StoreError::Integrity(_)), "{err:?}");
@@ -55,4 +59,5 @@ pub(super) async fn attachments<S: Store>(store: &S) {
     store.commit(UnitOfWork { ops: vec![WriteOp::DeleteThread(thread_id("t1"))] }).await.unwrap();
     assert_eq!(store.attachment(&thread_id("t1"), &id("att-1")).await.unwrap(), None);
     assert!(store.attachment(&thread_id("t2"), &id("att-2")).await.unwrap().is_some());
+    assert_eq!(store.attachment_thread(&id("att-1")).await.unwrap(), None);
 }

@@ -211,6 +211,7 @@ stored_enum! {
         Internal = "internal",
         AttachmentTooLarge = "attachment_too_large",
         AttachmentNotFound = "attachment_not_found",
+        AttachmentIdTaken = "attachment_id_taken",
     }
 }
 
