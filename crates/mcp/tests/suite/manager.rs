@@ -359,8 +359,11 @@ async fn removing_or_changing_a_server_closes_its_session() {
         h.manager.configure(vec![first.clone()]);
         h.wait_status(|status| matches!(status, McpStatus::Ready { .. })).await;
 
-        // A changed spec: the old session is deleted and a new one opened.
+        // A changed spec: the old session is deleted and a new one opened. The first Ready is
+        // forgotten, so the wait below is for the new session's (else the removal could come
+        // while the new session is still connecting, before it has an id to delete).
         let changed = ServerSpec { timeout_ms: 20_000, ..first.clone() };
+        h.events.borrow_mut().clear();
         h.manager.configure(vec![changed.clone()]);
         while h.count("DELETE", None) == 0 || h.count("POST", Some("initialize")) < 2 {
             tokio::time::sleep(Duration::from_millis(5)).await;
