@@ -181,6 +181,10 @@ pub struct Withheld {
     pub tools: bool,
     /// How many images: the model does not read images.
     pub images: u32,
+    /// The screenshot tool: the model does not read images, so it was not offered. Not told to
+    /// the user (nothing of theirs was left out); the engine then keeps screenshots out of the
+    /// run's reads (`read_page`'s fallback).
+    pub screenshot: bool,
 }
 
 impl Withheld {

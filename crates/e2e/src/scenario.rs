@@ -25,11 +25,18 @@ use crate::executor::Tab;
 
 /// Configures the engine's database: a connection to the mock server (its model said to read
 /// images, so `screenshot` is offered), a default model and the `auto` permission policy,
-/// through the test build's exports.
+/// through the test build's exports. A second connection, [`BLIND`], reaches the same server
+/// with nothing said of its model, which so does not read images.
 pub fn configure(h: &mut ExecutorHarness, base_url: &str) {
-    let connection = json!([{"id": "mock", "name": "Mock", "kind": "openai",
-        "baseUrl": format!("{base_url}/v1"), "apiKeys": [], "customHeaders": [], "enabled": true,
-        "quirks": [], "modelIds": ["mock-model"], "models": [{"id": "mock-model", "vision": true}]}]);
+    let connection = |id: &str, models: Value| {
+        json!({"id": id, "name": id, "kind": "openai",
+            "baseUrl": format!("{base_url}/v1"), "apiKeys": [], "customHeaders": [],
+            "enabled": true, "quirks": [], "modelIds": ["mock-model"], "models": models})
+    };
+    let connection = json!([
+        connection("mock", json!([{"id": "mock-model", "vision": true}])),
+        connection(BLIND, json!([])),
+    ]);
     let model = json!({"connectionId": "mock", "modelId": "mock-model"});
     let script = format!(
         r#"(async () => {{
@@ -45,6 +52,10 @@ pub fn configure(h: &mut ExecutorHarness, base_url: &str) {
     );
     assert_eq!(h.eval(&script).unwrap_or_else(|e| panic!("{e:#}")), Value::Bool(true));
 }
+
+/// The id of the scenario's connection whose model does not read images (pick it with the turn
+/// override `{"model": {"connectionId": BLIND, "modelId": "mock-model"}}`).
+pub const BLIND: &str = "blind";
 
 /// Runs `steps` on one port after `initialize` (see [`crate::conversation`]), answering every
 /// approval with `approvals`. Returns the raw events, each with the `performance.now()` of its

@@ -95,7 +95,7 @@ impl Capabilities {
             }
         }
         let images = u32::try_from(images).unwrap_or(u32::MAX);
-        Some((fitted, Withheld { tools, images }))
+        Some((fitted, Withheld { tools, images, screenshot: blind }))
     }
 }
 

@@ -141,7 +141,7 @@ fn a_model_without_vision_is_not_offered_screenshots_and_gets_a_note_for_each_im
     let (fitted, withheld) = blind.fit(&request).expect("something is withheld");
     let names: Vec<&str> = fitted.tools.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names, ["read_page"]);
-    assert_eq!((withheld.tools, withheld.images), (false, 1));
+    assert_eq!((withheld.tools, withheld.images, withheld.screenshot), (false, 1, true));
     let Message::ToolResult { content, .. } = &fitted.messages[0] else { panic!() };
     assert!(matches!(&content[1], ContentPart::Text(t) if t.contains("does not read images")));
     // Only the screenshot tool goes: a request without it and without images is untouched.

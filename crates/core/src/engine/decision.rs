@@ -160,6 +160,7 @@ pub(crate) fn invocation(
         ref_document,
         mcp_resume: None,
         debugger: false,
+        vision: false,
     }
 }
 

@@ -202,6 +202,9 @@ pub struct ToolInvocation {
     /// (and the page around a frame) is not off limits. `read_page` then falls back to the
     /// accessibility tree and a screenshot when the page's DOM gives nothing readable.
     pub debugger: bool,
+    /// Whether the model reads images: `read_page`'s fallback may then end in a screenshot.
+    /// A blind model is never given one it cannot see (it is told the page is unreadable).
+    pub vision: bool,
 }
 
 /// An MCP call to go on with after a restart: its server's question is answered where the call

@@ -91,7 +91,7 @@ fn each_call_s_cost_is_stored_announced_and_added_to_the_thread() {
 fn a_model_without_tools_answers_in_words_and_the_run_says_why_once() {
     let mut world = World::new();
     let thread = world.create_thread();
-    world.withheld = Withheld { tools: true, images: 0 };
+    world.withheld = Withheld { tools: true, ..Withheld::default() };
     // A model that calls a tool it was never offered: the call is not run.
     world.script.push_back(Reply::tool("click", json!({"ref": "e1"})));
     submit(&mut world, &thread, "click the button");
@@ -108,7 +108,7 @@ fn a_model_without_tools_answers_in_words_and_the_run_says_why_once() {
     assert_eq!(notices.len(), 1, "said live too");
     assert_eq!(stops(&world), [StopReason::End]);
     // Images withheld are counted; the notice comes once a run, not at each call.
-    world.withheld = Withheld { tools: false, images: 2 };
+    world.withheld = Withheld { images: 2, ..Withheld::default() };
     world.script.push_back(Reply::tool("click", json!({"ref": "e1"})));
     world.script.push_back(Reply::text("Clicked."));
     submit(&mut world, &thread, "look at these");
@@ -124,4 +124,26 @@ fn a_model_without_tools_answers_in_words_and_the_run_says_why_once() {
     assert_eq!(notices.len(), 2, "{notices:?}");
     assert!(notices[1].contains("2 attached images were not sent"), "{notices:?}");
     assert_eq!(world.executions.len(), 1, "tools were not withheld this time");
+}
+
+#[test]
+fn a_model_that_does_not_read_images_has_its_calls_told_so() {
+    let mut world = World::new();
+    let thread = world.create_thread();
+    world.script.push_back(Reply::tool("click", json!({"ref": "e1"})));
+    world.script.push_back(Reply::text("Clicked."));
+    submit(&mut world, &thread, "click it");
+    world.settle();
+    // The screenshot tool went with the call: the model reads images.
+    assert!(world.executions[0].call.vision);
+    world.withheld = Withheld { screenshot: true, ..Withheld::default() };
+    world.script.push_back(Reply::tool("click", json!({"ref": "e1"})));
+    world.script.push_back(Reply::text("Clicked."));
+    submit(&mut world, &thread, "again");
+    world.settle();
+    // It did not: `read_page` gets no screenshot it could not see. Nothing is said to the user
+    // (nothing of theirs was withheld).
+    assert!(!world.executions[1].call.vision);
+    let path = world.path(&thread);
+    assert!(!path.iter().any(|n| matches!(n.body, NodeBody::SystemNotice { .. })), "{path:?}");
 }

@@ -195,6 +195,18 @@ fn an_escalated_call_keeps_what_its_first_attempt_said() {
     assert_eq!(decode_run(&text).unwrap(), run);
 }
 
+/// A run whose model does not read images keeps saying so across a restart; one that does is
+/// stored without the field, as runs were before it.
+#[test]
+fn a_blind_models_run_is_stored_as_such() {
+    let mut run = samples::full_run();
+    assert!(!encode_run(&run).unwrap().contains("blind"));
+    run.counters.blind = true;
+    let text = encode_run(&run).unwrap();
+    assert!(text.contains(r#""blind":true"#), "{text}");
+    assert_eq!(decode_run(&text).unwrap(), run);
+}
+
 /// A run the user paused from the page is stored with its state's own text and the pause it
 /// was asked for; a run never paused is stored without the field.
 #[test]

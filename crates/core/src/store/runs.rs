@@ -210,6 +210,9 @@ pub struct LoopCounters {
     pub consecutive_failures: u32,
     /// Tools are off: the next model call is the last, without tools.
     pub tools_disabled: bool,
+    /// The model does not read images (its calls go without the screenshot tool): the run's
+    /// reads never fall back to a screenshot it could not see.
+    pub blind: bool,
     /// Fingerprints (tool + params) of the last calls, newest last, at most 6.
     pub recent_calls: Vec<String>,
     /// Tokens spent by the turn (input + output of every call).

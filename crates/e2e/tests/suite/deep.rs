@@ -4,7 +4,9 @@
 //! the shadow button by its deep ref reaches it; a deep ref of a frame that navigated since, and
 //! one of a page the tab left, are refused as stale (never clicked); a new read's ref of the frame's field
 //! types there, judged by the frame's origin. A canvas-only page's `read_page` falls back to a
-//! screenshot with L2 and says so, twice the same, and says what the debugger could do without.
+//! screenshot with L2 and says so, twice the same, and says what the debugger could do without;
+//! a model that does not read images gets no screenshot. A frame of a site the extension may
+//! not script is named in the deep read, not read.
 
 use std::sync::Arc;
 use std::sync::Mutex;
@@ -26,8 +28,10 @@ const PAGE: &str = r#"<!doctype html>
 <h1>Deep page</h1>
 <div id="host"></div>
 <iframe id="pay" title="Payment" width="400" height="120"></iframe>
+<iframe id="ad" title="Ad" width="300" height="60"></iframe>
 <p id="status">waiting</p>
 <script>
+document.getElementById("ad").src = "http://localhost:" + location.port + "/ad.html";
 const clicks = () => JSON.parse(localStorage.getItem("deepClicks") || "[]");
 const pay = "http://pay.test:" + location.port;
 const root = document.getElementById("host").attachShadow({mode: "closed"});
@@ -86,6 +90,10 @@ fn deep_refs_reach_a_closed_shadow_root_and_a_cross_origin_frame_and_stale_ones_
     s.site.add_page("/holder.html", HOLDER);
     s.site.add_page("/holder2.html", HOLDER);
     s.site.add_page("/deep2.html", PAGE);
+    s.site.add_page(
+        "/ad.html",
+        r#"<!doctype html><html><body><button>Buy more</button></body></html>"#,
+    );
     s.h.eval_in_tab(s.tab, "location.reload(); return true;").unwrap();
     assert!(wait_status(&mut s, "holder ready /holder.html"), "the payment frame did not load");
     s.h.eval_in_tab(s.tab, "localStorage.removeItem('deepClicks'); return true;").unwrap();
@@ -159,6 +167,10 @@ fn deep_refs_reach_a_closed_shadow_root_and_a_cross_origin_frame_and_stale_ones_
         "{deep}"
     );
     assert_ne!(button, field);
+    // A frame of a site the extension may not script is named, not read (as read_page does),
+    // though the debugger could read it.
+    let ad = format!("iframe \"Ad\" [http://localhost:{port} — no access]");
+    assert!(deep.contains(&ad) && !deep.contains("Buy more"), "{deep}");
     // A password field says so (its DOM's type): what is typed there is treated as a secret.
     assert!(deep.contains("textbox \"PIN\" [type=password] [d"), "{deep}");
 
@@ -259,4 +271,37 @@ fn a_canvas_page_read_falls_back_to_a_screenshot_with_l2_and_says_what_it_used()
     let results = s.tool_results();
     let said = results.last().and_then(|r| r.last()).cloned().unwrap_or_default();
     assert!(said.contains("this turn does not enable it"), "{said}");
+
+    // With L2 but a model that does not read images: no screenshot it could not see; the read
+    // says why the page stays unread.
+    s.server.push(Reply::tool_call("read_page", json!({"tabId": tab.0})));
+    s.server.push(Reply::text("I cannot read it."));
+    let mut blind = with_l2("auto");
+    blind["model"] = json!({"connectionId": panelot_e2e::scenario::BLIND, "modelId": "mock-model"});
+    let input = json!({"text": "And with this model?", "browserContext": s.browser_context()});
+    let events = panelot_e2e::scenario::converse(
+        &mut s.h,
+        json!([
+            {"send": {"type": "thread.subscribe", "submissionId": "sub-4", "threadId": "$thread"},
+             "until": "thread.snapshot"},
+            {"send": {"type": "turn.submit", "submissionId": "turn-4", "threadId": "$thread",
+                "input": input, "overrides": blind}, "until": "turn.complete"},
+        ]),
+    );
+    let cards = results_of(&events);
+    let card = cards.last().expect("a read_page card");
+    assert_eq!(card["details"]["readFrom"], "dom", "{card}");
+    let said = s.tool_results().last().and_then(|r| r.last()).cloned().unwrap_or_default();
+    assert!(said.contains("this model does not read images"), "{said}");
+    assert!(!said.contains("PNG screenshot"), "{said}");
+    let requests = chat_requests(&s.server);
+    let last = requests.last().and_then(|r| r.json.clone()).unwrap_or_default();
+    assert!(!last.to_string().contains("data:image/png"), "no image sent");
+    let tools: Vec<&str> = last["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["function"]["name"].as_str())
+        .collect();
+    assert!(tools.contains(&"read_page_deep") && !tools.contains(&"screenshot"), "{tools:?}");
 }

@@ -1,7 +1,7 @@
 //! What `read_page` gives when the page's DOM gives nothing readable (no element to act on and
 //! almost no text: a canvas app, a page whose scripts were blocked, an empty shell): the
 //! accessibility tree from the debugger (`read_page_deep`), and when that is empty too, a
-//! screenshot of the viewport; the result says which it is. Only when the engine lets the call
+//! screenshot of the viewport if the model reads images; the result says which it is. Only when the engine lets the call
 //! use the debugger (the turn enables L2 and the page is not off limits); otherwise the snapshot
 //! says what the debugger could have done.
 //!
@@ -23,6 +23,9 @@ use super::debugger;
 const FROM_DEEP: &str = "# The page's DOM gave almost nothing readable; this is the accessibility tree from the debugger (its d refs act with click_trusted, type_trusted and press_key_trusted).";
 /// Said before the screenshot.
 const FROM_SHOT: &str = "# The page's DOM and its accessibility tree gave almost nothing readable; this is a screenshot of the viewport (click_xy clicks at its points). A model that cannot see images should ask the user what the page shows.";
+/// Said under a snapshot when neither tree had anything and the model cannot see a screenshot.
+const NO_VISION: &str = "# The page's DOM and its accessibility tree gave nothing readable (it may draw on a canvas). A screenshot could show it, but this model does not read images; tell the user, or ask them to switch to a model that does.";
+
 /// Said under a snapshot when the debugger may not be used.
 const NO_DEBUGGER: &str = "# The page's DOM gave nothing readable (no element to act on, almost no text): it may draw on a canvas or need scripts that did not run. The debugger could read its accessibility tree or take a screenshot, but this turn does not enable it (or the page is off limits); tell the user if you need it.";
 
@@ -64,6 +67,12 @@ pub(crate) async fn read(
     if deep.is_ok() && usable == Some(true) {
         let text = format!("{seen}{FROM_DEEP}\n{}", deep.text());
         return replaced(deep, text, "deep");
+    }
+    if !call.vision {
+        // A screenshot would reach this model only as "image not sent": say so instead of
+        // spending a capture on it.
+        let text = format!("{}\n{NO_VISION}", snapshot.text().trim_end());
+        return replaced(snapshot, text, "dom");
     }
     let shot_call = ToolInvocation { tool: SCREENSHOT.to_owned(), params, ..call.clone() };
     let shot = debugger::run(&shot_call, DebuggerTool::Screenshot, abort).await;

@@ -218,7 +218,7 @@ async fn a_call_is_priced_by_its_model_entry_and_withholds_what_the_model_cannot
     let cost = (200.0 * 3.0 + 800.0 * 0.3 + 50.0 * 15.0) / 1e6;
     assert!(response.cost_usd.is_some_and(|c| (c - cost).abs() < 1e-12), "{response:?}");
     // The built-in table does not know `mock-model`: nothing says it sees images.
-    assert_eq!(response.withheld, Withheld { tools: true, images: 1 });
+    assert_eq!(response.withheld, Withheld { tools: true, images: 1, screenshot: false });
     let sent = chat_requests(&server)[0].json.clone().unwrap();
     assert!(sent.get("tools").is_none(), "{sent}");
     assert!(!sent.to_string().contains("iVBORw0K"), "{sent}");

@@ -106,6 +106,7 @@ pub(crate) fn answered(
         }
         false => None,
     };
+    run.counters.blind = withheld.screenshot;
     // Calls made while tools were off or withheld (the model ignored that) are not run.
     let calls = match run.counters.tools_disabled || withheld.tools {
         true => Vec::new(),

@@ -253,6 +253,7 @@ fn dispatch(
         call.target.as_ref().and_then(|t| run.route.document(t.tab)).map(str::to_owned);
     let mut invocation = invocation(&run, call, ref_document);
     invocation.debugger = debugger_allowed(&run, invocation.target.as_ref(), judging);
+    invocation.vision = !run.counters.blind;
     let mut step = Step::default();
     if catalog::route(&invocation.tool) == Some(Route::Engine) {
         // The engine's own tools run once the dispatch is durable, like a host's.

@@ -487,6 +487,7 @@ pub fn full_run() -> RunRecord {
             model_calls: 7,
             consecutive_failures: 2,
             tools_disabled: true,
+            blind: false,
             recent_calls: vec!["click:{\"ref\":\"e1\"}".into(), "type:{}".into()],
             tokens_used: 123_456,
             budget_allowance: 100_000,

@@ -211,6 +211,9 @@ pub(crate) struct DeepFrame {
     pub owner: Option<u64>,
     /// Its accessibility tree.
     pub nodes: Vec<AxNode>,
+    /// The extension has no access to its site: it is not read (the debugger could, but the
+    /// user did not give Panelot that site), and its line says so, as `read_page`'s does.
+    pub no_access: bool,
 }
 
 /// What a deep ref names.
@@ -557,7 +560,8 @@ impl<'a> Walker<'a> {
         if let Some(child) = child_frame.and_then(|at| self.frames.get(at))
             && let Some(origin) = origin_of(&child.url)
         {
-            text.push_str(&format!(" [{origin}]"));
+            let access = if child.no_access { " — no access" } else { "" };
+            text.push_str(&format!(" [{origin}{access}]"));
         }
         for state in &node.states {
             text.push(' ');

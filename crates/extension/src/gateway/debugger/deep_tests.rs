@@ -71,6 +71,7 @@ fn frames() -> Vec<DeepFrame> {
             parent: Some(0),
             owner: Some(40),
             nodes: child_tree(),
+            no_access: false,
         },
     ]
 }
@@ -111,6 +112,21 @@ fn meaningful_nodes_make_lines_with_refs_and_a_frame_goes_under_its_iframe() {
         ]
     );
     assert_eq!(rendered.refs[1].url.as_deref(), Some("https://shop.test/help"));
+}
+
+#[test]
+fn a_frame_of_a_site_without_access_is_named_and_not_read() {
+    let mut frames = frames();
+    frames[1].no_access = true;
+    frames[1].nodes = Vec::new();
+    let rendered = render(&frames, "# deep", 2_000, 5);
+    assert!(
+        rendered.text.ends_with("- iframe \"Card\" [https://pay.test — no access]\n"),
+        "{}",
+        rendered.text
+    );
+    assert!(!rendered.text.contains("Card number"), "{}", rendered.text);
+    assert!(rendered.refs.iter().all(|r| r.frame == 0));
 }
 
 #[test]

@@ -44,6 +44,7 @@ use super::deep::DeepTable;
 use super::deep::StaleRef;
 use super::format;
 use super::on_event;
+use crate::gateway::resolve::has_access;
 use crate::wait;
 
 /// How long to wait for a late event of a frame of another process being attached.
@@ -263,6 +264,13 @@ pub(super) async fn read(
             if let Ok(owner) = send_in(tab, parent.as_deref(), "DOM.getFrameOwner", params).await {
                 frames[at].owner = owner["backendNodeId"].as_u64();
             }
+        }
+        if frames[at].parent.is_some()
+            && let Some(origin) = format::web_origin(&frames[at].url)
+            && !has_access(&origin).await
+        {
+            frames[at].no_access = true;
+            continue;
         }
         let params = json!({"frameId": frames[at].frame_id});
         let session = in_session[at].as_deref();
