@@ -76,19 +76,14 @@ pub(crate) use self::indicator::update as update_indicator;
 /// Runs one tool call where it was judged to act.
 pub(crate) async fn run_tool(call: &ToolInvocation, abort: AbortSignal) -> ToolOutcome {
     let route = panelot_core::tools::catalog::route(&call.tool);
-    // The debugger's input is trusted, as the user's is: the page does not take it for a
-    // takeover while the call runs.
-    let own_input = matches!(route, Some(Route::Debugger(_)));
-    let listen = if own_input { indicator::Takeover::Ignored } else { indicator::Takeover::Heard };
-    indicator::show_for(call, listen).await;
+    // A debugger call shows the indicator its own way (hidden while its input runs).
+    if !matches!(route, Some(Route::Debugger(_))) {
+        indicator::show_for(call, indicator::Takeover::Heard).await;
+    }
     match route {
         Some(Route::Tabs(tool)) => run_tab_tool(call, tool, &abort).await,
         Some(Route::Page(tool)) => run_page_tool(call, tool, &abort).await,
-        Some(Route::Debugger(tool)) => {
-            let outcome = debugger::run(call, tool, &abort).await;
-            indicator::show_for(call, indicator::Takeover::Heard).await;
-            outcome
-        }
+        Some(Route::Debugger(tool)) => debugger::run(call, tool, &abort).await,
         Some(Route::Web(tool)) => web::run(call, tool, &abort).await,
         Some(Route::Watch) => watch::run(call, &abort).await,
         Some(Route::Engine) | None => {
@@ -200,7 +195,22 @@ async fn run_page_tool(call: &ToolInvocation, tool: PageTool, abort: &AbortSigna
     let before = if writes { tab_ids().await } else { Vec::new() };
     let ref_document =
         if catalog::carries_refs(&executor_call) { call.ref_document.clone() } else { None };
+    let find = match &executor_call {
+        ExecutorCall::FindInPage(params) => Some(params.clone()),
+        _ => None,
+    };
     let result = page::execute(tab, executor_call, ref_document, expected(target), abort).await;
+    // The page's matches, then those of the frames its latest snapshot read.
+    let result = match (result, find, call.ref_document.as_deref()) {
+        (Ok(ExecutorResult::Find(found)), Some(params), Some(composed))
+            if target.frame_of.is_none() =>
+        {
+            Ok(ExecutorResult::Find(
+                page::find_with_frames(tab, found, &params, composed, abort).await,
+            ))
+        }
+        (result, ..) => result,
+    };
     let (outcome, document) = match result {
         Ok(result) => {
             // A snapshot of a frame alone (a folded region of it expanded) is not the tab's: the
@@ -268,22 +278,14 @@ async fn tab_ids() -> Vec<u32> {
     }
 }
 
-/// One executor call on `tab` on behalf of another tool (the debugger's `get_rect`), checked
-/// against the judged document like the tool itself.
+/// One executor call on `tab` on behalf of another tool (the debugger's `get_rect`), in the
+/// frame its ref names, checked against the judged document like the tool itself.
 async fn page_call(
     target: &ResolvedTarget,
     call: ExecutorCall,
     ref_document: Option<String>,
     abort: &AbortSignal,
 ) -> Result<ExecutorResult, ToolOutcome> {
-    if target.frame_of.is_some() {
-        // The executor's rectangles are in the frame's viewport: a frame of another origin
-        // cannot tell where it is in the page, so trusted input there would miss.
-        return Err(failure(format!(
-            "[tabId={}] unsupported_frame: trusted input by ref in a frame of another origin is not supported; use click or type with the ref",
-            target.tab
-        )));
-    }
     page::execute(target.tab, call, ref_document, expected(target), abort).await
 }
 

@@ -2,7 +2,8 @@
 //! a payment form in an iframe on another. The snapshot lists the form's fields under the
 //! iframe's line with refs that name the frame; the model types and clicks there by those refs,
 //! and each action is judged, and asked about, by the frame's origin. A frame on a site the
-//! extension may not script says so in its line.
+//! extension may not script says so in its line. With the debugger, trusted input by the
+//! frame's refs lands in the frame (its point offset by where the iframe is on the page).
 
 use std::sync::Arc;
 use std::sync::Mutex;
@@ -59,10 +60,11 @@ fn ref_on_line(snapshot: &str, what: &str) -> Option<String> {
     Some(line[start..end].to_owned())
 }
 
-#[test]
-fn a_model_types_and_clicks_in_a_cross_origin_payment_frame_judged_by_its_origin() {
+/// The checkout on `shop.test` with `card` as its payment frame, loaded; the payment frame's
+/// origin.
+fn checkout(card: &str) -> (Scenario, String) {
     let mut s = Scenario::start_on_test_host("shop.test", "/checkout.html", CHECKOUT);
-    s.site.add_page("/card.html", CARD);
+    s.site.add_page("/card.html", card);
     s.site.add_page("/ad.html", AD);
     // The frames' pages exist only now: reload, and wait until the payment frame says it is up.
     s.h.eval_in_tab(s.tab, "location.reload(); return true;").unwrap();
@@ -71,8 +73,30 @@ fn a_model_types_and_clicks_in_a_cross_origin_payment_frame_judged_by_its_origin
         setTimeout(() => done(false), 5000); });";
     let up = (0..6).any(|_| s.h.eval_in_tab(s.tab, ready).is_ok_and(|v| v == json!(true)));
     assert!(up, "the payment frame did not load");
+    let pay_origin = format!("http://pay.test:{}", s.site.port());
+    (s, pay_origin)
+}
+
+/// The tool, origin and URL of each approval the turn asked.
+fn asked(events: &[Value]) -> Vec<(Value, Value, Value)> {
+    events
+        .iter()
+        .filter(|e| e["event"]["type"] == "approval.request")
+        .map(|e| {
+            let request = &e["event"]["request"];
+            (
+                request["tool"].clone(),
+                request["targetOrigin"].clone(),
+                request["target"]["url"].clone(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_model_types_and_clicks_in_a_cross_origin_payment_frame_judged_by_its_origin() {
+    let (mut s, pay_origin) = checkout(CARD);
     let port = s.site.port();
-    let pay_origin = format!("http://pay.test:{port}");
 
     // The model reads the page, then types into the frame's field and clicks its button by the
     // refs the snapshot gave, then answers. Refs name Chrome's frame id, known only once read.
@@ -147,18 +171,7 @@ fn a_model_types_and_clicks_in_a_cross_origin_payment_frame_judged_by_its_origin
 
     // Each was asked about with the frame's origin on the card, not the shop's; reading the ad's
     // frame asked for the ad's site.
-    let asked: Vec<(Value, Value, Value)> = events
-        .iter()
-        .filter(|e| e["event"]["type"] == "approval.request")
-        .map(|e| {
-            let request = &e["event"]["request"];
-            (
-                request["tool"].clone(),
-                request["targetOrigin"].clone(),
-                request["target"]["url"].clone(),
-            )
-        })
-        .collect();
+    let asked = asked(&events);
     let card = format!("{pay_origin}/card.html");
     assert_eq!(
         asked[..2],
@@ -182,4 +195,71 @@ fn a_model_types_and_clicks_in_a_cross_origin_payment_frame_judged_by_its_origin
     let results = s.tool_results();
     let denied = results.last().and_then(|r| r.last()).unwrap();
     assert!(denied.contains(&format!("no access to http://localhost:{port}")), "{denied}");
+}
+
+/// A payment form that tells the page around it whether the typing and the click were the
+/// user's own (trusted) input.
+const TRUSTED_CARD: &str = r#"<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Card</title></head>
+<body style="margin: 40px">
+<label>Name on card <input id="name"></label>
+<button id="pay">Pay now</button>
+<script>
+const name = document.getElementById("name");
+const typed = [];
+name.addEventListener("input", (e) => typed.push(e.isTrusted));
+parent.postMessage("card ready", "*");
+document.getElementById("pay").addEventListener("click", (e) => {
+  const keys = typed.length > 0 && typed.every(Boolean) ? "trusted" : "untrusted";
+  const click = e.isTrusted ? "trusted" : "untrusted";
+  parent.postMessage(`${click} click, ${keys} keys: ${name.value}`, "*");
+});
+</script>
+</body></html>"#;
+
+#[test]
+fn find_in_page_and_trusted_input_reach_into_a_cross_origin_frame_judged_by_its_origin() {
+    let (mut s, pay_origin) = checkout(TRUSTED_CARD);
+    // The frame's refs come from read_page: the click lands at the button's centre offset by
+    // where the iframe is on the page (a point in the frame's own viewport would hit the shop's
+    // heading instead).
+    s.server.set_responder(move |request| {
+        let results = tool_results(request);
+        Some(match results.len() {
+            0 => Reply::tool_call("read_page", json!({})),
+            1 => match ref_on_line(&results[0], "Name on card") {
+                Some(field) => {
+                    Reply::tool_call("type_trusted", json!({"ref": field, "text": "Ada Lovelace"}))
+                }
+                None => Reply::text("no field in the frame"),
+            },
+            // find_in_page finds the frame's button too, by the frame's ref.
+            2 => Reply::tool_call("find_in_page", json!({"query": "pay NOW"})),
+            3 => match ref_on_line(&results[2], "Pay now") {
+                Some(button) => Reply::tool_call("click_trusted", json!({"ref": button})),
+                None => Reply::text("no button in the frame"),
+            },
+            _ => Reply::text("Paid."),
+        })
+    });
+    let levels = json!({"permissionPolicy": "untrusted",
+        "enabledToolLevels": ["L0", "L1", "L2", "builtin"]});
+    let events = s.send_turn("Pay for the order", json!([]), levels, Approvals::Accept);
+    s.server.clear_responder();
+    let cards = results_of(&events);
+    let ok: Vec<&Value> = cards.iter().map(|card| &card["ok"]).collect();
+    assert_eq!(ok, [&json!(true), &json!(true), &json!(true), &json!(true)], "{cards:#?}");
+    let found = s.tool_results().last().and_then(|r| r.get(2)).cloned().unwrap_or_default();
+    let button = ref_on_line(&found, "Pay now").unwrap_or_default();
+    assert!(button.starts_with('f') && found.contains("1 matches:"), "{found}");
+    let status = s.h.eval_in_tab(s.tab, "return document.getElementById('status').textContent;");
+    assert_eq!(status.unwrap(), json!("trusted click, trusted keys: Ada Lovelace"));
+    let card = format!("{pay_origin}/card.html");
+    assert_eq!(
+        asked(&events),
+        [
+            (json!("type_trusted"), json!(pay_origin), json!(card)),
+            (json!("click_trusted"), json!(pay_origin), json!(card)),
+        ]
+    );
 }

@@ -379,9 +379,22 @@ const TRUSTED_PAGE: &str = r#"<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Checkout</title></head>
 <body>
 <button id="go" style="margin-top: 200px">Continue</button>
+<p id="bar">no bar</p>
+<div id="strip" style="position: fixed; left: 0; right: 0; bottom: 0; height: 120px"></div>
 <script>
 window.clicks = [];
 document.getElementById("go").addEventListener("click", (e) => window.clicks.push(e.isTrusted));
+window.stripClicks = [];
+document.getElementById("strip").addEventListener("click", (e) => window.stripClicks.push(e.isTrusted));
+// Where the bar is, for the model: it aims a click at the bar's Stop (its right end).
+setInterval(() => {
+  const host = document.querySelector("panelot-indicator");
+  if (!host) return;
+  const r = host.getBoundingClientRect();
+  const said = `bar stop at ${Math.round(r.right - 22)},${Math.round(r.top + r.height / 2)}`;
+  const bar = document.getElementById("bar");
+  if (r.width > 0 && bar.textContent !== said) bar.textContent = said;
+}, 50);
 window.indicatorSeen = false;
 window.states = [];
 new MutationObserver((records) => {
@@ -398,21 +411,46 @@ new MutationObserver((records) => {
 fn the_agents_own_trusted_click_is_not_the_user_taking_over() {
     let mut s = Scenario::start_on_test_host("checkout.test", "/checkout.html", TRUSTED_PAGE);
     let tab = s.tab;
-    s.server.push(Reply::tool_call("read_page", json!({"tabId": tab.0})));
-    s.server.push(Reply::tool_call("click_trusted", json!({"ref": "e1"})));
-    s.server.push(Reply::tool_call("read_page", json!({"tabId": tab.0})));
-    // The debugger's tree sees into closed shadow roots, but not into the extension's own bar.
-    s.server.push(Reply::tool_call("read_page_deep", json!({"tabId": tab.0})));
-    s.server.push(Reply::text("Done."));
-    // Fails unless the turn ends normally: a takeover would have paused it.
+    // The model clicks, reads the page (which says where the bar's Stop is), reads the deep
+    // tree, clicks at the Stop's point with click_xy, and answers.
+    s.server.set_responder(move |request| {
+        let results = panelot_e2e::scenario::tool_results(request);
+        Some(match results.len() {
+            0 => Reply::tool_call("read_page", json!({"tabId": tab.0})),
+            1 => Reply::tool_call("click_trusted", json!({"ref": "e1"})),
+            2 => Reply::tool_call("read_page", json!({"tabId": tab.0})),
+            // The debugger's tree sees into closed shadow roots, but not into the extension's
+            // own bar.
+            3 => Reply::tool_call("read_page_deep", json!({"tabId": tab.0})),
+            4 => {
+                let at = results[2].split("bar stop at ").nth(1).and_then(|rest| {
+                    let (x, rest) = rest.split_once(',')?;
+                    let y: String = rest.chars().take_while(char::is_ascii_digit).collect();
+                    Some((x.parse::<f64>().ok()?, y.parse::<f64>().ok()?))
+                });
+                match at {
+                    Some((x, y)) => Reply::tool_call("click_xy", json!({"x": x, "y": y})),
+                    None => Reply::text("the page did not say where the bar is"),
+                }
+            }
+            _ => Reply::text("Done."),
+        })
+    });
+    // Fails unless the turn ends normally: a takeover would have paused it, and a press of the
+    // bar's Stop stopped it.
     s.send_turn(
         "Press Continue",
         json!([]),
         json!({"enabledToolLevels": ["L0", "L1", "L2", "builtin"]}),
         panelot_e2e::conversation::Approvals::Accept,
     );
+    s.server.clear_responder();
     let clicks = s.h.eval_in_tab(tab, "return window.clicks;").expect("clicks");
     assert_eq!(clicks, json!([true]), "one trusted click of the agent's: {:#?}", s.tool_results());
+    // The click aimed at the bar reached the page under it: the bar is hidden while the agent's
+    // own input runs.
+    let strip = s.h.eval_in_tab(tab, "return window.stripClicks;").expect("strip clicks");
+    assert_eq!(strip, json!([true]), "{:#?}", s.tool_results());
     let seen = s.h.eval_in_tab(tab, "return window.indicatorSeen;").expect("seen");
     assert_eq!(seen, json!(true), "the bar was up to hear the click");
     // The page never took the agent's click for the user's (it would have said "pausing").
@@ -422,6 +460,7 @@ fn the_agents_own_trusted_click_is_not_the_user_taking_over() {
     assert!(!states.is_empty() && states.iter().all(|s| *s == "working"), "{states:?}");
     let results = s.tool_results();
     let deep = results.last().and_then(|r| r.get(3)).cloned().unwrap_or_default();
+    assert!(results.last().and_then(|r| r.get(2)).is_some_and(|read| read.contains("bar stop at")));
     assert!(deep.contains("Continue"), "the page's own button is in the deep tree: {deep}");
     for word in ["Panelot is working", "\"Pause\"", "\"Stop\""] {
         assert!(!deep.contains(word), "{word} of the bar in the deep tree:\n{deep}");

@@ -58,6 +58,7 @@ use super::catalog;
 use super::chrome;
 use super::error::BrowserError;
 use super::format;
+use super::frames;
 use super::tabs;
 use crate::wait;
 use panelot_core::combinators::Either;
@@ -682,6 +683,15 @@ pub(crate) async fn run(
     tool: DebuggerTool,
     abort: &AbortSignal,
 ) -> ToolOutcome {
+    // The debugger's input is trusted, as the user's is: while it runs (and while a screenshot
+    // is taken) the page's indicator is hidden and hears no takeover.
+    super::indicator::show_for(call, super::indicator::Takeover::Ignored).await;
+    let outcome = run_call(call, tool, abort).await;
+    super::indicator::show_for(call, super::indicator::Takeover::Heard).await;
+    outcome
+}
+
+async fn run_call(call: &ToolInvocation, tool: DebuggerTool, abort: &AbortSignal) -> ToolOutcome {
     let parsed = match parse(tool, &call.params) {
         Ok(parsed) => parsed,
         Err(message) => return format::failure(message),
@@ -847,10 +857,18 @@ async fn execute(
         | DebuggerCall::ReadDeep(_)
         | DebuggerCall::Evaluate { .. } => {}
         DebuggerCall::Screenshot(Shot::Element(element_ref)) => {
-            match rect_of(&page, element_ref, abort).await {
-                Ok(rect) => shot_rect = Some(rect),
+            let mut rect = match rect_of(&page, element_ref, abort).await {
+                Ok(rect) => rect,
                 Err(outcome) => return outcome,
+            };
+            if let Some(frame) = frames::ref_frame(element_ref) {
+                let (x, y) = match frame_boxes(tab, frame).await {
+                    Ok(boxes) => frames::offset_in_tab(&boxes),
+                    Err(outcome) => return outcome,
+                };
+                (rect.x, rect.y) = (rect.x + x, rect.y + y);
             }
+            shot_rect = Some(rect);
         }
     }
     if let Err(err) = attach(tab).await {
@@ -974,26 +992,40 @@ struct Page<'a> {
     ref_document: Option<String>,
 }
 
-/// Where to click: the centre of the element, scrolled into view by focusing it if needed.
+/// Where to click: the centre of the element, scrolled into view by focusing it if needed; in
+/// the tab's viewport for an element in a frame.
 async fn click_target(
     page: &Page<'_>,
     element_ref: &str,
     abort: &AbortSignal,
 ) -> Result<(f64, f64), ToolOutcome> {
     let tab = page.target.tab;
-    let rect = rect_of(page, element_ref, abort).await?;
-    if let Some(point) = click_point(&rect) {
-        return Ok(point);
-    }
-    // Focusing scrolls a focusable element into view; other elements need a scroll first.
-    let _ = executor(page, "focus", element_ref, abort).await;
-    let rect = rect_of(page, element_ref, abort).await?;
-    click_point(&rect).ok_or_else(|| {
+    let not_visible = || {
         format::failure(format!(
             "[tabId={tab}] not_visible: {element_ref} is outside the viewport or has no size; \
              scroll it into view first"
         ))
-    })
+    };
+    let rect = rect_of(page, element_ref, abort).await?;
+    let point = match click_point(&rect) {
+        Some(point) => point,
+        None => {
+            // Focusing scrolls a focusable element into view; other elements need a scroll first.
+            let _ = executor(page, "focus", element_ref, abort).await;
+            click_point(&rect_of(page, element_ref, abort).await?).ok_or_else(not_visible)?
+        }
+    };
+    let Some(frame) = frames::ref_frame(element_ref) else { return Ok(point) };
+    // The executor's box is in the frame's viewport; trusted input lands in the tab's.
+    let boxes = frame_boxes(tab, frame).await?;
+    frames::point_in_tab(&boxes, point).ok_or_else(not_visible)
+}
+
+/// Where frame `frame` is shown in the tab (see [`frames::point_in_tab`]).
+async fn frame_boxes(tab: u32, frame: u32) -> Result<Vec<frames::FrameBox>, ToolOutcome> {
+    super::page::frame_boxes(tab, frame)
+        .await
+        .map_err(|message| format::failure(format!("[tabId={tab}] {message}")))
 }
 
 async fn rect_of(

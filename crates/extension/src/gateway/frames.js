@@ -31,3 +31,34 @@ function probe() {
   }
   return path.join(".");
 }
+
+export function frameBox() {
+  return box;
+}
+
+/**
+ * Where `window.frames[index]` is shown in this window: the content box of the iframe element
+ * holding it, in this window's viewport (CSS pixels), with the viewport's size; null when no
+ * element here holds it. Comparing `contentWindow` works for a frame of any origin.
+ */
+function box(index) {
+  const child = window.frames[index];
+  if (!child) return null;
+  for (const el of document.querySelectorAll("iframe, frame")) {
+    if (el.contentWindow !== child) continue;
+    const rect = el.getBoundingClientRect();
+    const style = getComputedStyle(el);
+    const px = (value) => parseFloat(value) || 0;
+    const left = px(style.paddingLeft);
+    const top = px(style.paddingTop);
+    return {
+      x: rect.left + el.clientLeft + left,
+      y: rect.top + el.clientTop + top,
+      width: el.clientWidth - left - px(style.paddingRight),
+      height: el.clientHeight - top - px(style.paddingBottom),
+      viewportWidth: innerWidth,
+      viewportHeight: innerHeight,
+    };
+  }
+  return null;
+}

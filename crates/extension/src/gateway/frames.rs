@@ -15,8 +15,15 @@
 //! and sends back with later calls: the top document's id, then `|f5=<document>` per frame
 //! read, so a frame that navigated since is `stale_ref` as the top page is.
 //!
+//! `find_in_page` on the page adds the matches of each frame its latest snapshot read. Trusted
+//! input (the debugger's) by a frame's ref lands in the tab's viewport: the executor's box is in
+//! the frame's, so its point is offset by where each iframe on the way shows its frame
+//! (`frames.js`' `box`, run in each window up from the frame).
+//!
 //! Pure text and JSON, tested natively; `page.rs` does the browser calls.
 
+use panelot_protocol::content::FIND_MAX_HITS;
+use panelot_protocol::content::FindResult;
 use serde_json::Value;
 
 /// The marker of a frame line the executor could not enter.
@@ -79,6 +86,29 @@ pub(crate) fn frame_document(document_id: &str, frame: u32) -> Option<&str> {
     parts.find_map(|part| part.strip_prefix(key.as_str()))
 }
 
+/// The frames a snapshot's document id says were read into it, with their documents.
+pub(crate) fn frames_read(document_id: &str) -> Vec<(u32, &str)> {
+    document_id
+        .split('|')
+        .skip(1)
+        .filter_map(|part| {
+            let (frame, document) = part.strip_prefix('f')?.split_once('=')?;
+            Some((frame.parse().ok()?, document))
+        })
+        .collect()
+}
+
+/// The top document's matches, then each frame's, at most [`FIND_MAX_HITS`] lines; the total
+/// counts them all.
+pub(crate) fn merge_finds(mut top: FindResult, frames: Vec<FindResult>) -> FindResult {
+    for found in frames {
+        top.total = top.total.saturating_add(found.total);
+        let room = FIND_MAX_HITS.saturating_sub(top.hits.len());
+        top.hits.extend(found.hits.into_iter().take(room));
+    }
+    top
+}
+
 /// A snapshot's document id with the documents of the frames read into it.
 pub(crate) fn compose_document(top: &str, frames: &[(u32, String)]) -> String {
     let mut out = top.to_owned();
@@ -127,6 +157,63 @@ pub(crate) fn prefix_result_refs(value: &mut Value, frame: u32) {
         }
         _ => {}
     }
+}
+
+/// Where a frame is shown in the window around it (`frames.js`' `box`): its iframe's content
+/// box in that window's viewport, and that viewport's size, in CSS pixels.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct FrameBox {
+    pub(crate) x: f64,
+    pub(crate) y: f64,
+    pub(crate) width: f64,
+    pub(crate) height: f64,
+    pub(crate) viewport: (f64, f64),
+}
+
+impl FrameBox {
+    /// The box `frames.js` answered, if it is one.
+    pub(crate) fn from_json(value: &Value) -> Option<FrameBox> {
+        let n = |key: &str| value.get(key).and_then(Value::as_f64).filter(|n| n.is_finite());
+        Some(FrameBox {
+            x: n("x")?,
+            y: n("y")?,
+            width: n("width")?,
+            height: n("height")?,
+            viewport: (n("viewportWidth")?, n("viewportHeight")?),
+        })
+    }
+}
+
+/// The point `inner` of a frame's viewport in the tab's viewport, through `boxes` (the box of
+/// each iframe on the way, the top window's first); `None` when a window on the way clips it
+/// (the frame is scrolled out of view, or the point is outside the iframe's box).
+pub(crate) fn point_in_tab(boxes: &[FrameBox], inner: (f64, f64)) -> Option<(f64, f64)> {
+    let inside = |(x, y): (f64, f64), (width, height): (f64, f64)| {
+        (0.0..=width).contains(&x) && (0.0..=height).contains(&y)
+    };
+    boxes.iter().rev().try_fold(inner, |point, frame| {
+        let outer = (frame.x + point.0, frame.y + point.1);
+        (inside(point, (frame.width, frame.height)) && inside(outer, frame.viewport))
+            .then_some(outer)
+    })
+}
+
+/// How far a frame's viewport is from the tab's, through `boxes` (see [`point_in_tab`]).
+pub(crate) fn offset_in_tab(boxes: &[FrameBox]) -> (f64, f64) {
+    boxes.iter().fold((0.0, 0.0), |(x, y), frame| (x + frame.x, y + frame.y))
+}
+
+/// The window indices of a frame's path (`"0.2"`: the top window's `frames[0]`, then its
+/// `frames[2]`) and, for each, the path of the window that holds it.
+pub(crate) fn path_steps(path: &str) -> Option<Vec<(String, u32)>> {
+    let mut steps = Vec::new();
+    let mut parent = String::new();
+    for index in path.split('.') {
+        let index: u32 = index.parse().ok()?;
+        steps.push((parent.clone(), index));
+        parent = if parent.is_empty() { index.to_string() } else { format!("{parent}.{index}") };
+    }
+    Some(steps)
 }
 
 /// A frame line the executor marked: the frame's window path and the origin its `src` names

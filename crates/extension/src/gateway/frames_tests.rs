@@ -1,5 +1,7 @@
 //! Frames: refs that name their frame, calls in one frame, document ids, stitching.
 
+use panelot_protocol::ElementRef;
+use panelot_protocol::content::FindHit;
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
@@ -93,4 +95,60 @@ fn a_read_frames_lines_go_under_its_iframe_line() {
         stitch(TOP, "0", &empty)
             .contains("  - iframe \"Payment\" [cross-origin http://pay.test]\n")
     );
+}
+
+fn frame_box(x: f64, y: f64, size: (f64, f64), viewport: (f64, f64)) -> FrameBox {
+    FrameBox { x, y, width: size.0, height: size.1, viewport }
+}
+
+#[test]
+fn a_point_in_a_nested_frame_is_offset_by_each_iframe_on_the_way() {
+    // The top window shows frame 0 at (100, 50); it shows its own frame at (10, 20).
+    let boxes = [
+        frame_box(100.0, 50.0, (400.0, 300.0), (1280.0, 720.0)),
+        frame_box(10.0, 20.0, (200.0, 100.0), (400.0, 300.0)),
+    ];
+    assert_eq!(point_in_tab(&boxes, (5.0, 6.0)), Some((115.0, 76.0)));
+    assert_eq!(offset_in_tab(&boxes), (110.0, 70.0));
+    // Outside the inner iframe's box (the frame's own viewport is larger than shown).
+    assert_eq!(point_in_tab(&boxes, (250.0, 6.0)), None);
+    // The outer iframe scrolled half out of the tab's view.
+    let scrolled = [frame_box(100.0, -250.0, (400.0, 300.0), (1280.0, 720.0))];
+    assert_eq!(point_in_tab(&scrolled, (5.0, 10.0)), None);
+    assert_eq!(point_in_tab(&scrolled, (5.0, 260.0)), Some((105.0, 10.0)));
+    assert_eq!(point_in_tab(&[], (5.0, 6.0)), Some((5.0, 6.0)));
+}
+
+#[test]
+fn a_frame_box_is_read_from_the_probe_answer_and_paths_name_each_holder() {
+    let answer = json!({"x": 8, "y": 60.5, "width": 400, "height": 200,
+        "viewportWidth": 1280, "viewportHeight": 720});
+    let read = FrameBox::from_json(&answer);
+    assert_eq!(read, Some(frame_box(8.0, 60.5, (400.0, 200.0), (1280.0, 720.0))));
+    assert_eq!(FrameBox::from_json(&json!(null)), None);
+    assert_eq!(FrameBox::from_json(&json!({"x": "8"})), None);
+    let steps = path_steps("0.2.1").unwrap();
+    assert_eq!(steps, [(String::new(), 0), ("0".to_owned(), 2), ("0.2".to_owned(), 1)]);
+    assert_eq!(path_steps("0.x"), None);
+}
+
+#[test]
+fn finds_of_the_frames_a_snapshot_read_come_after_the_pages_within_the_limit() {
+    assert_eq!(frames_read("top-doc|f5=doc-a|f12=doc-b"), [(5, "doc-a"), (12, "doc-b")]);
+    assert_eq!(frames_read("top-doc"), []);
+    assert_eq!(frames_read("top|fx=bad|f7"), []);
+    let hit = |line: &str, element_ref: &str| FindHit {
+        line: line.to_owned(),
+        element_ref: Some(ElementRef::new(element_ref).unwrap()),
+    };
+    let top = FindResult { hits: vec![hit("button \"Pay\" [e3]", "e3")], total: 1 };
+    let frame = FindResult {
+        hits: (0..25).map(|i| hit(&format!("button \"Pay {i}\" [f5e{i}]"), "f5e1")).collect(),
+        total: 30,
+    };
+    let merged = merge_finds(top, vec![frame]);
+    assert_eq!(merged.total, 31);
+    assert_eq!(merged.hits.len(), FIND_MAX_HITS);
+    assert_eq!(merged.hits[0].line, "button \"Pay\" [e3]");
+    assert_eq!(merged.hits[1].line, "button \"Pay 0\" [f5e0]");
 }

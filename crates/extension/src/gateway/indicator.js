@@ -15,8 +15,8 @@ export function pageIndicator() {
 
 /**
  * `command`: "show" (the run acts on this tab: show the bar, listen for a takeover), "agent"
- * (show it, but the agent's own trusted input is on its way: no takeover until the next
- * "show"), "paused" (the run paused: say so, no buttons, stop listening) or "gone" (take it
+ * (the agent's own trusted input or capture is on its way: the bar is hidden and no takeover
+ * is heard until the next "show"), "paused" (the run paused: say so, no buttons, stop listening) or "gone" (take it
  * away). Only the indicator of `runId` is changed by "paused" and "gone". Returns whether
  * anything changed.
  */
@@ -30,12 +30,13 @@ function indicator(command, runId) {
       current.remove();
       globalThis[KEY] = null;
     } else {
+      current.setAgentInput(false);
       current.setMode("paused");
     }
     return true;
   }
   if (current && current.runId === runId && current.host.isConnected) {
-    current.agentInput = command === "agent";
+    current.setAgentInput(command === "agent");
     current.setMode("working");
     return true;
   }
@@ -98,7 +99,13 @@ function indicator(command, runId) {
   bar.append(dot, label, pause, stop);
   root.append(style, bar);
 
-  const state = { runId, host, mode: "", sent: false, agentInput: command === "agent" };
+  const state = { runId, host, mode: "", sent: false, agentInput: false };
+  // While the agent's own trusted input or capture runs, the bar is hidden: its clicks land on
+  // the page it aimed at rather than on Pause or Stop, and its screenshots show the page.
+  state.setAgentInput = (on) => {
+    state.agentInput = on;
+    host.style.setProperty("visibility", on ? "hidden" : "visible", "important");
+  };
   const send = (kind) => {
     try {
       chrome.runtime.sendMessage({ panelot: "indicator", kind, run: runId }).catch(() => {});
@@ -118,7 +125,7 @@ function indicator(command, runId) {
   };
   const press = (kind) => (event) => {
     event.stopPropagation();
-    if (!event.isTrusted || state.mode === "paused") return;
+    if (!event.isTrusted || state.agentInput || state.mode === "paused") return;
     if (kind === "pause") state.setMode("pausing");
     send(kind);
   };
@@ -146,6 +153,7 @@ function indicator(command, runId) {
     for (const type of INPUTS) window.removeEventListener(type, onInput, true);
     host.remove();
   };
+  state.setAgentInput(command === "agent");
   state.setMode("working");
   document.documentElement.appendChild(host);
   observer.observe(document.documentElement, { childList: true });

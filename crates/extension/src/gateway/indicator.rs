@@ -15,7 +15,9 @@
 //! content script of this extension in a tab's top frame; the engine then takes it only for a
 //! run at work that writes to that tab. A press the agent's own debugger input made (trusted,
 //! like the user's) is not a takeover: the page does not listen for one while a debugger call
-//! runs (the gateway tells it before and after), and the worker drops a takeover heard while a
+//! runs (the gateway tells it before and after, and the bar is hidden meanwhile: the agent's
+//! clicks reach the page under it, never Pause or Stop, and its screenshots show the page
+//! alone), and the worker drops a takeover heard while a
 //! debugger call holds the tab or just after ([`super::debugger::own_input_on`]).
 
 use js_sys::Function;
@@ -44,7 +46,9 @@ extern "C" {
 pub(crate) enum Takeover {
     /// It does.
     Heard,
-    /// It does not: the agent's own trusted input (a debugger call) is on its way.
+    /// It does not: the agent's own trusted input (a debugger call) is on its way. The bar is
+    /// hidden meanwhile, so that the agent's clicks reach the page under it and its
+    /// screenshots show the page alone.
     Ignored,
 }
 

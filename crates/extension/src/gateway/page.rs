@@ -22,6 +22,8 @@ use panelot_protocol::content::ContentRequest;
 use panelot_protocol::content::ExecutorCall;
 use panelot_protocol::content::ExecutorResult;
 use panelot_protocol::content::ExpectedTarget;
+use panelot_protocol::content::FindInPageParams;
+use panelot_protocol::content::FindResult;
 use panelot_protocol::content::HighlightParams;
 use panelot_protocol::content::ReadPageParams;
 use panelot_protocol::content::SNAPSHOT_DEFAULT_TOKENS;
@@ -61,6 +63,9 @@ extern "C" {
     /// The function run in every frame to learn its window path.
     #[wasm_bindgen(js_name = frameProbe)]
     fn frame_probe() -> JsValue;
+    /// The function run in a window to learn where one of its frames is shown.
+    #[wasm_bindgen(js_name = frameBox)]
+    fn frame_box() -> JsValue;
 }
 
 thread_local! {
@@ -113,6 +118,27 @@ pub(crate) async fn execute(
         }
         (other, _) => Ok(other),
     }
+}
+
+/// `found` (the top document's `find_in_page` matches) with those of each frame the page's
+/// latest snapshot read into it (`composed` is that snapshot's document id), refs named as the
+/// frame's. A frame that went away or may no longer be scripted adds nothing.
+pub(crate) async fn find_with_frames(
+    tab: u32,
+    found: FindResult,
+    params: &FindInPageParams,
+    composed: &str,
+    abort: &AbortSignal,
+) -> FindResult {
+    let mut more = Vec::new();
+    for (frame, document) in frames::frames_read(composed) {
+        let call = ExecutorCall::FindInPage(params.clone());
+        let answer = execute_in(tab, frame, call, Some(document.to_owned()), None, abort).await;
+        if let Ok(ExecutorResult::Find(result)) = answer {
+            more.push(result);
+        }
+    }
+    frames::merge_finds(found, more)
 }
 
 /// What a snapshot of the top document covers.
@@ -236,6 +262,35 @@ async fn frame_paths(tab: u32) -> Vec<(String, u32)> {
             (frame != 0 && !path.is_empty()).then(|| (path.to_owned(), frame))
         })
         .collect()
+}
+
+/// Where frame `frame` of `tab` is shown: the box of each iframe from the top window down to
+/// it (see [`frames::point_in_tab`]). Fails when a window on the way may not be scripted or
+/// no longer holds the frame.
+pub(crate) async fn frame_boxes(tab: u32, frame: u32) -> Result<Vec<frames::FrameBox>, String> {
+    let paths = frame_paths(tab).await;
+    let window = |wanted: u32| paths.iter().find(|(_, id)| *id == wanted).map(|(p, _)| p.as_str());
+    let lost = || format!("frame {frame} is no longer on the page: take a new read_page");
+    let steps = window(frame).and_then(frames::path_steps).ok_or_else(lost)?;
+    let mut boxes = Vec::with_capacity(steps.len());
+    for (parent, index) in steps {
+        let holder = match parent.as_str() {
+            "" => 0,
+            path => paths.iter().find(|(p, _)| p == path).map(|(_, id)| *id).ok_or_else(lost)?,
+        };
+        boxes.push(box_in(tab, holder, index).await.ok_or_else(lost)?);
+    }
+    Ok(boxes)
+}
+
+/// The box of `frames[index]` of frame `holder`'s window (`frames.js`' `box`).
+async fn box_in(tab: u32, holder: u32, index: u32) -> Option<frames::FrameBox> {
+    let func = frame_box().dyn_into::<Function>().ok()?;
+    let details =
+        chrome::to_js(&json!({"target": {"tabId": tab, "frameIds": [holder]}, "args": [index]}));
+    Reflect::set(&details, &"func".into(), &func).ok()?;
+    let raw = chrome::call("scripting", "executeScript", &[details]).await.ok()?;
+    frames::FrameBox::from_json(&chrome::to_json(&raw).get(0)?["result"])
 }
 
 /// Runs `call` in frame `frame` of `tab` (0: the top document) as it is; `ref_document` is that

@@ -24,6 +24,8 @@ pub const SNAPSHOT_MAX_TOKENS: u32 = 6_000;
 pub const BATCH_MAX_ACTIONS: usize = 6;
 /// Longest fixed wait of `wait_for`.
 pub const WAIT_FOR_MAX_MS: u32 = 30_000;
+/// Most lines one `find_in_page` gives (the page's and its frames' together).
+pub const FIND_MAX_HITS: usize = 20;
 /// Most dialogs one call answers and reports. The next one throws in the page instead of
 /// answering: a page that asks again until it hears yes (`while (!confirm(…))`) would otherwise
 /// spin forever on the safe answer.
@@ -519,7 +521,7 @@ pub struct ExtractResult {
 #[derive(Serialize, Deserialize, JsonSchema, TS, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FindResult {
-    /// Matching lines, at most 20.
+    /// Matching lines, at most [`FIND_MAX_HITS`].
     pub hits: Vec<FindHit>,
     /// All matches, including those not returned.
     pub total: u32,

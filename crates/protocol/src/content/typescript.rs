@@ -56,6 +56,7 @@ pub fn executor_typescript() -> String {
     out.push_str(&format!("export const SNAPSHOT_MAX_TOKENS = {SNAPSHOT_MAX_TOKENS};\n"));
     out.push_str(&format!("export const BATCH_MAX_ACTIONS = {BATCH_MAX_ACTIONS};\n"));
     out.push_str(&format!("export const WAIT_FOR_MAX_MS = {WAIT_FOR_MAX_MS};\n"));
+    out.push_str(&format!("export const FIND_MAX_HITS = {FIND_MAX_HITS};\n"));
     out.push_str(&format!("export const DIALOGS_MAX = {DIALOGS_MAX};\n"));
     out.push_str(&format!("export const DIALOG_EVENT = \"{DIALOG_EVENT}\";\n"));
     out.push_str(&format!("export const DIALOG_MESSAGE_MAX_CHARS = {DIALOG_MESSAGE_MAX_CHARS};\n"));

@@ -1,13 +1,11 @@
 // Read tools: scroll, wait_for, find_in_page, get_selection, get_rect.
 
 import type { ActionEvidence, FindResult, RectResult, ScrollParams, SelectionResult, WaitForParams } from "../generated/protocol";
-import { WAIT_FOR_MAX_MS } from "../generated/protocol";
+import { FIND_MAX_HITS, WAIT_FOR_MAX_MS } from "../generated/protocol";
 import { ExecutorError } from "../failure";
 import { inViewport, topRect } from "../dom";
 import type { RefRegistry } from "../refs";
 import { sleep } from "../queue";
-
-const MAX_HITS = 20;
 
 /** Scrolls the window or an element by a page, to the end, or by pixels. */
 export async function scroll(registry: RefRegistry, params: ScrollParams, signal: AbortSignal): Promise<ActionEvidence> {
@@ -80,7 +78,7 @@ export function findInPage(lines: string[], query: string): FindResult {
   const needle = query.trim().toLowerCase();
   if (!needle) throw new ExecutorError("invalid_target", "resolve", "the query is empty");
   const matching = lines.filter((l) => l.toLowerCase().includes(needle));
-  const hits = matching.slice(0, MAX_HITS).map((l) => {
+  const hits = matching.slice(0, FIND_MAX_HITS).map((l) => {
     const refs = l.match(/\[(e\d+)\]/g);
     const last = refs?.[refs.length - 1];
     return { line: l.trim(), ref: last ? last.slice(1, -1) : null };

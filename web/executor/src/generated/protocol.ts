@@ -7,6 +7,7 @@ export const SNAPSHOT_DEFAULT_TOKENS = 3000;
 export const SNAPSHOT_MAX_TOKENS = 6000;
 export const BATCH_MAX_ACTIONS = 6;
 export const WAIT_FOR_MAX_MS = 30000;
+export const FIND_MAX_HITS = 20;
 export const DIALOGS_MAX = 8;
 export const DIALOG_EVENT = "panelot-dialog";
 export const DIALOG_MESSAGE_MAX_CHARS = 200;
@@ -404,7 +405,7 @@ totalChars: number, };
 
 export type FindResult = { 
 /**
- * Matching lines, at most 20.
+ * Matching lines, at most [`FIND_MAX_HITS`].
  */
 hits: Array<FindHit>, 
 /**
