@@ -145,6 +145,9 @@ pub enum Effect {
 /// What a run's page indicator shows once the run stops acting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IndicatorState {
+    /// The run still acts there: a takeover it did not take (it waits for the user's answer,
+    /// and the page is theirs meanwhile) no longer says it is pausing.
+    Working,
     /// The run is paused until the user resumes it from the panel.
     Paused,
     /// The run no longer acts: the indicator goes.

@@ -11,7 +11,9 @@
 use panelot_protocol::RunId;
 use panelot_protocol::engine::RunState;
 
+use super::decision::EffectRequest;
 use super::decision::Step;
+use super::outbox::Effect;
 use super::outbox::IndicatorState;
 use super::reads::Reads;
 use super::turns;
@@ -63,8 +65,14 @@ pub(crate) async fn decide<S: Store>(
     let waiting = matches!(run.state, RunState::WaitingApproval | RunState::WaitingInteraction);
     if waiting && signal.kind == PageSignalKind::TookOver {
         // Nothing acts while the run waits for the user: the page is theirs already. (Pause
-        // still holds: the run pauses once the wait ends.)
-        return Ok(Step::default());
+        // still holds: the run pauses once the wait ends.) The bar, which said it was pausing
+        // when it sent the takeover, says the run works again.
+        let shown = Effect::Indicator {
+            run_id: run.id.clone(),
+            tabs: vec![signal.tab],
+            state: IndicatorState::Working,
+        };
+        return Ok(Step { effects: vec![EffectRequest::Plain(shown)], ..Step::default() });
     }
     let notice = match signal.kind {
         PageSignalKind::Stop => return turns::interrupted(reads, run).await,

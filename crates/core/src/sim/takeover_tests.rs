@@ -14,6 +14,9 @@ use pretty_assertions::assert_eq;
 use serde_json::json;
 
 use super::turn_tests::acked;
+use super::turn_tests::approvals;
+use super::turn_tests::ask_first;
+use super::turn_tests::respond;
 use super::turn_tests::results;
 use super::turn_tests::stops;
 use super::turn_tests::submit;
@@ -214,5 +217,33 @@ fn signals_about_a_tab_the_run_never_wrote_to_or_a_run_not_at_work_change_nothin
     signal(&mut world, &run, SHOP_TAB, PageSignalKind::TookOver);
     world.settle();
     assert_eq!(the_run(&world).state, RunState::Completed);
+    assert_eq!(stops(&world), [StopReason::End]);
+}
+
+#[test]
+fn a_takeover_while_the_run_waits_for_an_answer_is_not_a_pause_and_the_bar_says_so() {
+    let mut world = World::new();
+    ask_first(&world);
+    let thread = world.create_thread();
+    world.script.push_back(Reply::tool("click", json!({"ref": "e1"})));
+    world.script.push_back(Reply::tool("click", json!({"ref": "e2"})));
+    world.script.push_back(Reply::text("done"));
+    submit(&mut world, &thread, "click twice");
+    world.settle();
+    let (first, _) = approvals(&world).pop().expect("the first click is asked");
+    respond(&mut world, &first, json!({"type": "accept"}));
+    world.settle();
+    // The first click wrote to the shop's tab; the second waits for the user's answer.
+    assert_eq!(clicks(&world), ["e1"]);
+    let run = the_run(&world);
+    assert_eq!(run.state, RunState::WaitingApproval);
+    signal(&mut world, &run.id, SHOP_TAB, PageSignalKind::TookOver);
+    world.settle();
+    assert_eq!(the_run(&world).pause, None, "the page is the user's while they are asked");
+    assert_eq!(indicators(&world), [(vec![SHOP_TAB], IndicatorState::Working)]);
+    let (second, _) = approvals(&world).pop().expect("the second click is asked");
+    respond(&mut world, &second, json!({"type": "accept"}));
+    world.settle();
+    assert_eq!(clicks(&world), ["e1", "e2"]);
     assert_eq!(stops(&world), [StopReason::End]);
 }

@@ -64,9 +64,11 @@ pub(crate) async fn show_for(call: &ToolInvocation, takeover: Takeover) {
     }
 }
 
-/// Takes the run's indicator away from `tabs`, or shows there that the run is paused.
+/// Takes the run's indicator away from `tabs`, or shows there that the run is paused, or that it
+/// still works (a takeover it did not take).
 pub(crate) async fn update(run: &RunId, tabs: &[u32], state: IndicatorState) {
     let command = match state {
+        IndicatorState::Working => "show",
         IndicatorState::Paused => "paused",
         IndicatorState::Gone => "gone",
     };
