@@ -209,6 +209,22 @@ fn deep_refs_reach_a_closed_shadow_root_and_a_cross_origin_frame_and_stale_ones_
     assert!(deep_card["details"]["frames"].as_u64().unwrap_or(0) >= 2, "{deep_card}");
 }
 
+/// Turn `n` of the scenario's thread (submission ids are the turn's own), with `overrides`
+/// (`null` for none); its raw events, whatever way it ended.
+fn another_turn(s: &mut Scenario, n: u32, text: &str, overrides: Value) -> Vec<Value> {
+    let input = json!({"text": text, "browserContext": s.browser_context()});
+    panelot_e2e::scenario::converse(
+        &mut s.h,
+        json!([
+            {"send": {"type": "thread.subscribe", "submissionId": format!("sub-{n}"),
+                "threadId": "$thread"}, "until": "thread.snapshot"},
+            {"send": {"type": "turn.submit", "submissionId": format!("turn-{n}"),
+                "threadId": "$thread", "input": input, "overrides": overrides},
+             "until": "turn.complete"},
+        ]),
+    )
+}
+
 /// A page that draws on a canvas and has no text.
 const CANVAS: &str = r#"<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Sketch</title></head>
@@ -255,16 +271,7 @@ fn a_canvas_page_read_falls_back_to_a_screenshot_with_l2_and_says_what_it_used()
     // Without L2, the snapshot says what the debugger could have done.
     s.server.push(Reply::tool_call("read_page", json!({"tabId": tab.0})));
     s.server.push(Reply::text("Nothing readable."));
-    let input = json!({"text": "And now?", "browserContext": s.browser_context()});
-    let events = panelot_e2e::scenario::converse(
-        &mut s.h,
-        json!([
-            {"send": {"type": "thread.subscribe", "submissionId": "sub-3", "threadId": "$thread"},
-             "until": "thread.snapshot"},
-            {"send": {"type": "turn.submit", "submissionId": "turn-3", "threadId": "$thread",
-                "input": input}, "until": "turn.complete"},
-        ]),
-    );
+    let events = another_turn(&mut s, 3, "And now?", Value::Null);
     let cards = results_of(&events);
     let card = cards.last().expect("a read_page card");
     assert_eq!(card["details"]["readFrom"], "dom", "{card}");
@@ -278,16 +285,7 @@ fn a_canvas_page_read_falls_back_to_a_screenshot_with_l2_and_says_what_it_used()
     s.server.push(Reply::text("I cannot read it."));
     let mut blind = with_l2("auto");
     blind["model"] = json!({"connectionId": panelot_e2e::scenario::BLIND, "modelId": "mock-model"});
-    let input = json!({"text": "And with this model?", "browserContext": s.browser_context()});
-    let events = panelot_e2e::scenario::converse(
-        &mut s.h,
-        json!([
-            {"send": {"type": "thread.subscribe", "submissionId": "sub-4", "threadId": "$thread"},
-             "until": "thread.snapshot"},
-            {"send": {"type": "turn.submit", "submissionId": "turn-4", "threadId": "$thread",
-                "input": input, "overrides": blind}, "until": "turn.complete"},
-        ]),
-    );
+    let events = another_turn(&mut s, 4, "And with this model?", blind);
     let cards = results_of(&events);
     let card = cards.last().expect("a read_page card");
     assert_eq!(card["details"]["readFrom"], "dom", "{card}");
