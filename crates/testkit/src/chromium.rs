@@ -97,8 +97,22 @@ pub fn find_chromium() -> anyhow::Result<PathBuf> {
 static PROFILE_COUNTER: AtomicU32 = AtomicU32::new(0);
 
 impl Chromium {
-    /// Launches Chromium and waits for its DevTools endpoint.
+    /// Launches Chromium and waits for its DevTools endpoint. A browser that does not come up
+    /// is killed and launched once more, in a new profile: on a loaded machine a start now and
+    /// then never writes its endpoint (seen in CI: two side panels launched at once, neither
+    /// listening after 30 s, both fine when run again), and that says nothing of the product.
     pub fn launch(options: &LaunchOptions) -> anyhow::Result<Self> {
+        match Chromium::launch_once(options) {
+            Ok(chromium) => Ok(chromium),
+            Err(first) => {
+                eprintln!("chromium: launching again after: {first:#}");
+                Chromium::launch_once(options)
+                    .with_context(|| format!("launched twice; the first time: {first:#}"))
+            }
+        }
+    }
+
+    fn launch_once(options: &LaunchOptions) -> anyhow::Result<Self> {
         let profile = std::env::temp_dir().join(format!(
             "panelot-chromium-{}-{}",
             std::process::id(),
