@@ -77,25 +77,18 @@ fn collect_frames(value: &Value, out: &mut Vec<u32>) {
 /// The document of `frame` in a snapshot's document id (see the module docs); `None` when the
 /// snapshot did not read that frame.
 pub(crate) fn frame_document(document_id: &str, frame: u32) -> Option<&str> {
-    let mut parts = document_id.split('|');
-    let top = parts.next();
-    if frame == 0 {
-        return top;
+    match frame {
+        0 => document_id.split('|').next(),
+        frame => frames_read(document_id).find(|(read, _)| *read == frame).map(|(_, doc)| doc),
     }
-    let key = format!("f{frame}=");
-    parts.find_map(|part| part.strip_prefix(key.as_str()))
 }
 
 /// The frames a snapshot's document id says were read into it, with their documents.
-pub(crate) fn frames_read(document_id: &str) -> Vec<(u32, &str)> {
-    document_id
-        .split('|')
-        .skip(1)
-        .filter_map(|part| {
-            let (frame, document) = part.strip_prefix('f')?.split_once('=')?;
-            Some((frame.parse().ok()?, document))
-        })
-        .collect()
+pub(crate) fn frames_read(document_id: &str) -> impl Iterator<Item = (u32, &str)> {
+    document_id.split('|').skip(1).filter_map(|part| {
+        let (frame, document) = part.strip_prefix('f')?.split_once('=')?;
+        Some((frame.parse().ok()?, document))
+    })
 }
 
 /// The top document's matches, then each frame's, at most [`FIND_MAX_HITS`] lines; the total
